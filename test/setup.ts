@@ -1,0 +1,2 @@
+// Runs before every test file. Keeps test runs independent of a developer's own .env.
+process.env.NODE_ENV ??= "test";

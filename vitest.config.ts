@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+import tsconfigPaths from "vite-tsconfig-paths";
+
+export default defineConfig({
+  plugins: [tsconfigPaths()],
+  test: {
+    include: ["{app,emulator,test,scripts}/**/*.test.{ts,tsx}"],
+    environment: "node",
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores on CI: more workers only contend for them.
+    maxWorkers: 2,
+    setupFiles: ["test/setup.ts"],
+  },
+});
