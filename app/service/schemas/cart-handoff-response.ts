@@ -1,0 +1,11 @@
+// CartHandoffResponse (spec 2.3); all fields required.
+import { z } from "zod";
+import { dateTime, uri } from "./formats";
+
+export const CartHandoffResponseSchema = z.object({
+  handoff_id: z.uuid(),
+  claim_url: uri(),
+  expires_at: dateTime(),
+});
+
+export type CartHandoffResponse = z.infer<typeof CartHandoffResponseSchema>;

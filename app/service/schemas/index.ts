@@ -1,0 +1,26 @@
+// The service's wire schemas, shared by the app's client and the emulator.
+import type { z } from "zod";
+
+export * from "./cart-handoff-request";
+export * from "./cart-handoff-response";
+export * from "./order-request";
+export * from "./shipment-request";
+export * from "./resource-response";
+export * from "./error-response";
+export * from "./token-response";
+
+/** Plain words for a validation failure, naming each failing field: `lines[0].quantity: must be greater than 0`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.reduce<string>(
+        (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
+        "",
+      );
+      let message = issue.message;
+      if (issue.code === "unrecognized_keys") message = `unexpected field(s) ${issue.keys.join(", ")}`;
+      if (issue.code === "invalid_type" && issue.input === undefined) message = "is required";
+      return path ? `${path}: ${message}` : message;
+    })
+    .join("; ");
+}
