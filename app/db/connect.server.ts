@@ -1,0 +1,95 @@
+// Opens the app's database: real PostgreSQL when a URL is given, embedded PGlite otherwise.
+// Both get the same migrations before the first query. No Remix here: the worker and scripts use it too.
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@prisma/client";
+import { mkdirSync } from "node:fs";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { applyMigrations, readMigrations, type SqlExecutor } from "./migrations.server";
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: "postgres" | "pglite";
+  /** Resolves once pending migrations are applied. Queries through `prisma` wait for it on their own. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL URL; when absent, PGlite is used. */
+  url?: string;
+  /** PGlite data directory; absent means in memory. */
+  dataDir?: string;
+  /** An existing PGlite instance (tests restore one from a migrated dump). */
+  pglite?: PGlite;
+  migrationsDir?: string;
+  /** Pool size per process on PostgreSQL. */
+  poolSize?: number;
+}
+
+export function pgliteExecutor(db: PGlite): SqlExecutor {
+  return {
+    query: (sql, params) => db.query(sql, params) as never,
+    exec: (sql) => db.exec(sql),
+    supportsAdvisoryLocks: false,
+  };
+}
+
+export function pgClientExecutor(client: pg.Client): SqlExecutor {
+  return {
+    query: (sql, params) => client.query(sql, params) as never,
+    exec: (sql) => client.query(sql),
+    supportsAdvisoryLocks: true,
+  };
+}
+
+export async function migratePostgres(url: string, migrationsDir?: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await applyMigrations(pgClientExecutor(client), await readMigrations(migrationsDir));
+  } finally {
+    await client.end();
+  }
+}
+
+export function openDatabase(options: OpenOptions = {}): Database {
+  if (options.url) {
+    const url = options.url;
+    const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
+    const adapter = new PrismaPg({ connectionString: url, max: options.poolSize ?? 10 });
+    const prisma = gateOn(ready, new PrismaClient({ adapter }));
+    return { prisma, kind: "postgres", ready, close: () => prisma.$disconnect() };
+  }
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const pglite = options.pglite ?? new PGlite(options.dataDir);
+  const ready = (async () => {
+    await pglite.waitReady;
+    await applyMigrations(pgliteExecutor(pglite), await readMigrations(options.migrationsDir));
+  })();
+  const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPGlite(pglite) }));
+  return {
+    prisma,
+    kind: "pglite",
+    ready,
+    async close() {
+      await prisma.$disconnect();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+// Every query waits for the migrations, so modules can use the client at import time without a start hook.
+function gateOn(ready: Promise<void>, client: PrismaClient): PrismaClient {
+  ready.catch(() => {}); // surfaced by the first query and by /healthz, not as an unhandled rejection
+  const gated = client.$extends({
+    query: {
+      async $allOperations({ args, query }) {
+        await ready;
+        return query(args);
+      },
+    },
+  });
+  return gated as unknown as PrismaClient;
+}

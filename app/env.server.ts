@@ -1,0 +1,77 @@
+// The app's configuration, read from the environment and validated once at start.
+// Local runs need no .env: with no DATABASE_URL (the embedded default) every variable has a local default.
+// A deployment on PostgreSQL (DATABASE_URL set) must name its Shopify credentials and encryption keys.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const LOCAL_DEFAULTS = {
+  SHOPIFY_API_KEY: "local-dev-api-key",
+  SHOPIFY_API_SECRET: "local-dev-api-secret",
+  SHOPIFY_APP_URL: "http://localhost:3000",
+};
+
+const keyList = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+:[A-Za-z0-9+/=_-]+(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=_-]+)*$/, {
+    message: 'must be "keyId:base64key[,keyId:base64key…]" (the first is the current key)',
+  })
+  .refine((s) => s.split(",").every((entry) => Buffer.from(entry.split(":")[1], "base64").length === 32), {
+    message: "every key must be 32 bytes, base64-encoded (openssl rand -base64 32)",
+  });
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, { message: "must be a postgresql:// URL" }).optional(),
+  PGLITE_DATA_DIR: z.string().default("./data/pglite"),
+  SHOPIFY_API_KEY: z.string().min(1),
+  SHOPIFY_API_SECRET: z.string().min(1),
+  SHOPIFY_APP_URL: z.url({ message: "must be the app's public https URL" }),
+  SCOPES: z.string().default("read_orders,read_customers,read_products,read_fulfillments"),
+  SHOP_CUSTOM_DOMAIN: z.string().optional(),
+  ENCRYPTION_KEYS: keyList,
+  WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export class ConfigError extends Error {}
+
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const input: Record<string, string | undefined> = { ...source };
+  for (const key of Object.keys(input)) if (input[key] === "") delete input[key];
+  if (!input.DATABASE_URL) {
+    for (const [key, value] of Object.entries(LOCAL_DEFAULTS)) input[key] ??= value;
+    input.ENCRYPTION_KEYS ??= localEncryptionKey(input.PGLITE_DATA_DIR ?? "./data/pglite");
+  }
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      const missing = issue.code === "invalid_type" && input[name] === undefined;
+      return `  ${name}: ${missing ? "is required when DATABASE_URL is set (see .env.example)" : issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+// The embedded default keeps a generated key beside its data, so secrets stay encrypted at rest
+// without asking a newcomer to make one. Tests and in-memory runs get a throwaway key.
+function localEncryptionKey(dataDir: string): string {
+  if (process.env.NODE_ENV === "test") return `test:${randomBytes(32).toString("base64")}`;
+  const file = path.resolve(dataDir, "..", "encryption.key");
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `local:${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
+let cached: Env | undefined;
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

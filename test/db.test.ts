@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "~/db/connect.server";
+import { applyMigrations, readMigrations } from "~/db/migrations.server";
+import { PGlite } from "@electric-sql/pglite";
+import { pgliteExecutor } from "~/db/connect.server";
+import { createTestDatabase, usingPostgres, type TestDatabase } from "./helpers/db";
+
+describe(`database on ${usingPostgres() ? "PostgreSQL" : "PGlite"}`, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.close());
+
+  it("has every migration applied and recorded the way Prisma records them", async () => {
+    const names = (await readMigrations()).map((m) => m.name);
+    const rows = await db.prisma.$queryRawUnsafe<{ migration_name: string; finished_at: Date | null }[]>(
+      `SELECT migration_name, finished_at FROM "_prisma_migrations" ORDER BY migration_name`,
+    );
+    expect(rows.map((r) => r.migration_name)).toEqual(names);
+    expect(rows.every((r) => r.finished_at)).toBe(true);
+  });
+
+  it("stores and reads Shopify sessions and app rows through Prisma", async () => {
+    await db.prisma.session.create({
+      data: { id: "offline_a.myshopify.com", shop: "a.myshopify.com", state: "", accessToken: "shpat_x" },
+    });
+    await db.prisma.shopSettings.create({ data: { shop: "a.myshopify.com", clientId: "c1" } });
+    expect(await db.prisma.session.count()).toBe(1);
+    expect((await db.prisma.shopSettings.findUnique({ where: { shop: "a.myshopify.com" } }))?.clientId).toBe("c1");
+  });
+});
+
+describe("migration runner", () => {
+  it("applies pending migrations once and is a no-op the second time", async () => {
+    const pglite = new PGlite();
+    const migrations = await readMigrations();
+    expect(await applyMigrations(pgliteExecutor(pglite), migrations)).toEqual(migrations.map((m) => m.name));
+    expect(await applyMigrations(pgliteExecutor(pglite), migrations)).toEqual([]);
+    await pglite.close();
+  });
+
+  it("rolls a failing migration back and does not record it", async () => {
+    const pglite = new PGlite();
+    const bad = [{ name: "20990101000000_bad", sql: "CREATE TABLE a (id int); SELECT nope FROM missing;", checksum: "x" }];
+    await expect(applyMigrations(pgliteExecutor(pglite), bad)).rejects.toThrow(/20990101000000_bad failed/);
+    const tables = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'a'`);
+    expect(tables.rows[0].n).toBe(0);
+    const recorded = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`);
+    expect(recorded.rows[0].n).toBe(0);
+    await pglite.close();
+  });
+
+  it("lets queries wait for migrations instead of failing on a fresh database", async () => {
+    const db = openDatabase({ pglite: new PGlite() });
+    expect(await db.prisma.job.count()).toBe(0);
+    await db.close();
+  });
+});
