@@ -11,5 +11,7 @@ export default defineConfig({
     // Two cores on CI: more workers only contend for them.
     maxWorkers: 2,
     setupFiles: ["test/setup.ts"],
+    // The app's production build is imported by Node as it is, not re-transformed by Vite.
+    server: { deps: { external: [/\/build\/server\//] } },
   },
 });

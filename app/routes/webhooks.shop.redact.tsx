@@ -1,0 +1,10 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { authenticate } from "../shopify.server";
+import prisma from "../db.server";
+import { redactShop } from "../compliance.server";
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { shop } = await authenticate.webhook(request);
+  await redactShop(prisma, shop);
+  return new Response();
+};

@@ -1,0 +1,114 @@
+// Cart handoffs (POST /api/v1/cart-handoffs), signed with the signing secret. The body is serialised once; every
+// attempt re-signs it with a fresh timestamp and nonce but the same Idempotency-Key and the very same bytes,
+// so a retry after a lost answer is replayed by the service instead of creating a second handoff.
+import { CartHandoffRequestSchema, CartHandoffResponseSchema, describeIssues } from "./schemas";
+import type { CartHandoffRequest, CartHandoffResponse } from "./schemas";
+import {
+  hostOf,
+  joinUrl,
+  serviceBaseUrl,
+  ServiceSettingsSchema,
+  toContext,
+  type ServiceContext,
+  type ServiceDepsOverrides,
+  type ServiceEnvironment,
+  type ServiceSettings,
+} from "./context";
+import { ENDPOINT_PATHS, idempotencyKeyProblem, jsonHeaders, sendAttempt } from "./http";
+import { failure, type Outcome } from "./outcomes";
+import { withRetries } from "./retry";
+import { signedHeaders } from "./signature";
+
+export interface HandoffOptions {
+  idempotencyKey: string;
+  /** Defaults to the settings' environment. */
+  environment?: ServiceEnvironment;
+  signal?: AbortSignal;
+  /** Per-call overrides (timeout, retry budget, injected fetch/clock for tests). */
+  deps?: ServiceDepsOverrides;
+}
+
+export type HandoffOutcome = Outcome<CartHandoffResponse>;
+
+/** Validates, signs and sends a cart handoff, retrying transient failures. Never throws for service problems. */
+export async function createCartHandoff(
+  target: ServiceSettings | ServiceContext,
+  request: CartHandoffRequest | unknown,
+  options: HandoffOptions,
+): Promise<HandoffOutcome> {
+  const { settings, deps } = toContext(target, options.deps);
+  const parsed = CartHandoffRequestSchema.safeParse(request, { reportInput: true });
+  const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
+  if (!parsed.success || keyProblem) {
+    const detail = [parsed.success ? undefined : describeIssues(parsed.error), keyProblem].filter(Boolean).join("; ");
+    return failure("invalid_payload", { detail }, 0);
+  }
+
+  const url = joinUrl(serviceBaseUrl(settings, options.environment), ENDPOINT_PATHS["cart-handoffs"]);
+  const body = new TextEncoder().encode(JSON.stringify(parsed.data));
+  const base = jsonHeaders(options.idempotencyKey);
+
+  return withRetries(
+    deps,
+    () => {
+      const headers = {
+        ...base,
+        ...signedHeaders(settings.signingSecret, {
+          method: "POST",
+          pathWithQuery: url.pathname + url.search,
+          clientId: settings.clientId,
+          timestamp: Math.floor(deps.now() / 1000),
+          nonce: deps.newNonce(),
+          idempotencyKey: options.idempotencyKey,
+          body,
+        }),
+      };
+      return sendAttempt(deps, { endpoint: "cart-handoffs", url, headers, body }, CartHandoffResponseSchema, options.signal);
+    },
+    options.signal,
+  );
+}
+
+export interface ConnectionCheck {
+  ok: boolean;
+  /** One line for the settings page. */
+  message: string;
+  outcome?: HandoffOutcome;
+}
+
+/**
+ * Cheap check for the settings page: signs a one-line sandbox handoff that expires in 60 s, sends it once, and
+ * says in plain words whether the service accepted the signature.
+ */
+export async function checkConnection(
+  target: ServiceSettings | ServiceContext,
+  options: { environment?: ServiceEnvironment; deps?: ServiceDepsOverrides; signal?: AbortSignal } = {},
+): Promise<ConnectionCheck> {
+  const ctx = toContext(target, { timeoutMs: 10_000, ...options.deps, retry: { maxAttempts: 1, ...options.deps?.retry } });
+  const { settings } = ctx;
+  const valid = ServiceSettingsSchema.safeParse(settings, { reportInput: true });
+  if (!valid.success) return { ok: false, message: `settings incomplete: ${describeIssues(valid.error)}` };
+
+  const environment = options.environment ?? "sandbox";
+  const host = hostOf(serviceBaseUrl(settings, environment));
+  const check = `connection-check-${ctx.deps.now()}-${ctx.deps.newNonce()}`.slice(0, 255);
+  const outcome = await createCartHandoff(
+    ctx,
+    {
+      external_cart_id: check,
+      cart_reference: "connection-check",
+      lines: [{ external_line_id: "check-1", title: "Connection check", quantity: 1 }],
+      expires_in_seconds: 60,
+    },
+    { idempotencyKey: check, environment, signal: options.signal },
+  );
+  if (outcome.ok) return { ok: true, message: `ok: ${host} accepted the signed request`, outcome };
+  const message: Partial<Record<typeof outcome.kind, string>> = {
+    invalid_signature: "signature rejected: check the client ID and signing secret",
+    network_error: `could not reach ${host}${outcome.detail ? ` (${outcome.detail})` : ""}`,
+    timeout: `could not reach ${host} (no answer in time)`,
+    rate_limited: `${host} is rate limiting: the signature could not be checked, try again shortly`,
+    server_error: `${host} had an internal problem (HTTP ${outcome.status}); try again later`,
+  };
+  return { ok: false, message: message[outcome.kind] ?? `unexpected answer from ${host}: ${outcome.message}`, outcome };
+}

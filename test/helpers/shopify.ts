@@ -1,0 +1,108 @@
+// Stand-ins for what Shopify itself would send: session tokens, stored sessions, webhook and app proxy signatures.
+import { createHmac, randomUUID } from "node:crypto";
+import type { PrismaClient } from "@prisma/client";
+import { SignJWT } from "jose";
+
+export const TEST_API_KEY = "test-api-key";
+export const TEST_API_SECRET = "test-api-secret";
+export const TEST_SHOP = "test-shop.myshopify.com";
+
+/** A session token as App Bridge would mint it (HS256 with the app's API secret). */
+export async function mintSessionToken(shop = TEST_SHOP, options: { secret?: string; lifetimeSeconds?: number } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ dest: `https://${shop}`, sid: randomUUID() })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(`https://${shop}/admin`)
+    .setAudience(TEST_API_KEY)
+    .setSubject("1")
+    .setIssuedAt(now - 5)
+    .setNotBefore(now - 5)
+    .setExpirationTime(now + (options.lifetimeSeconds ?? 600))
+    .setJti(randomUUID())
+    .sign(new TextEncoder().encode(options.secret ?? TEST_API_SECRET));
+}
+
+/** The offline session the app would have stored at install; without it the library tries a token exchange. */
+export async function seedOfflineSession(prisma: PrismaClient, shop = TEST_SHOP) {
+  await prisma.session.upsert({
+    where: { id: `offline_${shop}` },
+    update: {},
+    create: {
+      id: `offline_${shop}`,
+      shop,
+      state: "",
+      isOnline: false,
+      scope: "read_orders,read_fulfillments,read_customers,read_products",
+      accessToken: "shpat_test_offline_token",
+    },
+  });
+}
+
+/** An embedded admin URL as Shopify's admin frame would open it. */
+export async function embeddedUrl(appUrl: string, path: string, shop = TEST_SHOP) {
+  const url = new URL(path, appUrl);
+  url.searchParams.set("shop", shop);
+  url.searchParams.set("host", Buffer.from(`${shop}/admin`).toString("base64url"));
+  url.searchParams.set("embedded", "1");
+  url.searchParams.set("id_token", await mintSessionToken(shop));
+  return url.toString();
+}
+
+export function webhookHmac(body: string, secret = TEST_API_SECRET) {
+  return createHmac("sha256", secret).update(body, "utf8").digest("base64");
+}
+
+/** Posts a webhook the way Shopify does, signed unless `hmac` is given. */
+export async function sendWebhook(
+  appUrl: string,
+  topic: string,
+  payload: unknown,
+  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string } = {},
+) {
+  const body = JSON.stringify(payload);
+  return fetch(new URL(`/webhooks/${topic}`, appUrl), {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      "X-Shopify-Topic": topic,
+      "X-Shopify-Shop-Domain": options.shop ?? TEST_SHOP,
+      "X-Shopify-Hmac-Sha256": options.hmac ?? webhookHmac(body),
+      "X-Shopify-Webhook-Id": options.webhookId ?? randomUUID(),
+      "X-Shopify-Event-Id": options.eventId ?? randomUUID(),
+      "X-Shopify-Api-Version": "2026-10",
+      "X-Shopify-Triggered-At": new Date().toISOString(),
+    },
+    body,
+  });
+}
+
+/**
+ * Signs an app proxy query the way Shopify does: the parameters sorted, `key=value` (repeated keys joined by
+ * commas) concatenated with nothing between them, hex HMAC-SHA256 with the API secret.
+ */
+export function signProxyQuery(params: Record<string, string>, secret = TEST_API_SECRET): URLSearchParams {
+  const message = Object.keys(params)
+    .sort()
+    .map((key) => `${key}=${params[key]}`)
+    .join("");
+  const signature = createHmac("sha256", secret).update(message).digest("hex");
+  return new URLSearchParams({ ...params, signature });
+}
+
+/** A storefront request through the app proxy: the path under /proxy plus Shopify's signed parameters. */
+export function proxyUrl(
+  appUrl: string,
+  path: string,
+  options: { shop?: string; customerId?: string | null; extra?: Record<string, string>; secret?: string } = {},
+) {
+  const params: Record<string, string> = {
+    shop: options.shop ?? TEST_SHOP,
+    logged_in_customer_id: options.customerId ?? "",
+    path_prefix: "/apps/workspace",
+    timestamp: String(Math.floor(Date.now() / 1000)),
+    ...options.extra,
+  };
+  const url = new URL(`/proxy${path}`, appUrl);
+  url.search = signProxyQuery(params, options.secret).toString();
+  return url.toString();
+}
