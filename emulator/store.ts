@@ -1,0 +1,91 @@
+// In-memory data: handoffs, imported orders and shipments, and the request log. Lookups are Map gets keyed by
+// id or by (workspace, external id), so 100,000 stored imports cost nothing on the hot path.
+import type { CartHandoffRequest, OrderRequest, ShipmentRequest } from "../app/service/schemas";
+
+export interface Handoff {
+  handoff_id: string;
+  client_id: string;
+  claim_url: string;
+  created_at: string;
+  expires_at: string;
+  expiresAtMs: number;
+  claimed_workspace_id: string | null;
+  claimed_at: string | null;
+  body: CartHandoffRequest;
+}
+
+export interface ImportedRecord<B> {
+  id: string;
+  workspace_id: string;
+  client_id: string;
+  external_id: string;
+  status: "imported" | "updated";
+  created_at: string;
+  updated_at: string;
+  /** The request body as received, of the latest import. */
+  body: B;
+}
+
+export interface StoredOrder extends ImportedRecord<OrderRequest> {
+  /** external_line_id values of the latest import, for shipment line checks. */
+  lineIds: Set<string>;
+}
+export type StoredShipment = ImportedRecord<ShipmentRequest>;
+
+export interface LoggedRequest {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  error: string | null;
+  idempotency_key: string | null;
+  replayed: boolean;
+  external_id: string | null;
+  workspace_id: string | null;
+}
+
+const key = (workspaceId: string, externalId: string) => `${workspaceId}\u0000${externalId}`;
+
+export class Store {
+  readonly handoffs = new Map<string, Handoff>();
+  private readonly orders = new Map<string, StoredOrder>();
+  private readonly shipments = new Map<string, StoredShipment>();
+  readonly requests: LoggedRequest[] = [];
+
+  findOrder(workspaceId: string, externalOrderId: string): StoredOrder | undefined {
+    return this.orders.get(key(workspaceId, externalOrderId));
+  }
+
+  findShipment(workspaceId: string, externalShipmentId: string): StoredShipment | undefined {
+    return this.shipments.get(key(workspaceId, externalShipmentId));
+  }
+
+  saveOrder(order: StoredOrder): void {
+    this.orders.set(key(order.workspace_id, order.external_id), order);
+  }
+
+  saveShipment(shipment: StoredShipment): void {
+    this.shipments.set(key(shipment.workspace_id, shipment.external_id), shipment);
+  }
+
+  get orderCount(): number {
+    return this.orders.size;
+  }
+
+  clear(): void {
+    this.handoffs.clear();
+    this.orders.clear();
+    this.shipments.clear();
+    this.requests.length = 0;
+  }
+
+  /** Everything stored, for GET /_emulator/state (contract 7). */
+  snapshot() {
+    return {
+      handoffs: [...this.handoffs.values()].map(({ expiresAtMs: _e, ...h }) => h),
+      orders: [...this.orders.values()].map(({ lineIds: _l, ...o }) => o),
+      shipments: [...this.shipments.values()],
+      requests: this.requests,
+    };
+  }
+}
