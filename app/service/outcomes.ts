@@ -58,6 +58,8 @@ export interface FailureFacts {
   scope?: string;
   timeoutMs?: number;
   retryable?: boolean;
+  /** Replaces the default message (already plain words, e.g. from the OAuth module). */
+  message?: string;
 }
 
 const RETRYABLE: Record<FailureKind, boolean> = {
@@ -127,7 +129,7 @@ function messageFor(kind: FailureKind, f: FailureFacts): string {
 /** Builds a failure with its plain-words message. `facts.retryable` overrides the per-kind default. */
 export function failure(kind: FailureKind, facts: FailureFacts = {}, attempts = 0): Failure {
   const retryable = facts.retryable ?? RETRYABLE[kind];
-  const out: Failure = { ok: false, kind, retryable, message: messageFor(kind, { ...facts, retryable }), attempts };
+  const out: Failure = { ok: false, kind, retryable, message: facts.message ?? messageFor(kind, { ...facts, retryable }), attempts };
   if (facts.status !== undefined) out.status = facts.status;
   if (facts.errorCode !== undefined) out.errorCode = facts.errorCode;
   if (facts.detail !== undefined) out.detail = facts.detail;
