@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "~/db/connect.server";
+import { openDatabase, pgliteExecutor } from "~/db/connect.server";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
 import { PGlite } from "@electric-sql/pglite";
-import { pgliteExecutor } from "~/db/connect.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "./helpers/db";
 
-describe(`database on ${usingPostgres() ? "PostgreSQL" : "PGlite"}`, () => {
+// The same migrations on both databases; PostgreSQL whenever TEST_DATABASE_URL is set (CI sets it).
+const backends = usingPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
+
+describe.each(backends)("database on %s", (backend) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase(backend);
+    expect(db.kind).toBe(backend);
   });
   afterAll(() => db.close());
 
@@ -54,6 +57,21 @@ describe("migration runner", () => {
   it("lets queries wait for migrations instead of failing on a fresh database", async () => {
     const db = openDatabase({ pglite: new PGlite() });
     expect(await db.prisma.job.count()).toBe(0);
+    await db.close();
+  });
+});
+
+describe.runIf(usingPostgres())("migrations on PostgreSQL", () => {
+  it("serialises app processes that start at the same time: each migration applied exactly once", async () => {
+    const { createPostgresDatabase } = await import("./helpers/db");
+    const { migratePostgres } = await import("~/db/connect.server");
+    const db = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    // Back to an empty database, then three starters at once.
+    await db.prisma.$executeRawUnsafe(`DROP SCHEMA public CASCADE`);
+    await db.prisma.$executeRawUnsafe(`CREATE SCHEMA public`);
+    const results = await Promise.all([migratePostgres(db.url!), migratePostgres(db.url!), migratePostgres(db.url!)]);
+    const names = (await readMigrations()).map((m) => m.name);
+    expect(results.flat().sort()).toEqual(names.sort());
     await db.close();
   });
 });

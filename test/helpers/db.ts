@@ -15,9 +15,11 @@ export interface TestDatabase extends Database {
 
 export const usingPostgres = () => Boolean(process.env.TEST_DATABASE_URL);
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** PostgreSQL when TEST_DATABASE_URL is set, PGlite otherwise; `backend` forces one. */
+export async function createTestDatabase(backend?: "pglite" | "postgres"): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) return createPostgresDatabase(adminUrl);
+  if (backend === "postgres" && !adminUrl) throw new Error("TEST_DATABASE_URL is not set");
+  if (adminUrl && backend !== "pglite") return createPostgresDatabase(adminUrl);
   const db = openDatabase({ pglite: await migratedPGlite() });
   await db.ready;
   return db;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "~/env.server";
+
+const key = Buffer.alloc(32, 7).toString("base64");
+
+describe("configuration", () => {
+  it("needs nothing for the embedded default", () => {
+    const config = parseEnv({ NODE_ENV: "test" });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.SHOPIFY_APP_URL).toBe("http://localhost:3000");
+    expect(config.ENCRYPTION_KEYS).toMatch(/^test:/);
+  });
+
+  it("names every missing variable of a PostgreSQL deployment", () => {
+    expect(() => parseEnv({ DATABASE_URL: "postgresql://db/app" })).toThrowError(
+      /SHOPIFY_API_KEY: is required[\s\S]*SHOPIFY_API_SECRET: is required[\s\S]*SHOPIFY_APP_URL: is required[\s\S]*ENCRYPTION_KEYS: is required/,
+    );
+  });
+
+  it("explains an invalid value", () => {
+    const base = { DATABASE_URL: "postgresql://db/app", SHOPIFY_API_KEY: "k", SHOPIFY_API_SECRET: "s" };
+    expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: "not a url", ENCRYPTION_KEYS: `k1:${key}` })).toThrowError(
+      /SHOPIFY_APP_URL: must be the app's public https URL/,
+    );
+    expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: "https://app.example", ENCRYPTION_KEYS: "k1:c2hvcnQ=" })).toThrowError(
+      /ENCRYPTION_KEYS: every key must be 32 bytes/,
+    );
+    expect(() => parseEnv({ DATABASE_URL: "mysql://db/app" })).toThrowError(/DATABASE_URL: must be a postgresql:\/\/ URL/);
+  });
+
+  it("accepts a complete deployment", () => {
+    const config = parseEnv({
+      DATABASE_URL: "postgresql://db/app",
+      SHOPIFY_API_KEY: "k",
+      SHOPIFY_API_SECRET: "s",
+      SHOPIFY_APP_URL: "https://app.example",
+      ENCRYPTION_KEYS: `k2:${key},k1:${key}`,
+    });
+    expect(config.ENCRYPTION_KEYS.split(",")).toHaveLength(2);
+  });
+});
