@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "OAuthState" ADD COLUMN     "customerEmail" TEXT,
+ADD COLUMN     "customerName" TEXT;
+
