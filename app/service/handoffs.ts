@@ -45,7 +45,8 @@ export async function createCartHandoff(
   }
 
   const url = joinUrl(serviceBaseUrl(settings, options.environment), ENDPOINT_PATHS["cart-handoffs"]);
-  const body = new TextEncoder().encode(JSON.stringify(parsed.data));
+  // The caller's object (now known valid) keeps its key order; these bytes are then fixed for every retry.
+  const body = new TextEncoder().encode(JSON.stringify(request));
   const base = jsonHeaders(options.idempotencyKey);
 
   return withRetries(

@@ -71,7 +71,8 @@ async function importResource(
   }
 
   const url = joinUrl(serviceBaseUrl(ctx.settings), ENDPOINT_PATHS[endpoint]);
-  const body = new TextEncoder().encode(JSON.stringify(parsed.data));
+  // The caller's object (now known valid) keeps its key order; these bytes are then fixed for every retry.
+  const body = new TextEncoder().encode(JSON.stringify(payload));
   const send = (accessToken: string) =>
     sendAttempt(
       ctx.deps,

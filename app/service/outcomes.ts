@@ -98,7 +98,7 @@ function messageFor(kind: FailureKind, f: FailureFacts): string {
         ? "The service is still processing an earlier attempt of this request. Try again in a moment."
         : "The service already received a different request with the same idempotency key, so this one was not applied.";
     case "invalid_payload":
-      return withDetail("The service did not accept the data", f.detail);
+      return withDetail("The data was not accepted", f.detail);
     case "invalid_request":
       return withDetail("The service refused the request as malformed (HTTP 400)", f.detail);
     case "payload_too_large":
