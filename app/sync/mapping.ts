@@ -1,0 +1,160 @@
+// Shopify webhook payloads (REST shapes: orders/create, orders/updated, fulfillments/create, fulfillments/update)
+// → the service's OrderRequest / ShipmentRequest. Pure functions: no I/O, no clock. Every outcome that cannot be
+// imported says why in words a merchant can read, and whether it is final ("skipped": nothing to do; "failed":
+// the data cannot be sent as it is).
+import {
+  describeIssues,
+  OrderRequestSchema,
+  ShipmentRequestSchema,
+  type OrderLine,
+  type OrderRequest,
+  type ShipmentRequest,
+} from "../service/schemas";
+
+export const MAX_LINES = 500;
+
+export type Mapped<T> =
+  | { ok: true; request: T }
+  | { ok: false; state: "skipped" | "failed"; reason: string };
+
+type Id = string | number | bigint | null | undefined;
+
+export interface ShopifyLineItem {
+  id: Id;
+  title?: string | null;
+  name?: string | null;
+  quantity?: number | null;
+  current_quantity?: number | null;
+  fulfillable_quantity?: number | null;
+  sku?: string | null;
+  product_id?: Id;
+  variant_id?: Id;
+}
+
+export interface ShopifyOrder {
+  id: Id;
+  name?: string | null;
+  created_at?: string | null;
+  currency?: string | null;
+  cancelled_at?: string | null;
+  customer?: { id?: Id } | null;
+  line_items?: ShopifyLineItem[] | null;
+  refunds?: unknown[] | null;
+}
+
+export interface ShopifyFulfillment {
+  id: Id;
+  order_id: Id;
+  created_at?: string | null;
+  status?: string | null;
+  tracking_company?: string | null;
+  tracking_number?: string | null;
+  tracking_numbers?: string[] | null;
+  line_items?: { id: Id; quantity?: number | null }[] | null;
+}
+
+/** Shopify ids are 64-bit; JSON numbers above 2^53 lose digits, so ids are taken as given and turned to strings. */
+export function idString(id: Id): string | undefined {
+  if (id === null || id === undefined || id === "") return undefined;
+  const s = String(id);
+  const gid = /^gid:\/\/shopify\/\w+\/(\d+)/.exec(s);
+  return gid ? gid[1] : s;
+}
+
+/** RFC 3339 with a zone as the service wants it; Shopify's `2026-11-01T10:00:00-04:00` passes unchanged. */
+export function toDateTime(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** The Shopify order id a webhook payload belongs to (orders: `id`, fulfillments: `order_id`). */
+export function orderIdOf(kind: "order" | "shipment", payload: unknown): string | undefined {
+  const p = (payload ?? {}) as Record<string, Id>;
+  return idString(kind === "order" ? p.id : p.order_id);
+}
+
+export function customerIdOf(order: ShopifyOrder): string | undefined {
+  return idString(order.customer?.id);
+}
+
+/** Quantity still on the order: `current_quantity` (after edits and removals) when Shopify sends it. */
+function remainingQuantity(line: ShopifyLineItem): number {
+  if (typeof line.current_quantity === "number") return line.current_quantity;
+  return typeof line.quantity === "number" ? line.quantity : 0;
+}
+
+export function mapOrder(order: ShopifyOrder): Mapped<OrderRequest> {
+  const orderId = idString(order.id);
+  if (!orderId) return { ok: false, state: "failed", reason: "Shopify sent an order without an id." };
+  const orderedAt = toDateTime(order.created_at);
+  if (!orderedAt) return { ok: false, state: "failed", reason: "The order has no creation date, which the service requires." };
+
+  const lines: OrderLine[] = [];
+  for (const item of order.line_items ?? []) {
+    const quantity = remainingQuantity(item);
+    if (!(quantity > 0)) continue; // removed by an order edit (current_quantity 0)
+    const lineId = idString(item.id);
+    if (!lineId) continue;
+    const line: OrderLine = { external_line_id: lineId, title: item.title ?? item.name ?? "", quantity };
+    const productId = idString(item.product_id);
+    if (productId) line.external_product_id = productId;
+    if (item.sku) line.merchant_sku = item.sku;
+    lines.push(line);
+  }
+  if (lines.length === 0) {
+    return { ok: false, state: "skipped", reason: "Nothing left to import: every line of this order was removed." };
+  }
+  if (lines.length > MAX_LINES) {
+    return {
+      ok: false,
+      state: "failed",
+      reason: `The order has ${lines.length} lines; the service accepts at most ${MAX_LINES} lines per order.`,
+    };
+  }
+  const request: OrderRequest = { external_order_id: orderId, ordered_at: orderedAt, lines };
+  if (order.currency) request.currency = order.currency;
+  return validated(OrderRequestSchema, request, "order");
+}
+
+export function mapFulfillment(fulfillment: ShopifyFulfillment): Mapped<ShipmentRequest> {
+  const shipmentId = idString(fulfillment.id);
+  const orderId = idString(fulfillment.order_id);
+  if (!shipmentId || !orderId) {
+    return { ok: false, state: "failed", reason: "Shopify sent a fulfillment without its id or its order's id." };
+  }
+  if (fulfillment.status === "cancelled") {
+    return { ok: false, state: "skipped", reason: "The fulfillment was cancelled in Shopify, so there is no shipment to import." };
+  }
+  const shippedAt = toDateTime(fulfillment.created_at);
+  if (!shippedAt) return { ok: false, state: "failed", reason: "The fulfillment has no date, which the service requires." };
+  const lines = (fulfillment.line_items ?? [])
+    .map((item) => ({ external_order_line_id: idString(item.id) ?? "", quantity: item.quantity ?? 0 }))
+    .filter((line) => line.external_order_line_id && line.quantity > 0);
+  if (lines.length === 0) {
+    return { ok: false, state: "skipped", reason: "Nothing to import: the fulfillment has no shipped lines." };
+  }
+  if (lines.length > MAX_LINES) {
+    return {
+      ok: false,
+      state: "failed",
+      reason: `The shipment has ${lines.length} lines; the service accepts at most ${MAX_LINES} lines per shipment.`,
+    };
+  }
+  const request: ShipmentRequest = { external_shipment_id: shipmentId, external_order_id: orderId, shipped_at: shippedAt, lines };
+  if (fulfillment.tracking_company) request.carrier = fulfillment.tracking_company;
+  const tracking = fulfillment.tracking_number ?? fulfillment.tracking_numbers?.[0];
+  if (tracking) request.tracking_number = tracking;
+  return validated(ShipmentRequestSchema, request, "shipment");
+}
+
+function validated<T>(
+  schema: { safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: Parameters<typeof describeIssues>[0] } },
+  request: T,
+  what: string,
+): Mapped<T> {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return { ok: true, request };
+  return { ok: false, state: "failed", reason: `The ${what} cannot be sent as it is: ${describeIssues(parsed.error)}.` };
+}

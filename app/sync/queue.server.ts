@@ -1,0 +1,193 @@
+// The durable job queue, in the app's own database (PGlite or PostgreSQL).
+//
+// - A job is leased by one worker at a time: candidates are selected `FOR UPDATE SKIP LOCKED` and marked running
+//   with `leasedBy` and `leaseUntil` in the same transaction, so several worker processes never take the same job.
+// - A lease that expires (the worker died) makes the job eligible again; its attempt counts.
+// - Jobs of one order (same `orderKey`) run one at a time, in `seq` order, with one exception: an order job does
+//   not wait behind a shipment of the same order (a shipment that arrived first waits for its order, not the other
+//   way round). A per-key advisory lock taken while leasing closes the race between two workers leasing at once.
+// - Paused shops (ShopSettings.syncPaused) are not leased; their jobs wait, nothing is dropped.
+// - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
+import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+
+export type Db = PrismaClient | Prisma.TransactionClient;
+export type JobKind = "order" | "shipment" | "backfill";
+
+export const DEFAULT_LEASE_MS = 5 * 60_000;
+export const DEFAULT_MAX_ATTEMPTS = 12;
+
+export interface NewJob {
+  shop: string;
+  kind: JobKind;
+  orderKey?: string | null;
+  payload?: unknown;
+  deliveryId?: string | null;
+  recordId?: string | null;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+export const orderKeyOf = (orderId: string) => `order:${orderId}`;
+
+export async function enqueueJob(db: Db, job: NewJob): Promise<string> {
+  const created = await db.job.create({
+    data: {
+      shop: job.shop,
+      kind: job.kind,
+      orderKey: job.orderKey ?? null,
+      payload: (job.payload ?? {}) as Prisma.InputJsonValue,
+      deliveryId: job.deliveryId ?? null,
+      recordId: job.recordId ?? null,
+      runAt: job.runAt,
+      maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    },
+    select: { id: true },
+  });
+  return created.id;
+}
+
+// Timestamps are TIMESTAMP(3) without zone holding UTC (as Prisma writes them): pass them as UTC literals.
+const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
+
+export interface LeaseOptions {
+  workerId: string;
+  limit?: number;
+  leaseMs?: number;
+  now?: Date;
+  /** Only these kinds (default all). */
+  kinds?: JobKind[];
+}
+
+/** Leases up to `limit` due jobs for `workerId`; each comes back with `attempts` already counting this run. */
+export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
+  const now = options.now ?? new Date();
+  const limit = options.limit ?? 1;
+  const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
+  const kindFilter = options.kinds?.length
+    ? Prisma.sql`AND j.kind IN (${Prisma.join(options.kinds)})`
+    : Prisma.empty;
+  return prisma.$transaction(async (tx) => {
+    const candidates = await tx.$queryRaw<{ id: string; orderKey: string | null }[]>`
+      SELECT j.id, j."orderKey" FROM "Job" j
+      WHERE ((j.status = 'queued' AND j."runAt" <= ${ts(now)})
+          OR (j.status = 'running' AND j."leaseUntil" < ${ts(now)}))
+        ${kindFilter}
+        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" s WHERE s.shop = j.shop AND s."syncPaused")
+        AND (j."orderKey" IS NULL OR NOT EXISTS (
+          SELECT 1 FROM "Job" p
+          WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
+            AND ((p.status = 'running' AND p."leaseUntil" >= ${ts(now)})
+              OR (p.seq < j.seq AND p.status IN ('queued', 'running') AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
+      ORDER BY j.seq
+      LIMIT ${limit * 2}
+      FOR UPDATE OF j SKIP LOCKED`;
+    if (candidates.length === 0) return [];
+
+    // One job per order per batch, and only orders no other worker is leasing right now.
+    const chosen: string[] = [];
+    const keys = new Set<string>();
+    for (const candidate of candidates) {
+      if (chosen.length >= limit) break;
+      if (candidate.orderKey) {
+        if (keys.has(candidate.orderKey)) continue;
+        const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
+          SELECT pg_try_advisory_xact_lock(hashtext(${candidate.orderKey})) AS locked`;
+        if (!locked) continue;
+        keys.add(candidate.orderKey);
+      }
+      chosen.push(candidate.id);
+    }
+    if (keys.size > 0) {
+      // Re-check with a fresh snapshot: a worker that committed a lease on the same order since our SELECT.
+      const busy = await tx.$queryRaw<{ orderKey: string }[]>`
+        SELECT DISTINCT "orderKey" FROM "Job"
+        WHERE "orderKey" IN (${Prisma.join([...keys])}) AND status = 'running' AND "leaseUntil" >= ${ts(now)}
+          AND id NOT IN (${Prisma.join(chosen)})`;
+      if (busy.length > 0) {
+        const busyKeys = new Set(busy.map((b) => b.orderKey));
+        const byId = new Map(candidates.map((c) => [c.id, c.orderKey]));
+        for (let i = chosen.length - 1; i >= 0; i--) {
+          const key = byId.get(chosen[i]);
+          if (key && busyKeys.has(key)) chosen.splice(i, 1);
+        }
+      }
+    }
+    if (chosen.length === 0) return [];
+    await tx.$executeRaw`
+      UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
+        attempts = attempts + 1, "updatedAt" = ${ts(now)}
+      WHERE id IN (${Prisma.join(chosen)})`;
+    const jobs = await tx.job.findMany({ where: { id: { in: chosen } } });
+    return jobs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+  });
+}
+
+/** Marks a leased job done. False when the lease was lost (another worker took the job over). */
+export async function completeJob(db: Db, job: Pick<Job, "id" | "leasedBy">, now = new Date()): Promise<boolean> {
+  const result = await db.job.updateMany({
+    where: { id: job.id, status: "running", leasedBy: job.leasedBy },
+    data: { status: "done", finishedAt: now, leaseUntil: null, lastError: null },
+  });
+  return result.count === 1;
+}
+
+export interface RescheduleOptions {
+  runAt: Date;
+  error: string;
+  /** False: this run does not use up an attempt (waiting for something outside our control). */
+  countAttempt?: boolean;
+}
+
+export async function rescheduleJob(db: Db, job: Pick<Job, "id" | "leasedBy">, options: RescheduleOptions): Promise<boolean> {
+  const result = await db.job.updateMany({
+    where: { id: job.id, status: "running", leasedBy: job.leasedBy },
+    data: {
+      status: "queued",
+      runAt: options.runAt,
+      leasedBy: null,
+      leaseUntil: null,
+      lastError: options.error,
+      ...(options.countAttempt === false ? { attempts: { decrement: 1 } } : {}),
+    },
+  });
+  return result.count === 1;
+}
+
+/** The final state after the attempt budget (or a problem that retrying cannot fix). */
+export async function failJob(db: Db, job: Pick<Job, "id" | "leasedBy">, reason: string, now = new Date()): Promise<boolean> {
+  const result = await db.job.updateMany({
+    where: { id: job.id, status: "running", leasedBy: job.leasedBy },
+    data: { status: "failed", lastError: reason, finishedAt: now, leaseUntil: null },
+  });
+  return result.count === 1;
+}
+
+/**
+ * Exponential backoff with jitter: 2 s, 4 s, 8 s … capped at 15 min, never sooner than the service's Retry-After.
+ * `attempt` is the attempt that just failed (1-based).
+ */
+export function backoffMs(attempt: number, retryAfterMs?: number, random: () => number = Math.random, base = 2_000, cap = 15 * 60_000): number {
+  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
+  const delay = Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return Math.max(delay, retryAfterMs ?? 0);
+}
+
+/**
+ * Manual retry from the admin page: the latest job of a record is queued again now with a fresh attempt budget.
+ * Only job rows change; the record shows its new state once the worker has run.
+ */
+export async function retryRecordJob(prisma: PrismaClient, shop: string, recordId: string, now = new Date()): Promise<boolean> {
+  const job = await prisma.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
+  if (!job || job.status === "running") return false;
+  const result = await prisma.job.updateMany({
+    where: { id: job.id, status: { not: "running" } },
+    data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
+  });
+  return result.count === 1;
+}
+
+/** Wakes jobs that wait on something that just happened (an order imported, a customer reconnected). */
+export async function wakeJobs(db: Db, where: Prisma.JobWhereInput, now = new Date()): Promise<number> {
+  const result = await db.job.updateMany({ where: { ...where, status: "queued", runAt: { gt: now } }, data: { runAt: now } });
+  return result.count;
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import {
+  backoffMs,
+  completeJob,
+  enqueueJob,
+  failJob,
+  leaseJobs,
+  orderKeyOf,
+  rescheduleJob,
+  retryRecordJob,
+} from "~/sync/queue.server";
+
+let db: TestDatabase;
+const shop = "queue-shop.myshopify.com";
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+beforeEach(async () => {
+  await db.prisma.job.deleteMany();
+  await db.prisma.shopSettings.deleteMany();
+});
+
+describe("job queue", () => {
+  it("leases a due job once, with attempts counted, and completes it", async () => {
+    const id = await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("1") });
+    const [job] = await leaseJobs(db.prisma, { workerId: "w1" });
+    expect(job.id).toBe(id);
+    expect(job).toMatchObject({ status: "running", attempts: 1, leasedBy: "w1" });
+    expect(await leaseJobs(db.prisma, { workerId: "w2" })).toHaveLength(0);
+    expect(await completeJob(db.prisma, job)).toBe(true);
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id } })).status).toBe("done");
+  });
+
+  it("does not lease jobs before their run time", async () => {
+    await enqueueJob(db.prisma, { shop, kind: "order", runAt: new Date(Date.now() + 60_000) });
+    expect(await leaseJobs(db.prisma, { workerId: "w1" })).toHaveLength(0);
+    expect(await leaseJobs(db.prisma, { workerId: "w1", now: new Date(Date.now() + 61_000) })).toHaveLength(1);
+  });
+
+  it("takes over a job whose lease expired (its worker died), and fences the old worker out", async () => {
+    await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("2") });
+    const [abandoned] = await leaseJobs(db.prisma, { workerId: "dead", leaseMs: 50 });
+    expect(await leaseJobs(db.prisma, { workerId: "w2" })).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 80));
+    const [taken] = await leaseJobs(db.prisma, { workerId: "w2" });
+    expect(taken).toMatchObject({ id: abandoned.id, leasedBy: "w2", attempts: 2 });
+    expect(await completeJob(db.prisma, abandoned)).toBe(false);
+    expect(await completeJob(db.prisma, taken)).toBe(true);
+  });
+
+  it("runs jobs of one order one at a time and in order; an order does not wait behind its shipment", async () => {
+    const key = orderKeyOf("3");
+    const shipment = await enqueueJob(db.prisma, { shop, kind: "shipment", orderKey: key });
+    const order = await enqueueJob(db.prisma, { shop, kind: "order", orderKey: key });
+    const update = await enqueueJob(db.prisma, { shop, kind: "order", orderKey: key });
+    const other = await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("4") });
+    const first = await leaseJobs(db.prisma, { workerId: "w", limit: 10 });
+    expect(first.map((j) => j.id)).toEqual([shipment, other]);
+    await rescheduleJob(db.prisma, first[0], { runAt: new Date(Date.now() + 60_000), error: "waiting for its order", countAttempt: false });
+    const second = await leaseJobs(db.prisma, { workerId: "w", limit: 10 });
+    expect(second.map((j) => j.id)).toEqual([order]);
+    expect(await leaseJobs(db.prisma, { workerId: "w", limit: 10 })).toHaveLength(0);
+    await completeJob(db.prisma, second[0]);
+    const third = await leaseJobs(db.prisma, { workerId: "w", limit: 10 });
+    expect(third.map((j) => j.id)).toEqual([update]);
+    const waiting = await db.prisma.job.findUniqueOrThrow({ where: { id: shipment } });
+    expect(waiting.attempts).toBe(0);
+  });
+
+  it("leaves jobs of a paused shop queued until it resumes", async () => {
+    await db.prisma.shopSettings.create({ data: { shop, syncPaused: true } });
+    await enqueueJob(db.prisma, { shop, kind: "order" });
+    expect(await leaseJobs(db.prisma, { workerId: "w" })).toHaveLength(0);
+    await db.prisma.shopSettings.update({ where: { shop }, data: { syncPaused: false } });
+    expect(await leaseJobs(db.prisma, { workerId: "w" })).toHaveLength(1);
+  });
+
+  it("fails a job finally, and a manual retry queues it again with a fresh budget", async () => {
+    await enqueueJob(db.prisma, { shop, kind: "order", recordId: "rec-1", maxAttempts: 1 });
+    const [job] = await leaseJobs(db.prisma, { workerId: "w" });
+    await failJob(db.prisma, job, "gave up");
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "failed", lastError: "gave up" });
+    expect(await retryRecordJob(db.prisma, shop, "rec-1")).toBe(true);
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
+  it("backs off exponentially and honours Retry-After", () => {
+    const mid = () => 0.5;
+    expect(backoffMs(1, undefined, mid)).toBe(1500);
+    expect(backoffMs(3, undefined, mid)).toBe(6000);
+    expect(backoffMs(30, undefined, () => 1)).toBe(15 * 60_000);
+    expect(backoffMs(1, 20_000, mid)).toBe(20_000);
+  });
+});
