@@ -87,3 +87,59 @@ export const CART = {
   cart_reference: "r-1",
   lines: [{ external_line_id: "l1", title: "Blue mug", quantity: 2, unit_price_minor: 1250, currency: "EUR" }],
 };
+
+// --- the emulator over real HTTP ---
+
+export interface EmulatorRequestLog {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  error: string | null;
+  idempotency_key: string | null;
+  replayed: boolean;
+  external_id: string | null;
+  workspace_id: string | null;
+}
+
+export interface EmulatorState {
+  handoffs: unknown[];
+  orders: { external_order_id?: string; workspace_id: string }[];
+  shipments: unknown[];
+  requests: EmulatorRequestLog[];
+}
+
+export async function emulatorState(url: string): Promise<EmulatorState> {
+  return (await fetch(`${url}/_emulator/state`)).json() as Promise<EmulatorState>;
+}
+
+export async function injectFault(
+  url: string,
+  fault: { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; times?: number; delay_ms?: number },
+): Promise<void> {
+  const res = await fetch(`${url}/_emulator/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(fault),
+  });
+  if (res.status !== 201) throw new Error(`fault not accepted: ${res.status} ${await res.text()}`);
+}
+
+export async function resetEmulator(url: string): Promise<void> {
+  const res = await fetch(`${url}/_emulator/reset`, { method: "POST" });
+  await res.body?.cancel();
+}
+
+/** Real fetch that also records what each attempt sent (headers and body bytes). */
+export function recordingFetch() {
+  const sent: { url: string; headers: Headers; body: Uint8Array }[] = [];
+  const impl = (input: string | URL | Request, init?: RequestInit) => {
+    sent.push({
+      url: String(input),
+      headers: new Headers(init?.headers),
+      body: init?.body instanceof Uint8Array ? new Uint8Array(init.body) : new TextEncoder().encode(String(init?.body ?? "")),
+    });
+    return fetch(input, init);
+  };
+  return { sent, fetch: impl as typeof fetch };
+}
