@@ -5,7 +5,6 @@ import { openDatabase, type Database } from "./db/connect.server";
 import { env } from "./env.server";
 
 declare global {
-  // eslint-disable-next-line no-var
   var __appDatabase: Database | undefined;
 }
 

@@ -39,7 +39,7 @@ export type Env = z.infer<typeof schema>;
 
 export class ConfigError extends Error {}
 
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const input: Record<string, string | undefined> = { ...source };
   for (const key of Object.keys(input)) if (input[key] === "") delete input[key];
   if (!input.DATABASE_URL) {

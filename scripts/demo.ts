@@ -1,0 +1,132 @@
+// `npm run demo`: the whole thing on this machine with no Shopify account and no server.
+// - the service emulator on :8787 (its sandbox credentials are printed for the Settings page),
+// - the app's production build on embedded PGlite (./data), behind
+// - a local stand-in for Shopify on :3000: it adds a fresh session token to every admin request (what App Bridge
+//   does inside Shopify's admin) and signs /apps/workspace/* storefront requests the way Shopify's app proxy does.
+// The app itself is not told about the emulator: a merchant enters its URLs on the Settings page, as for the real service.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHmac, randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import http from "node:http";
+import { SignJWT } from "jose";
+import { openDatabase } from "../app/db/connect.server";
+import { parseEnv } from "../app/env.server";
+
+const SHOP = process.env.DEMO_SHOP ?? "demo-shop.myshopify.com";
+const PUBLIC_PORT = Number(process.env.PORT ?? 3000);
+const APP_PORT = PUBLIC_PORT + 1;
+const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 8787);
+const DEMO_CUSTOMER = process.env.DEMO_CUSTOMER_ID ?? "1001";
+
+const children: ChildProcess[] = [];
+const stopAll = () => children.forEach((child) => child.kill("SIGTERM"));
+process.on("SIGINT", () => (stopAll(), process.exit(130)));
+process.on("SIGTERM", () => (stopAll(), process.exit(0)));
+
+function start(command: string, args: string[], env: Record<string, string>, readyLine: RegExp, name: string) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    children.push(child);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      process.stdout.write(text.replace(/^(?=.)/gm, `[${name}] `));
+      if (readyLine.test(text)) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`${name} exited with code ${code}`)));
+  });
+}
+
+async function main() {
+  const config = parseEnv({ ...process.env, DATABASE_URL: undefined });
+  if (!existsSync("build/server/index.js") || process.env.DEMO_REBUILD !== "false") {
+    console.log("Building the app…");
+    const build = spawnSync("node_modules/.bin/remix", ["vite:build"], { stdio: "inherit" });
+    if (build.status !== 0) process.exit(build.status ?? 1);
+  }
+
+  // The offline session Shopify's install would have stored, so the admin opens without an OAuth round trip.
+  const db = openDatabase({ dataDir: config.PGLITE_DATA_DIR });
+  await db.prisma.session.upsert({
+    where: { id: `offline_${SHOP}` },
+    update: {},
+    create: { id: `offline_${SHOP}`, shop: SHOP, state: "", isOnline: false, scope: config.SCOPES, accessToken: "demo-offline-token" },
+  });
+  await db.close();
+
+  await start("node_modules/.bin/tsx", ["emulator/main.ts", "--port", String(EMULATOR_PORT)], {}, /listening on/, "emulator");
+  await start(
+    "node_modules/.bin/remix-serve",
+    ["build/server/index.js"],
+    { PORT: String(APP_PORT), NODE_ENV: "production", SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}` },
+    /http:\/\//,
+    "app",
+  );
+
+  http
+    .createServer(async (req, res) => {
+      const url = new URL(req.url ?? "/", `http://localhost:${PUBLIC_PORT}`);
+      const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: `localhost:${APP_PORT}` };
+      if (url.pathname === "/") {
+        res.writeHead(302, { location: "/app" }).end();
+        return;
+      }
+      if (url.pathname.startsWith("/apps/workspace")) {
+        url.pathname = url.pathname.replace(/^\/apps\/workspace/, "/proxy");
+        const customer = url.searchParams.get("as_customer") ?? DEMO_CUSTOMER;
+        url.searchParams.delete("as_customer");
+        signProxy(url, config.SHOPIFY_API_SECRET, customer);
+      } else {
+        headers.authorization = `Bearer ${await sessionToken(config.SHOPIFY_API_KEY, config.SHOPIFY_API_SECRET)}`;
+      }
+      const upstream = http.request(
+        { host: "127.0.0.1", port: APP_PORT, method: req.method, path: url.pathname + url.search, headers },
+        (response) => {
+          res.writeHead(response.statusCode ?? 502, response.headers);
+          response.pipe(res);
+        },
+      );
+      upstream.on("error", () => res.writeHead(502).end("The app is not answering."));
+      req.pipe(upstream);
+    })
+    .listen(PUBLIC_PORT, () => {
+      console.log(`
+Ready.
+  Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app
+  Storefront connect page:        http://localhost:${PUBLIC_PORT}/apps/workspace/connect  (as customer ${DEMO_CUSTOMER}; add ?as_customer=ID)
+  Service emulator:               http://127.0.0.1:${EMULATOR_PORT}
+Paste the emulator's credentials printed above into Settings. Ctrl-C stops everything.`);
+    });
+}
+
+function signProxy(url: URL, secret: string, customerId: string) {
+  url.searchParams.set("shop", SHOP);
+  url.searchParams.set("logged_in_customer_id", customerId);
+  url.searchParams.set("path_prefix", "/apps/workspace");
+  url.searchParams.set("timestamp", String(Math.floor(Date.now() / 1000)));
+  url.searchParams.delete("signature");
+  const message = [...url.searchParams.keys()]
+    .sort()
+    .map((key) => `${key}=${url.searchParams.getAll(key).join(",")}`)
+    .join("");
+  url.searchParams.set("signature", createHmac("sha256", secret).update(message).digest("hex"));
+}
+
+function sessionToken(apiKey: string, secret: string) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ dest: `https://${SHOP}`, sid: randomUUID() })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuer(`https://${SHOP}/admin`)
+    .setAudience(apiKey)
+    .setSubject("1")
+    .setIssuedAt(now)
+    .setNotBefore(now - 5)
+    .setExpirationTime(now + 60)
+    .setJti(randomUUID())
+    .sign(new TextEncoder().encode(secret));
+}
+
+main().catch((error) => {
+  console.error(error);
+  stopAll();
+  process.exit(1);
+});
