@@ -138,7 +138,8 @@ describe("POST /oauth/authorize", () => {
   });
 
   it("unknown or missing workspace: invalid_request; missing decision: invalid_request", async () => {
-    for (const extra of [{ workspace_id: "ws-nope", decision: "approve" }, { decision: "approve" }, { workspace_id: "ws-acme" }]) {
+    const cases: Record<string, string>[] = [{ workspace_id: "ws-nope", decision: "approve" }, { decision: "approve" }, { workspace_id: "ws-acme" }];
+    for (const extra of cases) {
       const { location } = await consent(t, form(extra));
       expect(location?.searchParams.get("error")).toBe("invalid_request");
       expect(location?.searchParams.get("state")).toBe("st-1");
