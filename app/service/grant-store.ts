@@ -43,15 +43,23 @@ export interface GrantStore {
   markNeedsReconnect(reason: string, expectedVersion: number): Promise<boolean>;
   /** Optional: record a successful use (lastUsedAt). Failures here must not fail the import. */
   markUsed?(at: Date): Promise<void>;
+  /**
+   * Optional but recommended when several processes share grants: run `fn` holding an exclusive per-grant lock
+   * that the database releases by itself if the process dies (Prisma: an interactive transaction taking
+   * `pg_advisory_xact_lock(<hash of grant id>)`; an advisory lock, not a row lock, so saveRefreshed from another
+   * connection inside `fn` is not blocked). The client re-reads the grant inside the lock, so only one process
+   * presents a given refresh token: presenting a used one makes the service revoke the whole authorization.
+   */
+  withRefreshLock?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/** In-memory GrantStore for tests and scripts. `failNextSave` simulates a crash between refresh and save. */
+/** In-memory GrantStore for tests and scripts. `failSaves` simulates a crash between refresh and save. */
 export class MemoryGrantStore implements GrantStore {
   grant: StoredGrant | null;
   lastUsedAt: Date | null = null;
   saves = 0;
-  /** When set, the next saveRefreshed throws this (as if the process died after the token endpoint answered). */
-  failNextSave: Error | null = null;
+  /** The next `failSaves` saveRefreshed calls throw, as if the database went away after the token endpoint answered. */
+  failSaves = 0;
 
   constructor(initial: (GrantTokens & { workspaceId: string } & Partial<StoredGrant>) | null) {
     this.grant = initial
@@ -64,10 +72,9 @@ export class MemoryGrantStore implements GrantStore {
   }
 
   async saveRefreshed(expectedVersion: number, tokens: GrantTokens): Promise<StoredGrant | null> {
-    if (this.failNextSave) {
-      const err = this.failNextSave;
-      this.failNextSave = null;
-      throw err;
+    if (this.failSaves > 0) {
+      this.failSaves -= 1;
+      throw new Error("simulated crash: the grant store is unavailable");
     }
     if (!this.grant || this.grant.tokenVersion !== expectedVersion) return null;
     this.grant = {
@@ -90,5 +97,14 @@ export class MemoryGrantStore implements GrantStore {
 
   async markUsed(at: Date): Promise<void> {
     this.lastUsedAt = at;
+  }
+
+  private lock: Promise<unknown> = Promise.resolve();
+
+  /** A promise-chain mutex: enough to stand in for the database lock in tests. */
+  withRefreshLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
   }
 }

@@ -4,17 +4,19 @@
 // - Before sending, a token that expires within `refreshSkewMs` is refreshed; a token with no known expiry is
 //   used until the service answers 401.
 // - A 401 is answered by one forced refresh and one resend (same key, same bytes); a second 401 is final.
-// - Refreshes of one store are single-flight in this process, and the save is a compare-and-set on tokenVersion:
-//   when another worker saved first, its tokens are used and ours are dropped.
+// - Refreshes of one store are single-flight in this process and, when the store offers withRefreshLock, across
+//   processes too; the save is a compare-and-set on tokenVersion: when another worker saved first, its tokens win.
 //
 // Crash safety: the service rotates the refresh token on every refresh, so between its answer and our save the
-// only copy of the new refresh token is in memory. We keep that window as small as it can be (the save is the
-// very next thing, one atomic row write of access + refresh token + expiry + scopes + version, never a partial
-// update) and make every outcome of a crash in it safe: the row still holds the previous, complete token set;
-// that access token stays valid until its own expiry (contract 4), and since we refresh early, imports keep
-// working meanwhile; the next refresh with the used-up token gets `invalid_grant`, and the grant is then marked
-// needs_reconnect with a reason the merchant can read — it never stays half-written, locked or silently failing.
-// No lock is held across the network call, so a dead process cannot leave the grant blocked either.
+// only copy of the new refresh token is in memory. That window is kept as small as it can be: the save is the
+// very next step, one atomic compare-and-set row write of access token + expiry + refresh token + scopes +
+// version (never a partial update, never a new access token beside a used refresh token). If the store write
+// fails but the process lives, the same compare-and-set is retried (it is idempotent) and this call still uses the
+// new token. If the process dies in the window, the row still holds the previous complete set and no lock is left
+// behind (the optional refresh lock is one the database drops with the connection); the next refresh presents the
+// used token, the service answers invalid_grant (and revokes that authorization, contract 4), and the grant is
+// marked needs_reconnect with a plain reason at once, so the merchant is asked to reconnect instead of imports
+// failing in a loop.
 import type { z } from "zod";
 import { describeIssues, OrderRequestSchema, ResourceResponseSchema, ShipmentRequestSchema } from "./schemas";
 import type { OrderRequest, ResourceResponse, ShipmentRequest } from "./schemas";
@@ -142,7 +144,20 @@ export async function accessTokenFor(
 
   const pending = inFlightRefresh.get(store);
   if (pending) return pending;
-  const run = refreshAndSave(ctx, store, grant, opts.rejected !== undefined).finally(() => inFlightRefresh.delete(store));
+  const forced = opts.rejected !== undefined;
+  const refresh = store.withRefreshLock
+    ? store.withRefreshLock(async () => {
+        // Re-read under the lock: another process may have refreshed while we waited for it.
+        const current = await store.load();
+        if (current && current.tokenVersion !== grant.tokenVersion) {
+          return current.status === "active"
+            ? ({ ok: true, accessToken: current.accessToken } as const)
+            : reconnect(current.statusReason ?? "the connection was marked for reconnection");
+        }
+        return refreshAndSave(ctx, store, current ?? grant, forced);
+      })
+    : refreshAndSave(ctx, store, grant, forced);
+  const run = refresh.finally(() => inFlightRefresh.delete(store));
   inFlightRefresh.set(store, run);
   return run;
 }
