@@ -39,8 +39,9 @@ export async function createHandoff(ctx: Context, req: IncomingMessage, pathWith
   if (ctx.nonces.get(nonceKey, now)) return errorReply(409, "replayed_request", "this nonce was already used");
   ctx.nonces.set(nonceKey, true, now + NONCE_TTL_SECONDS * 1000, now);
 
-  // 4. Transport-level checks (this endpoint lists no 400). A zero-length body is absent, not "not JSON".
-  if (bytes.length > 0 && mediaType(req) !== "application/json") {
+  // 4. Transport-level checks (this endpoint lists no 400). Content-Type is checked even for an empty body;
+  // a zero-length body is then absent (not "not JSON") and fails the schema at step 6.
+  if (mediaType(req) !== "application/json") {
     return errorReply(422, "invalid_payload", "Content-Type must be application/json");
   }
   if (!isValidIdempotencyKey(idempotencyKey)) {

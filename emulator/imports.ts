@@ -65,8 +65,9 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
   const limited = ctx.rateLimiter.take(clientId, now);
   if (!limited.ok) return logged(errorReply(429, "rate_limited", "too many requests", limited.headers));
 
-  // 4. Transport-level checks: 400. A zero-length body is absent (→ 422 below), not "not JSON".
-  if (bytes.length > 0 && mediaType(req) !== "application/json") {
+  // 4. Transport-level checks: 400. Content-Type is checked even for an empty body; a zero-length body is
+  // then absent (→ 422 at step 6), not "not JSON".
+  if (mediaType(req) !== "application/json") {
     return logged(errorReply(400, "invalid_request", "Content-Type must be application/json"));
   }
   const idempotencyKey = header(req, "idempotency-key");

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { ClientState } from "./clients";
 import type { Context } from "./context";
-import { errorReply, escapeHtml, html, json, page, parseForm, redirect, single, type Params, type Reply } from "./http";
+import { escapeHtml, html, json, page, parseForm, redirect, single, type Headers, type Params, type Reply } from "./http";
 
 export const SUPPORTED_SCOPES = ["orders:write", "shipments:write"] as const;
 
@@ -136,12 +136,17 @@ export function authorizePost(ctx: Context, req: IncomingMessage, bytes: Buffer)
   return redirectTo(r.redirectUri, { code, state: r.state });
 }
 
+/** RFC 6749 5.2 error body: the human detail goes in `error_description`, as OAuth clients expect. */
+function oauthError(status: number, error: string, description: string, headers: Headers = {}): Reply {
+  return { ...json(status, { error, error_description: description }, { ...NO_STORE, ...headers }), error };
+}
+
 function tokenError(error: string, description: string): Reply {
-  return errorReply(400, error, description, NO_STORE);
+  return oauthError(400, error, description);
 }
 
 function invalidClient(description: string): Reply {
-  return errorReply(401, "invalid_client", description, { ...NO_STORE, "www-authenticate": 'Basic realm="service"' });
+  return oauthError(401, "invalid_client", description, { "www-authenticate": 'Basic realm="service"' });
 }
 
 /** RFC 6749 2.3.1: Basic credentials are form-urlencoded before base64. */

@@ -298,6 +298,13 @@ describe("step 5: idempotency (contract 3)", () => {
     expect(fresh.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("an empty body is checked against the key (step 5) before the schema (step 6)", async () => {
+    expect((await postHandoff(t, { idempotencyKey: "k-empty" })).status).toBe(201);
+    const res = await postHandoff(t, { idempotencyKey: "k-empty", body: "" });
+    expect(res.status).toBe(409);
+    expect(await errorOf(res)).toBe("idempotency_conflict");
+  });
+
   it("idempotency (step 5) comes before the schema (step 6)", async () => {
     expect((await postHandoff(t, { idempotencyKey: "k" })).status).toBe(201);
     const res = await postHandoff(t, { idempotencyKey: "k", body: "{}" });

@@ -99,10 +99,18 @@ describe("step 4: 400 invalid_request", () => {
     expect(res.status).toBe(201);
   });
 
-  it("a zero-length body is absent: 422 invalid_payload", async () => {
-    const res = await postImport(t, "orders", "", { token: both.access_token });
-    expect(res.status).toBe(422);
-    expect(await errorOf(res)).toBe("invalid_payload");
+  it("a zero-length body is absent: 422 invalid_payload (with Content-Type application/json)", async () => {
+    for (const kind of ["orders", "shipments"] as const) {
+      const res = await postImport(t, kind, "", { token: both.access_token });
+      expect(res.status).toBe(422);
+      expect(await errorOf(res)).toBe("invalid_payload");
+    }
+  });
+
+  it("an empty body without Content-Type still fails the Content-Type check (step 4 before step 6)", async () => {
+    const res = await postImport(t, "orders", "", { token: both.access_token, contentType: null });
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toBe("invalid_request");
   });
 });
 

@@ -241,7 +241,9 @@ describe("POST /oauth/token: authorization_code", () => {
     for (const res of await Promise.all(attempts)) {
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Basic realm="service"');
-      expect(await errorOf(res)).toBe("invalid_client");
+      const body = (await res.json()) as Record<string, string>;
+      expect(body.error).toBe("invalid_client");
+      expect(typeof body.error_description).toBe("string");
     }
   });
 
