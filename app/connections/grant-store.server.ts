@@ -1,0 +1,91 @@
+// The client's GrantStore over the CustomerGrant row of one (shop, customer): tokens are encrypted on the way in
+// and decrypted on the way out. The sync engine uses it for imports; token refreshes are compare-and-set on
+// tokenVersion, so two workers refreshing at once cannot both save (the loser reloads and uses the winner's).
+import type { PrismaClient } from "@prisma/client";
+import type { GrantStore, GrantTokens, StoredGrant } from "../service";
+import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "./secret-box.server";
+
+export interface GrantKey {
+  shop: string;
+  customerId: string;
+}
+
+/** Reasons are shown to the merchant; keep them short and free of anything that looks like a token. */
+export function cleanReason(reason: string): string {
+  return reason.replace(/[\r\n\t]+/g, " ").slice(0, 300);
+}
+
+export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, keyring?: Keyring): GrantStore {
+  const where = { shop: key.shop, customerId: key.customerId };
+
+  async function load(): Promise<StoredGrant | null> {
+    const row = await prisma.customerGrant.findUnique({ where: { shop_customerId: where } });
+    if (!row) return null;
+    return {
+      accessToken: decryptSecret(row.accessTokenEnc, keyring),
+      accessTokenExpiresAt: row.accessTokenExpiresAt,
+      refreshToken: decryptOptional(row.refreshTokenEnc, keyring),
+      scopes: row.scopes.split(" ").filter(Boolean),
+      workspaceId: row.workspaceId,
+      status: row.status === "needs_reconnect" ? "needs_reconnect" : "active",
+      statusReason: row.statusReason,
+      tokenVersion: row.tokenVersion,
+    };
+  }
+
+  return {
+    load,
+
+    async saveRefreshed(expectedVersion: number, tokens: GrantTokens): Promise<StoredGrant | null> {
+      const result = await prisma.customerGrant.updateMany({
+        where: { ...where, tokenVersion: expectedVersion },
+        data: {
+          accessTokenEnc: encryptSecret(tokens.accessToken, keyring),
+          accessTokenExpiresAt: tokens.accessTokenExpiresAt,
+          refreshTokenEnc: encryptOptional(tokens.refreshToken, keyring),
+          scopes: tokens.scopes.join(" "),
+          status: "active",
+          statusReason: null,
+          tokenVersion: { increment: 1 },
+        },
+      });
+      return result.count === 1 ? load() : null;
+    },
+
+    async markNeedsReconnect(reason: string, expectedVersion: number): Promise<boolean> {
+      const result = await prisma.customerGrant.updateMany({
+        where: { ...where, tokenVersion: expectedVersion },
+        data: { status: "needs_reconnect", statusReason: cleanReason(reason) },
+      });
+      return result.count === 1;
+    },
+
+    async markUsed(at: Date): Promise<void> {
+      try {
+        await prisma.customerGrant.updateMany({ where, data: { lastUsedAt: at } });
+      } catch {
+        // Bookkeeping only: an import that succeeded must not fail because of it.
+      }
+    },
+  };
+}
+
+// The client makes refreshes single-flight per GrantStore object. A refresh token is single-use (reusing one makes
+// the service revoke the whole authorization), so every caller in this process should share one store per grant.
+const shared = new Map<string, { prisma: PrismaClient; keyring: Keyring | undefined; store: GrantStore }>();
+const SHARED_MAX = 2000;
+
+/** The process-wide GrantStore for one (shop, customer): use this from the sync engine. */
+export function grantStoreFor(prisma: PrismaClient, key: GrantKey, keyring?: Keyring): GrantStore {
+  const id = `${key.shop}\n${key.customerId}`;
+  const hit = shared.get(id);
+  if (hit && hit.prisma === prisma && hit.keyring === keyring) {
+    shared.delete(id); // keep the Map in recency order
+    shared.set(id, hit);
+    return hit.store;
+  }
+  const store = createPrismaGrantStore(prisma, key, keyring);
+  shared.set(id, { prisma, keyring, store });
+  if (shared.size > SHARED_MAX) shared.delete(shared.keys().next().value!);
+  return store;
+}

@@ -1,0 +1,213 @@
+// Customer grants as the admin and the storefront see them: store after a successful OAuth callback, list and
+// search for the Customers page, disconnect (revoke at the service, then delete the tokens). Every query is
+// scoped by shop: a shop can only ever see or change its own customers' grants.
+import type { PrismaClient } from "@prisma/client";
+import { revokeToken, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service";
+import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "./secret-box.server";
+
+export interface NewGrant {
+  shop: string;
+  customerId: string;
+  customerName?: string | null;
+  customerEmail?: string | null;
+  workspaceId: string;
+  tokens: Pick<TokenSet, "accessToken" | "refreshToken" | "accessTokenExpiresAt" | "scopes">;
+}
+
+/**
+ * Stores (or replaces, on reconnect) the grant of one customer. Bumping tokenVersion makes any worker still holding
+ * the previous tokens lose its compare-and-set. Returns the replaced refresh token (plain), so the caller can
+ * revoke the old authorization at the service.
+ */
+export async function storeGrant(
+  prisma: PrismaClient,
+  grant: NewGrant,
+  options: { now?: Date; keyring?: Keyring } = {},
+): Promise<{ id: string; previousRefreshToken: string | null }> {
+  const now = options.now ?? new Date();
+  const key = { shop: grant.shop, customerId: grant.customerId };
+  const previous = await prisma.customerGrant.findUnique({ where: { shop_customerId: key } });
+  const tokens = {
+    workspaceId: grant.workspaceId,
+    scopes: grant.tokens.scopes.join(" "),
+    accessTokenEnc: encryptSecret(grant.tokens.accessToken, options.keyring),
+    accessTokenExpiresAt: grant.tokens.accessTokenExpiresAt,
+    refreshTokenEnc: encryptOptional(grant.tokens.refreshToken, options.keyring),
+    status: "active",
+    statusReason: null,
+    connectedAt: now,
+  };
+  const names = {
+    ...(grant.customerName ? { customerName: grant.customerName } : {}),
+    ...(grant.customerEmail ? { customerEmail: grant.customerEmail } : {}),
+  };
+  const row = await prisma.customerGrant.upsert({
+    where: { shop_customerId: key },
+    create: { ...key, ...names, ...tokens },
+    update: { ...names, ...tokens, tokenVersion: { increment: 1 } },
+  });
+  let previousRefreshToken: string | null = null;
+  try {
+    previousRefreshToken = previous ? decryptOptional(previous.refreshTokenEnc, options.keyring) : null;
+  } catch {
+    previousRefreshToken = null; // an undecryptable old token cannot be revoked; the new grant is what matters
+  }
+  if (previousRefreshToken === grant.tokens.refreshToken) previousRefreshToken = null;
+  return { id: row.id, previousRefreshToken };
+}
+
+export type GrantStatusView = "active" | "needs_reconnect";
+
+/** A row of the Customers page: no token material. */
+export interface GrantRow {
+  id: string;
+  customerId: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  /** What to show as the customer: name, else email, else "Customer <id>". */
+  displayName: string;
+  workspaceId: string;
+  scopes: string[];
+  connectedAt: string;
+  lastUsedAt: string | null;
+  status: GrantStatusView;
+  statusReason: string | null;
+}
+
+export interface GrantPage {
+  items: GrantRow[];
+  total: number;
+  page: number;
+  pageCount: number;
+  pageSize: number;
+  query: string;
+}
+
+export function displayName(row: { customerName: string | null; customerEmail: string | null; customerId: string }) {
+  return row.customerName?.trim() || row.customerEmail?.trim() || `Customer ${row.customerId}`;
+}
+
+/** Connected customers of one shop, newest first, filtered by name, email, customer id or workspace. */
+export async function listGrants(
+  prisma: PrismaClient,
+  shop: string,
+  options: { query?: string; page?: number; pageSize?: number } = {},
+): Promise<GrantPage> {
+  const pageSize = Math.min(Math.max(Math.trunc(options.pageSize ?? 20), 1), 100);
+  const query = (options.query ?? "").trim().slice(0, 200);
+  const where = {
+    shop,
+    ...(query
+      ? {
+          OR: [
+            { customerName: { contains: query, mode: "insensitive" as const } },
+            { customerEmail: { contains: query, mode: "insensitive" as const } },
+            { customerId: { contains: query } },
+            { workspaceId: { contains: query, mode: "insensitive" as const } },
+          ],
+        }
+      : {}),
+  };
+  const total = await prisma.customerGrant.count({ where });
+  const pageCount = Math.max(1, Math.ceil(total / pageSize));
+  const page = Math.min(Math.max(Math.trunc(options.page ?? 1) || 1, 1), pageCount);
+  const rows = await prisma.customerGrant.findMany({
+    where,
+    orderBy: [{ connectedAt: "desc" }, { id: "asc" }],
+    skip: (page - 1) * pageSize,
+    take: pageSize,
+    select: {
+      id: true,
+      customerId: true,
+      customerName: true,
+      customerEmail: true,
+      workspaceId: true,
+      scopes: true,
+      connectedAt: true,
+      lastUsedAt: true,
+      status: true,
+      statusReason: true,
+    },
+  });
+  return {
+    items: rows.map((r) => ({
+      id: r.id,
+      customerId: r.customerId,
+      customerName: r.customerName,
+      customerEmail: r.customerEmail,
+      displayName: displayName(r),
+      workspaceId: r.workspaceId,
+      scopes: r.scopes.split(" ").filter(Boolean),
+      connectedAt: r.connectedAt.toISOString(),
+      lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
+      status: r.status === "needs_reconnect" ? "needs_reconnect" : "active",
+      statusReason: r.statusReason,
+    })),
+    total,
+    page,
+    pageCount,
+    pageSize,
+    query,
+  };
+}
+
+/** What the storefront page shows the logged-in customer about their own connection. */
+export async function getCustomerConnection(prisma: PrismaClient, shop: string, customerId: string) {
+  const row = await prisma.customerGrant.findUnique({
+    where: { shop_customerId: { shop, customerId } },
+    select: { workspaceId: true, scopes: true, status: true, connectedAt: true },
+  });
+  if (!row) return null;
+  return {
+    workspaceId: row.workspaceId,
+    scopes: row.scopes.split(" ").filter(Boolean),
+    status: (row.status === "needs_reconnect" ? "needs_reconnect" : "active") as GrantStatusView,
+    connectedAt: row.connectedAt.toISOString(),
+  };
+}
+
+export type DisconnectResult =
+  | { ok: true; revoked: boolean; message: string }
+  | { ok: false; status: 404; message: string };
+
+/**
+ * Disconnects one customer of `shop`: revokes the authorization at the service (the refresh token ends the whole
+ * authorization; without one, the access token), then deletes the row and with it the tokens. The local delete
+ * happens even when the service cannot be reached: the merchant asked for the link to end here.
+ */
+export async function disconnectGrant(
+  prisma: PrismaClient,
+  shop: string,
+  grantId: string,
+  options: { settings: ServiceSettings | null; keyring?: Keyring; deps?: ServiceDepsOverrides },
+): Promise<DisconnectResult> {
+  // findFirst with the shop in the filter: another shop's grant id is simply "not found".
+  const row = await prisma.customerGrant.findFirst({ where: { id: grantId, shop } });
+  if (!row) return { ok: false, status: 404, message: "No such connected customer." };
+  const who = displayName(row);
+
+  let revoked = false;
+  let problem = "the service settings are not configured";
+  if (options.settings) {
+    try {
+      const refresh = decryptOptional(row.refreshTokenEnc, options.keyring);
+      const token = refresh ?? decryptSecret(row.accessTokenEnc, options.keyring);
+      const result = await revokeToken(options.settings, token, {
+        tokenTypeHint: refresh ? "refresh_token" : "access_token",
+        deps: options.deps,
+      });
+      revoked = result.ok;
+      if (!result.ok) problem = result.message;
+    } catch {
+      problem = "the stored tokens could not be decrypted";
+    }
+  }
+  await prisma.customerGrant.deleteMany({ where: { id: row.id, shop } });
+  return {
+    ok: true,
+    revoked,
+    message: revoked
+      ? `Disconnected ${who}: the authorization was revoked at the service and the tokens were deleted.`
+      : `Disconnected ${who}: the tokens were deleted here, but revoking at the service failed (${problem.replace(/\.$/, "")}); the authorization ends when its tokens expire.`,
+  };
+}

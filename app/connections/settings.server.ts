@@ -1,0 +1,227 @@
+// The merchant's service settings: validation of the settings form, storage with encrypted secrets, the
+// browser-safe view (secrets only as "set, changed on <date>"), and the decrypted settings the client takes.
+// Nothing here caches: every request reads the row again, so a replaced secret is used from the next request on.
+import type { PrismaClient } from "@prisma/client";
+import { z } from "zod";
+import { checkConnection, refreshTokens, type ServiceDepsOverrides, type ServiceSettings } from "../service";
+import { decryptSecret, encryptSecret, type Keyring } from "./secret-box.server";
+
+export const SETTINGS_FIELDS = [
+  "environment",
+  "baseUrl",
+  "sandboxBaseUrl",
+  "authUrl",
+  "clientId",
+  "clientSecret",
+  "signingSecret",
+] as const;
+export type SettingsField = (typeof SETTINGS_FIELDS)[number];
+export type FieldErrors = Partial<Record<SettingsField, string>>;
+
+export interface SecretStatus {
+  set: boolean;
+  /** ISO date-time of the last change, null when never set. */
+  changedAt: string | null;
+}
+
+/** What the settings page may show. Contains no secret material, by construction. */
+export interface SettingsView {
+  configured: boolean;
+  environment: "sandbox" | "production";
+  baseUrl: string;
+  sandboxBaseUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: SecretStatus;
+  signingSecret: SecretStatus;
+}
+
+const httpUrl = (label: string) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, { error: `${label} is required` })
+    .max(2048, { error: `${label} is too long` })
+    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), {
+      error: `${label} must be an absolute http(s) address, e.g. https://api.example.com`,
+    })
+    .refine((s) => !URL.canParse(s) || (!new URL(s).username && !new URL(s).password), {
+      error: `${label} must not contain a user name or password`,
+    });
+
+// Secrets are write-only: an empty field means "keep the stored one". Whether one is required is decided below.
+const secretInput = z.string().max(4096, { error: "is too long" }).optional().default("");
+
+const SettingsFormSchema = z.object({
+  environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
+  baseUrl: httpUrl("Base URL"),
+  sandboxBaseUrl: httpUrl("Sandbox base URL"),
+  authUrl: httpUrl("Auth URL"),
+  clientId: z
+    .string({ error: "Client ID is required" })
+    .trim()
+    .min(1, { error: "Client ID is required" })
+    .max(255, { error: "Client ID is too long" }),
+  clientSecret: secretInput,
+  signingSecret: secretInput,
+});
+
+export type SettingsInput = Partial<Record<SettingsField, unknown>>;
+
+export type SaveResult =
+  | { ok: true; view: SettingsView; changedSecrets: ("clientSecret" | "signingSecret")[] }
+  | { ok: false; fieldErrors: FieldErrors; values: Omit<SettingsView, "clientSecret" | "signingSecret" | "configured"> };
+
+type Row = NonNullable<Awaited<ReturnType<PrismaClient["shopSettings"]["findUnique"]>>>;
+
+function toView(row: Row | null): SettingsView {
+  const status = (enc: string | null | undefined, at: Date | null | undefined): SecretStatus => ({
+    set: Boolean(enc),
+    changedAt: enc && at ? at.toISOString() : null,
+  });
+  return {
+    configured: Boolean(row && row.clientId && row.clientSecretEnc && row.signingSecretEnc && row.authUrl),
+    environment: row?.environment === "production" ? "production" : "sandbox",
+    baseUrl: row?.baseUrl ?? "",
+    sandboxBaseUrl: row?.sandboxBaseUrl ?? "",
+    authUrl: row?.authUrl ?? "",
+    clientId: row?.clientId ?? "",
+    clientSecret: status(row?.clientSecretEnc, row?.clientSecretChangedAt),
+    signingSecret: status(row?.signingSecretEnc, row?.signingSecretChangedAt),
+  };
+}
+
+export async function getSettingsView(prisma: PrismaClient, shop: string): Promise<SettingsView> {
+  return toView(await prisma.shopSettings.findUnique({ where: { shop } }));
+}
+
+/** Validates and stores the settings form. Field errors come back keyed by field name, in plain words. */
+export async function saveSettings(
+  prisma: PrismaClient,
+  shop: string,
+  input: SettingsInput,
+  options: { now?: Date; keyring?: Keyring } = {},
+): Promise<SaveResult> {
+  const now = options.now ?? new Date();
+  const existing = await prisma.shopSettings.findUnique({ where: { shop } });
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const values = {
+    environment: (str(input.environment) === "production" ? "production" : "sandbox") as SettingsView["environment"],
+    baseUrl: str(input.baseUrl).trim(),
+    sandboxBaseUrl: str(input.sandboxBaseUrl).trim(),
+    authUrl: str(input.authUrl).trim(),
+    clientId: str(input.clientId).trim(),
+  };
+
+  const parsed = SettingsFormSchema.safeParse(input);
+  const fieldErrors: FieldErrors = {};
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = issue.path[0] as SettingsField;
+      fieldErrors[field] ??= issue.message;
+    }
+  }
+  // A secret is required the first time; afterwards an empty field keeps the stored one.
+  if (!str(input.clientSecret) && !existing?.clientSecretEnc) fieldErrors.clientSecret = "Client secret is required";
+  if (!str(input.signingSecret) && !existing?.signingSecretEnc) fieldErrors.signingSecret = "Signing secret is required";
+  if (!parsed.success || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, values };
+
+  const data = parsed.data;
+  const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
+  const secretData: Record<string, string | Date> = {};
+  if (data.clientSecret) {
+    secretData.clientSecretEnc = encryptSecret(data.clientSecret, options.keyring);
+    secretData.clientSecretChangedAt = now;
+    changedSecrets.push("clientSecret");
+  }
+  if (data.signingSecret) {
+    secretData.signingSecretEnc = encryptSecret(data.signingSecret, options.keyring);
+    secretData.signingSecretChangedAt = now;
+    changedSecrets.push("signingSecret");
+  }
+  const plain = {
+    environment: data.environment,
+    baseUrl: data.baseUrl,
+    sandboxBaseUrl: data.sandboxBaseUrl,
+    authUrl: data.authUrl,
+    clientId: data.clientId,
+  };
+  const row = await prisma.shopSettings.upsert({
+    where: { shop },
+    create: { shop, ...plain, ...secretData },
+    update: { ...plain, ...secretData },
+  });
+  return { ok: true, view: toView(row), changedSecrets };
+}
+
+/**
+ * The decrypted settings the service client takes, read fresh from the database (no caching, so a rotated secret
+ * applies to the next call), or null when the shop has not configured the service. Throws SecretBoxError when a
+ * stored secret cannot be decrypted (e.g. its key was removed from ENCRYPTION_KEYS).
+ */
+export async function loadServiceSettings(
+  prisma: PrismaClient,
+  shop: string,
+  keyring?: Keyring,
+): Promise<ServiceSettings | null> {
+  const row = await prisma.shopSettings.findUnique({ where: { shop } });
+  if (!row || !row.clientId || !row.authUrl || !row.clientSecretEnc || !row.signingSecretEnc) return null;
+  return {
+    environment: row.environment === "production" ? "production" : "sandbox",
+    baseUrl: row.baseUrl,
+    sandboxBaseUrl: row.sandboxBaseUrl,
+    authUrl: row.authUrl,
+    clientId: row.clientId,
+    clientSecret: decryptSecret(row.clientSecretEnc, keyring),
+    signingSecret: decryptSecret(row.signingSecretEnc, keyring),
+  };
+}
+
+export interface CheckLine {
+  name: "signature" | "client";
+  ok: boolean;
+  message: string;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  /** One line for a banner: the first problem, or that everything passed. */
+  message: string;
+  lines: CheckLine[];
+}
+
+/**
+ * "Check connection", with no side effect a merchant would mind:
+ * 1. the signing secret: a one-line sandbox cart handoff that expires in 60 s (the client's checkConnection);
+ * 2. the OAuth client id and secret: a refresh-token request with a token that cannot exist. A service that
+ *    accepts the client answers invalid_grant; one that rejects it answers invalid_client. Nothing is issued.
+ */
+export async function checkServiceConnection(
+  prisma: PrismaClient,
+  shop: string,
+  options: { keyring?: Keyring; deps?: ServiceDepsOverrides } = {},
+): Promise<CheckReport> {
+  const settings = await loadServiceSettings(prisma, shop, options.keyring);
+  if (!settings) {
+    const message = "Not configured yet: save the service settings (all fields and both secrets) first.";
+    return { ok: false, message, lines: [] };
+  }
+  const signature = await checkConnection(settings, { environment: "sandbox", deps: options.deps });
+  const lines: CheckLine[] = [{ name: "signature", ok: signature.ok, message: signature.message }];
+
+  const probe = await refreshTokens(settings, "connection-check-not-a-real-token", {
+    deps: { timeoutMs: 10_000, ...options.deps },
+  });
+  const authHost = URL.canParse(settings.authUrl) ? new URL(settings.authUrl).host : "the auth server";
+  if (probe.ok || probe.kind === "invalid_grant") {
+    lines.push({ name: "client", ok: true, message: `ok: ${authHost} accepted the client ID and client secret` });
+  } else if (probe.kind === "invalid_client") {
+    lines.push({ name: "client", ok: false, message: `client rejected: check the client ID and client secret (${authHost})` });
+  } else if (probe.kind === "network_error" || probe.kind === "timeout") {
+    lines.push({ name: "client", ok: false, message: `could not reach ${authHost}` });
+  } else {
+    lines.push({ name: "client", ok: false, message: `${authHost}: ${probe.message}` });
+  }
+  const failed = lines.find((l) => !l.ok);
+  return { ok: !failed, message: failed ? failed.message : "Connection ok: the service accepted the signature and the client credentials.", lines };
+}

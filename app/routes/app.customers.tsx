@@ -1,0 +1,185 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import {
+  Badge,
+  Banner,
+  BlockStack,
+  Button,
+  Card,
+  EmptyState,
+  IndexTable,
+  InlineStack,
+  Page,
+  Pagination,
+  Text,
+  TextField,
+} from "@shopify/polaris";
+import { useState } from "react";
+import prisma from "../db.server";
+import { authenticate } from "../shopify.server";
+import { disconnectGrant, listGrants } from "../connections/grants.server";
+import { loadServiceSettings } from "../connections/settings.server";
+
+// Thin route: every query is scoped by the session's shop inside app/connections/grants.server.ts.
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { session } = await authenticate.admin(request);
+  const url = new URL(request.url);
+  const page = Number(url.searchParams.get("page") ?? "1");
+  const grants = await listGrants(prisma, session.shop, {
+    query: url.searchParams.get("q") ?? "",
+    page: Number.isFinite(page) ? page : 1,
+  });
+  return json({ grants });
+};
+
+type ActionData = { ok: boolean; message: string };
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { session } = await authenticate.admin(request);
+  const form = await request.formData();
+  const grantId = form.get("grantId");
+  if (form.get("intent") !== "disconnect" || typeof grantId !== "string" || !grantId) {
+    return json<ActionData>({ ok: false, message: 'Send intent "disconnect" with a grantId.' }, { status: 400 });
+  }
+  let settings = null;
+  try {
+    settings = await loadServiceSettings(prisma, session.shop);
+  } catch {
+    settings = null; // undecryptable settings: still delete locally; the message says revoking failed
+  }
+  const result = await disconnectGrant(prisma, session.shop, grantId, { settings });
+  return json<ActionData>({ ok: result.ok, message: result.message }, { status: result.ok ? 200 : result.status });
+};
+
+const formatDate = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "Never");
+
+export default function Customers() {
+  const { grants } = useLoaderData<typeof loader>();
+  const actionData = useActionData<ActionData>();
+  const navigation = useNavigation();
+  const [searchParams] = useSearchParams();
+  const [query, setQuery] = useState(grants.query);
+  const busyGrant = navigation.state !== "idle" ? navigation.formData?.get("grantId") : undefined;
+
+  const pageLink = (page: number) => {
+    const next = new URLSearchParams(searchParams);
+    next.set("page", String(page));
+    if (grants.query) next.set("q", grants.query);
+    return `?${next.toString()}`;
+  };
+
+  const rows = grants.items.map((g, index) => (
+    <IndexTable.Row id={g.id} key={g.id} position={index}>
+      <IndexTable.Cell>
+        <BlockStack gap="050">
+          <Text as="span" fontWeight="semibold">
+            {g.displayName}
+          </Text>
+          <Text as="span" tone="subdued" variant="bodySm">
+            ID {g.customerId}
+          </Text>
+        </BlockStack>
+      </IndexTable.Cell>
+      <IndexTable.Cell>{g.workspaceId}</IndexTable.Cell>
+      <IndexTable.Cell>{g.scopes.join(", ")}</IndexTable.Cell>
+      <IndexTable.Cell>{formatDate(g.connectedAt)}</IndexTable.Cell>
+      <IndexTable.Cell>{formatDate(g.lastUsedAt)}</IndexTable.Cell>
+      <IndexTable.Cell>
+        {g.status === "active" ? (
+          <Badge tone="success">Connected</Badge>
+        ) : (
+          <BlockStack gap="050">
+            <span>
+              <Badge tone="critical">Needs reconnect</Badge>
+            </span>
+            {g.statusReason && (
+              <Text as="span" tone="subdued" variant="bodySm">
+                {g.statusReason}
+              </Text>
+            )}
+          </BlockStack>
+        )}
+      </IndexTable.Cell>
+      <IndexTable.Cell>
+        <Form method="post">
+          <input type="hidden" name="intent" value="disconnect" />
+          <input type="hidden" name="grantId" value={g.id} />
+          <Button submit tone="critical" variant="plain" loading={busyGrant === g.id} accessibilityLabel={`Disconnect ${g.displayName}`}>
+            Disconnect
+          </Button>
+        </Form>
+      </IndexTable.Cell>
+    </IndexTable.Row>
+  ));
+
+  return (
+    <Page title="Customers" subtitle="Shoppers who connected a workspace">
+      <BlockStack gap="400">
+        {actionData && (
+          <Banner tone={actionData.ok ? "success" : "critical"} title={actionData.ok ? "Disconnected" : "Not disconnected"}>
+            <p>{actionData.message}</p>
+          </Banner>
+        )}
+        <Card>
+          <BlockStack gap="300">
+            <Form method="get">
+              <InlineStack gap="200" blockAlign="end">
+                <div style={{ flexGrow: 1 }}>
+                  <TextField
+                    label="Search"
+                    labelHidden
+                    name="q"
+                    value={query}
+                    onChange={setQuery}
+                    placeholder="Search by name, email, customer ID or workspace"
+                    autoComplete="off"
+                  />
+                </div>
+                <Button submit>Search</Button>
+              </InlineStack>
+            </Form>
+            {grants.total === 0 ? (
+              <EmptyState heading={grants.query ? "No customers match" : "No connected customers yet"} image="">
+                <p>
+                  {grants.query
+                    ? "Try another name, email or ID."
+                    : "Customers connect their workspace from the store's \"Connect your workspace\" page."}
+                </p>
+              </EmptyState>
+            ) : (
+              <IndexTable
+                resourceName={{ singular: "customer", plural: "customers" }}
+                itemCount={grants.items.length}
+                selectable={false}
+                headings={[
+                  { title: "Customer" },
+                  { title: "Workspace" },
+                  { title: "Scopes" },
+                  { title: "Connected" },
+                  { title: "Last used" },
+                  { title: "Status" },
+                  { title: "" },
+                ]}
+              >
+                {rows}
+              </IndexTable>
+            )}
+            <InlineStack align="space-between" blockAlign="center">
+              <Text as="span" tone="subdued">
+                {grants.total} customer{grants.total === 1 ? "" : "s"} · page {grants.page} of {grants.pageCount}
+              </Text>
+              <Pagination
+                hasPrevious={grants.page > 1}
+                previousURL={pageLink(grants.page - 1)}
+                hasNext={grants.page < grants.pageCount}
+                nextURL={pageLink(grants.page + 1)}
+              />
+            </InlineStack>
+          </BlockStack>
+        </Card>
+      </BlockStack>
+    </Page>
+  );
+}

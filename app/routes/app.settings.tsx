@@ -1,0 +1,190 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
+import { useEffect, useState } from "react";
+import prisma from "../db.server";
+import { authenticate } from "../shopify.server";
+import {
+  checkServiceConnection,
+  getSettingsView,
+  saveSettings,
+  SETTINGS_FIELDS,
+  type CheckReport,
+  type FieldErrors,
+  type SecretStatus,
+  type SettingsView,
+} from "../connections/settings.server";
+
+// Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
+// return only the browser-safe view: secrets are write-only and never leave the server.
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { session } = await authenticate.admin(request);
+  return json({ settings: await getSettingsView(prisma, session.shop) });
+};
+
+type ActionData =
+  | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
+  | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView> }
+  | { intent: "check"; check: CheckReport }
+  | { intent: "unknown"; error: string };
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { session } = await authenticate.admin(request);
+  const form = await request.formData();
+  const intent = form.get("intent");
+  if (intent === "check") {
+    const check = await checkServiceConnection(prisma, session.shop);
+    return json<ActionData>({ intent: "check", check });
+  }
+  if (intent === "save") {
+    const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
+    const result = await saveSettings(prisma, session.shop, input);
+    return result.ok
+      ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
+      : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
+  }
+  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save" or "check".' }, { status: 400 });
+};
+
+// Deterministic (same on server and client, no locale or time zone), so hydration matches.
+function formatDate(iso: string) {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+function secretHelp(status: SecretStatus) {
+  return status.set
+    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it; type a new one to replace it.`
+    : "Not set yet.";
+}
+
+export default function Settings() {
+  const { settings: loaded } = useLoaderData<typeof loader>();
+  const actionData = useActionData<ActionData>();
+  const navigation = useNavigation();
+  const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
+
+  const saved = actionData?.intent === "save" && actionData.ok ? actionData.settings : undefined;
+  const settings = saved ?? loaded;
+  const fieldErrors: FieldErrors = actionData?.intent === "save" && !actionData.ok ? actionData.fieldErrors : {};
+
+  const [values, setValues] = useState({
+    environment: settings.environment as string,
+    baseUrl: settings.baseUrl,
+    sandboxBaseUrl: settings.sandboxBaseUrl,
+    authUrl: settings.authUrl,
+    clientId: settings.clientId,
+    clientSecret: "",
+    signingSecret: "",
+  });
+  // After a successful save the secret fields empty again: what was typed is stored, never shown back.
+  useEffect(() => {
+    if (saved) setValues((v) => ({ ...v, clientSecret: "", signingSecret: "" }));
+  }, [saved]);
+  const field = (name: keyof typeof values) => ({
+    name,
+    value: values[name],
+    onChange: (value: string) => setValues((v) => ({ ...v, [name]: value })),
+    error: fieldErrors[name],
+    autoComplete: "off",
+  });
+
+  return (
+    <Page title="Settings" subtitle="Merchant Integration Service credentials">
+      <Layout>
+        <Layout.Section>
+          <BlockStack gap="400">
+            {saved && (
+              <Banner tone="success" title="Settings saved">
+                {actionData?.intent === "save" && actionData.ok && actionData.changedSecrets.length > 0 && (
+                  <p>The new secret is used from the next request on.</p>
+                )}
+              </Banner>
+            )}
+            {Object.keys(fieldErrors).length > 0 && (
+              <Banner tone="critical" title="The settings were not saved">
+                <p>Correct the highlighted fields.</p>
+              </Banner>
+            )}
+            {actionData?.intent === "check" && (
+              <Banner tone={actionData.check.ok ? "success" : "critical"} title={actionData.check.ok ? "Connection ok" : "Connection check failed"}>
+                <List>
+                  {actionData.check.lines.length === 0 && <List.Item>{actionData.check.message}</List.Item>}
+                  {actionData.check.lines.map((line) => (
+                    <List.Item key={line.name}>{line.message}</List.Item>
+                  ))}
+                </List>
+              </Banner>
+            )}
+            <Card>
+              <Form method="post" data-testid="settings-form">
+                <input type="hidden" name="intent" value="save" />
+                <FormLayout>
+                  <Select
+                    label="Environment"
+                    name="environment"
+                    options={[
+                      { label: "Sandbox", value: "sandbox" },
+                      { label: "Production", value: "production" },
+                    ]}
+                    value={values.environment}
+                    onChange={(value) => setValues((v) => ({ ...v, environment: value }))}
+                    error={fieldErrors.environment}
+                  />
+                  <TextField label="Base URL" type="url" placeholder="https://api.example.com" {...field("baseUrl")} />
+                  <TextField label="Sandbox base URL" type="url" placeholder="https://sandbox.example.com" {...field("sandboxBaseUrl")} />
+                  <TextField label="Auth URL" type="url" placeholder="https://auth.example.com" {...field("authUrl")} />
+                  <TextField label="Client ID" {...field("clientId")} />
+                  <TextField
+                    label="Client secret"
+                    type="password"
+                    helpText={secretHelp(settings.clientSecret)}
+                    {...field("clientSecret")}
+                    autoComplete="new-password"
+                  />
+                  <TextField
+                    label="Signing secret"
+                    type="password"
+                    helpText={secretHelp(settings.signingSecret)}
+                    {...field("signingSecret")}
+                    autoComplete="new-password"
+                  />
+                  <InlineStack gap="200">
+                    <Button submit variant="primary" loading={busyIntent === "save"}>
+                      Save
+                    </Button>
+                  </InlineStack>
+                </FormLayout>
+              </Form>
+            </Card>
+          </BlockStack>
+        </Layout.Section>
+        <Layout.Section variant="oneThird">
+          <Card>
+            <BlockStack gap="200">
+              <Text as="h2" variant="headingMd">
+                Check connection
+              </Text>
+              <Text as="p" tone="subdued">
+                Sends a signed sandbox cart handoff that expires in a minute and asks the auth server to recognise the
+                client. Nothing is created that a customer could see.
+              </Text>
+              <Form method="post">
+                <input type="hidden" name="intent" value="check" />
+                <Button submit loading={busyIntent === "check"} disabled={!settings.configured}>
+                  Check connection
+                </Button>
+              </Form>
+              {!settings.configured && (
+                <Text as="p" tone="subdued">
+                  Save all fields and both secrets first.
+                </Text>
+              )}
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}

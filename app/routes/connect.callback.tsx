@@ -1,0 +1,35 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import prisma from "../db.server";
+import { logEvent } from "../connections/log.server";
+import { completeConnect } from "../connections/oauth-flow.server";
+import { onCustomerConnected } from "../sync/on-connect.server";
+
+// The OAuth redirect_uri (${SHOPIFY_APP_URL}/connect/callback), on the app's own domain. The state row says which
+// shop and customer this is; app/connections/oauth-flow.server.ts does the checks, the exchange and the storing.
+// Every outcome with a known store goes back to the store's connect page with a result code.
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const outcome = await completeConnect(prisma, request.url, {
+    onConnected: (event) => onCustomerConnected(prisma, event),
+    log: logEvent,
+  });
+  if (outcome.kind === "redirect") {
+    return redirect(outcome.location, { headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
+  }
+  return json({ message: outcome.message }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
+};
+
+export const meta: MetaFunction = () => [{ title: "Workspace connection" }, { name: "robots", content: "noindex" }];
+
+export default function ConnectCallback() {
+  const { message } = useLoaderData<typeof loader>();
+  return (
+    <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: 560, margin: "64px auto", padding: 16 }}>
+      <h1>Workspace connection</h1>
+      <p data-result="invalid_state">{message}</p>
+      <p>Nothing was connected.</p>
+    </main>
+  );
+}

@@ -1,0 +1,71 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import prisma from "../db.server";
+import { env } from "../env.server";
+import { authenticate } from "../shopify.server";
+import { renderConnectPage } from "../connections/connect-page.server";
+import { getCustomerConnection } from "../connections/grants.server";
+import { isResultCode, proxyPrefix, startConnect } from "../connections/oauth-flow.server";
+import { getSettingsView } from "../connections/settings.server";
+
+// Storefront /apps/workspace/connect through the app proxy. authenticate.public.appProxy checks Shopify's
+// signature (400 otherwise), so `shop` and `logged_in_customer_id` can be trusted; nothing else in the request is.
+// GET shows the page; POST starts OAuth for the logged-in customer. Anonymous shoppers are sent to log in.
+
+async function verify(request: Request) {
+  const { liquid } = await authenticate.public.appProxy(request);
+  const url = new URL(request.url);
+  const shop = url.searchParams.get("shop")!;
+  const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
+  const prefix = proxyPrefix(url.searchParams.get("path_prefix"));
+  return { liquid, url, shop, customerId, prefix };
+}
+
+// Relative to the storefront: the shopper's browser is on the shop's own domain here.
+const loginRedirect = (prefix: string) =>
+  redirect(`/account/login?return_url=${encodeURIComponent(`${prefix}/connect`)}`, {
+    headers: { "Cache-Control": "no-store" },
+  });
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { liquid, url, shop, customerId, prefix } = await verify(request);
+  if (!/^\d+$/.test(customerId)) return loginRedirect(prefix);
+  const [connection, settings] = await Promise.all([
+    getCustomerConnection(prisma, shop, customerId),
+    getSettingsView(prisma, shop),
+  ]);
+  const result = url.searchParams.get("result");
+  return liquid(
+    renderConnectPage({ prefix, configured: settings.configured, result: isResultCode(result) ? result : null, connection }),
+    { headers: { "Cache-Control": "no-store" } },
+  );
+};
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { liquid, shop, customerId, prefix } = await verify(request);
+  if (!/^\d+$/.test(customerId)) return loginRedirect(prefix);
+  const form = await request.formData();
+  const text = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : null;
+  };
+  const started = await startConnect(
+    prisma,
+    {
+      shop,
+      customerId,
+      customerName: text("customer_name"),
+      customerEmail: text("customer_email"),
+      returnTo: `${prefix}/connect`,
+    },
+    { appUrl: env().SHOPIFY_APP_URL },
+  );
+  if (!started.ok) {
+    const connection = await getCustomerConnection(prisma, shop, customerId);
+    return liquid(renderConnectPage({ prefix, configured: false, result: "not_configured", connection }), {
+      status: 409,
+      headers: { "Cache-Control": "no-store" },
+    });
+  }
+  return redirect(started.authorizationUrl, { headers: { "Cache-Control": "no-store" } });
+};

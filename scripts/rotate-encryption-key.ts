@@ -1,0 +1,34 @@
+// `npm run rotate-key`: re-encrypts every stored secret and token under the current (first) key of ENCRYPTION_KEYS.
+// Rotation: put the new key first (`new:<base64>,old:<base64>`), restart the app, run this, then drop the old key.
+// Prints counts only, never values.
+import { database } from "../app/db.server";
+import { env } from "../app/env.server";
+import { rotateEncryptionKeys } from "../app/connections/rotate-keys.server";
+import { parseKeyring } from "../app/connections/secret-box.server";
+
+async function main() {
+  const config = env();
+  const keyring = parseKeyring(config.ENCRYPTION_KEYS);
+  const db = database();
+  await db.ready;
+  try {
+    console.log(`current key: ${keyring.currentId} (keys listed: ${[...keyring.keys.keys()].join(", ")})`);
+    const report = await rotateEncryptionKeys(db.prisma, keyring, { log: (line) => console.log(`  ${line}`) });
+    const total = Object.values(report.reencrypted).reduce((a, b) => a + b, 0);
+    console.log(`re-encrypted ${total} value(s) under "${report.currentKeyId}".`);
+    if (report.remaining > 0) {
+      console.log(`${report.remaining} value(s) are still under another key (changed during the run, or undecryptable): run again, and keep the old key listed until this says 0.`);
+      process.exitCode = 2;
+    } else {
+      console.log("every stored value uses the current key: older keys can now be removed from ENCRYPTION_KEYS.");
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((err) => {
+  // The message only: a stack trace could echo configuration.
+  console.error(`rotate-key failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+});
