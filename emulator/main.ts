@@ -2,7 +2,7 @@
 import { loadConfigFile, type EmulatorConfig } from "./config";
 import { DEFAULT_CONFIG, startEmulator } from "./server";
 
-const DEFAULT_PORT = 4010;
+const DEFAULT_PORT = 8787; // the port the README and `npm run demo` use
 
 function parseArgs(argv: string[]): { port: number; config?: string } {
   let port = DEFAULT_PORT;
