@@ -15,7 +15,18 @@ export function cleanReason(reason: string): string {
   return reason.replace(/[\r\n\t]+/g, " ").slice(0, 300);
 }
 
-export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, keyring?: Keyring): GrantStore {
+export interface GrantStoreOptions {
+  keyring?: Keyring;
+  /**
+   * PostgreSQL with several processes (web + worker): take a transaction-scoped advisory lock per grant around a
+   * refresh, so only one process ever presents a given refresh token. Leave off on PGlite (one process, one
+   * connection: a transaction held open there would block the store's own writes).
+   */
+  advisoryLock?: boolean;
+}
+
+export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, options: GrantStoreOptions = {}): GrantStore {
+  const { keyring } = options;
   const where = { shop: key.shop, customerId: key.customerId };
 
   async function load(): Promise<StoredGrant | null> {
@@ -33,7 +44,7 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, keyr
     };
   }
 
-  return {
+  const store: GrantStore = {
     load,
 
     async saveRefreshed(expectedVersion: number, tokens: GrantTokens): Promise<StoredGrant | null> {
@@ -68,24 +79,38 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, keyr
       }
     },
   };
+  if (options.advisoryLock) {
+    const lockKey = `customer-grant:${key.shop}:${key.customerId}`;
+    store.withRefreshLock = <T>(fn: () => Promise<T>): Promise<T> =>
+      // The lock lives as long as this transaction; fn's own queries use other pool connections (not blocked).
+      prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))) AS l`;
+          return fn();
+        },
+        { maxWait: 30_000, timeout: 60_000 },
+      );
+  }
+  return store;
 }
 
 // The client makes refreshes single-flight per GrantStore object. A refresh token is single-use (reusing one makes
 // the service revoke the whole authorization), so every caller in this process should share one store per grant.
-const shared = new Map<string, { prisma: PrismaClient; keyring: Keyring | undefined; store: GrantStore }>();
+const shared = new Map<string, { prisma: PrismaClient; keyring?: Keyring; lock: boolean; store: GrantStore }>();
 const SHARED_MAX = 2000;
 
 /** The process-wide GrantStore for one (shop, customer): use this from the sync engine. */
-export function grantStoreFor(prisma: PrismaClient, key: GrantKey, keyring?: Keyring): GrantStore {
+export function grantStoreFor(prisma: PrismaClient, key: GrantKey, options: GrantStoreOptions = {}): GrantStore {
   const id = `${key.shop}\n${key.customerId}`;
+  const lock = Boolean(options.advisoryLock);
   const hit = shared.get(id);
-  if (hit && hit.prisma === prisma && hit.keyring === keyring) {
+  if (hit && hit.prisma === prisma && hit.keyring === options.keyring && hit.lock === lock) {
     shared.delete(id); // keep the Map in recency order
     shared.set(id, hit);
     return hit.store;
   }
-  const store = createPrismaGrantStore(prisma, key, keyring);
-  shared.set(id, { prisma, keyring, store });
+  const store = createPrismaGrantStore(prisma, key, options);
+  shared.set(id, { prisma, keyring: options.keyring, lock, store });
   if (shared.size > SHARED_MAX) shared.delete(shared.keys().next().value!);
   return store;
 }

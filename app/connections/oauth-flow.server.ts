@@ -63,6 +63,7 @@ function storefrontUrl(shop: string, returnTo: string | null, result: ConnectRes
 
 // Display-only values the storefront's Liquid filled in: one line, bounded.
 const cleanLabel = (value: string | null | undefined, max: number) => {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
   const s = (value ?? "").replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, max);
   return s && !s.includes("{{") ? s : null; // "{{" = Liquid that was never rendered: no name known
 };
