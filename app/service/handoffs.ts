@@ -56,7 +56,7 @@ export async function createCartHandoff(
         ...base,
         ...signedHeaders(settings.signingSecret, {
           method: "POST",
-          pathWithQuery: url.pathname + url.search,
+          pathWithQuery: url.pathname + url.search, // as the request line carries it (a base URL prefix included)
           clientId: settings.clientId,
           timestamp: Math.floor(deps.now() / 1000),
           nonce: deps.newNonce(),

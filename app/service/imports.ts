@@ -91,9 +91,9 @@ async function importResource(
       if (!token.ok) return token.failure;
       const first = await send(token.accessToken);
       if (first.ok || first.kind !== "invalid_token" || refreshedOn401) return first;
-      refreshedOn401 = true; // once per call: a token refreshed a moment ago that is rejected again is final
       const again = await accessTokenFor(ctx, store, { rejected: token.accessToken });
       if (!again.ok) return { ...again.failure, attempts: first.attempts + again.failure.attempts };
+      refreshedOn401 = true; // once per call: a token refreshed a moment ago that is rejected again is final
       const second = await send(again.accessToken);
       return { ...second, attempts: first.attempts + second.attempts };
     },

@@ -26,7 +26,7 @@ export interface Success<T> {
   data: T;
   /** The service answered from its idempotency store (`Idempotent-Replayed: true`): nothing new was created. */
   replayed: boolean;
-  /** HTTP requests sent for this call (retries and a token-refresh retry included). */
+  /** Requests sent to the endpoint for this call, retries included (a failed token refresh counts as one too). */
   attempts: number;
 }
 
@@ -41,8 +41,9 @@ export interface Failure {
   errorCode?: string;
   /** Plain-words detail: failing fields of a payload, the service's own `message`, a network cause. */
   detail?: string;
-  /** How long to wait before trying again (429 with or without Retry-After, after backoff ran out of budget). */
+  /** How long to wait before trying again: Retry-After of a 429, or the next backoff when the budget ran out. */
   retryAfterMs?: number;
+  /** As in Success; 0 when nothing was sent (invalid payload, grant needing reconnect). */
   attempts: number;
 }
 

@@ -198,6 +198,25 @@ describe("tokens against a lenient service", () => {
     expect(out).toMatchObject({ ok: false, kind: "invalid_token", retryable: false, attempts: 2 });
   });
 
+  it("a token endpoint hiccup after a 401 is retried (with backoff) rather than ending the call", async () => {
+    const { calls, fetch } = scriptedFetch([
+      new Response(null, { status: 401 }),
+      new Response("<html>busy</html>", { status: 503 }),
+      new Response(null, { status: 401 }),
+      json(200, { access_token: "at-2", token_type: "bearer", refresh_token: "rt-2" }),
+      resource,
+    ]);
+    const { time, deps } = controlled(fetch);
+    const store = grant();
+    const out = await importOrder(SETTINGS, store, ORDER, { idempotencyKey: "o-5", deps });
+    expect(out).toMatchObject({ ok: true, attempts: 4 });
+    expect(time.sleeps).toEqual([500]);
+    expect(calls.map((c) => new URL(c.url).pathname)).toEqual([
+      "/api/v1/orders", "/oauth/token", "/api/v1/orders", "/oauth/token", "/api/v1/orders",
+    ]);
+    expect(store.grant).toMatchObject({ accessToken: "at-2", refreshToken: "rt-2", tokenVersion: 1 });
+  });
+
   it("client_secret_post when the settings say so", async () => {
     const { calls, fetch } = scriptedFetch([
       new Response(null, { status: 401 }),
