@@ -208,7 +208,7 @@ export function token(ctx: Context, req: IncomingMessage, bytes: Buffer): Reply 
       record.grant.revoked = true; // RFC 6749 4.1.2: a reused code revokes what it issued
       return tokenError("invalid_grant", "authorization code already used");
     }
-    if (now > record.expiresAt) return tokenError("invalid_grant", "authorization code expired");
+    if (now >= record.expiresAt) return tokenError("invalid_grant", "authorization code expired");
     if (record.redirectUri !== redirectUri) return tokenError("invalid_grant", "redirect_uri does not match");
     // A wrong verifier leaves the code usable (contract 4), so nobody can burn a code they merely intercepted.
     if (!CODE_VERIFIER.test(verifier) || !pkceMatches(verifier, record.codeChallenge)) {
