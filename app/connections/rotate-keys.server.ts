@@ -54,7 +54,7 @@ export async function rotateEncryptionKeys(
     for (;;) {
       const rows = await delegate.findMany({
         where: {
-          [column.field]: { not: null, startsWith: "enc:v1:" },
+          [column.field]: { startsWith: "enc:v1:" },
           NOT: { [column.field]: { startsWith: `enc:v1:${keyring.currentId}:` } },
           ...(cursor !== undefined ? { [column.idField]: { gt: cursor } } : {}),
         },
@@ -97,7 +97,7 @@ export async function countStale(prisma: PrismaClient, keyring: Keyring): Promis
     const delegate = prisma[column.table] as unknown as Delegate;
     total += await delegate.count({
       where: {
-        [column.field]: { not: null },
+        [column.field]: { gte: "" }, // any value, never NULL (works for required and optional columns)
         NOT: { [column.field]: { startsWith: `enc:v1:${keyring.currentId}:` } },
       },
     });
