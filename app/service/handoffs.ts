@@ -14,8 +14,8 @@ import {
   type ServiceEnvironment,
   type ServiceSettings,
 } from "./context";
-import { ENDPOINT_PATHS, idempotencyKeyProblem, jsonHeaders, sendAttempt } from "./http";
-import { failure, type Outcome } from "./outcomes";
+import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt } from "./http";
+import type { Outcome } from "./outcomes";
 import { withRetries } from "./retry";
 import { signedHeaders } from "./signature";
 
@@ -37,16 +37,10 @@ export async function createCartHandoff(
   options: HandoffOptions,
 ): Promise<HandoffOutcome> {
   const { settings, deps } = toContext(target, options.deps);
-  const parsed = CartHandoffRequestSchema.safeParse(request, { reportInput: true });
-  const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
-  if (!parsed.success || keyProblem) {
-    const detail = [parsed.success ? undefined : describeIssues(parsed.error), keyProblem].filter(Boolean).join("; ");
-    return failure("invalid_payload", { detail }, 0);
-  }
-
+  const prepared = prepareBody(CartHandoffRequestSchema, request, options.idempotencyKey);
+  if (!prepared.ok) return prepared.failure;
+  const { body } = prepared;
   const url = joinUrl(serviceBaseUrl(settings, options.environment), ENDPOINT_PATHS["cart-handoffs"]);
-  // The caller's object (now known valid) keeps its key order; these bytes are then fixed for every retry.
-  const body = new TextEncoder().encode(JSON.stringify(request));
   const base = jsonHeaders(options.idempotencyKey);
 
   return withRetries(

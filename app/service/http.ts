@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import { describeIssues } from "./schemas";
 import { hostOf, type ServiceDeps } from "./context";
-import { failure, success, type FailureKind, type Outcome } from "./outcomes";
+import { failure, success, type Failure, type FailureKind, type Outcome } from "./outcomes";
 import { parseRetryAfter } from "./retry";
 
 export type Endpoint = "cart-handoffs" | "orders" | "shipments";
@@ -149,9 +149,28 @@ export function jsonHeaders(idempotencyKey: string): Record<string, string> {
   return { "Content-Type": "application/json", Accept: "application/json", "Idempotency-Key": idempotencyKey };
 }
 
-/** Contract 3: 1 to 255 visible ASCII characters. Checked before sending, like the payload. */
-export function idempotencyKeyProblem(key: string): string | undefined {
-  return /^[\x21-\x7e]{1,255}$/.test(key)
-    ? undefined
-    : "idempotency key: must be 1 to 255 visible ASCII characters (no spaces)";
+/**
+ * Checks a payload against its wire schema and the Idempotency-Key against contract 3 (1 to 255 visible ASCII
+ * characters) before anything is sent. Returns the exact body bytes to send on every attempt, or an
+ * invalid_payload failure naming the failing fields.
+ */
+export function prepareBody(
+  schema: z.ZodType,
+  payload: unknown,
+  idempotencyKey: string,
+): { ok: true; body: Uint8Array<ArrayBuffer> } | { ok: false; failure: Failure } {
+  // reportInput: describeIssues tells "missing" from "wrong type" by the issue's input, which zod 4 omits otherwise.
+  const parsed = schema.safeParse(payload, { reportInput: true });
+  const keyOk = /^[\x21-\x7e]{1,255}$/.test(idempotencyKey);
+  if (parsed.success && keyOk) {
+    // The caller's object (now known valid) keeps its key order; these bytes are then fixed for every retry.
+    return { ok: true, body: new TextEncoder().encode(JSON.stringify(payload)) };
+  }
+  const detail = [
+    parsed.success ? undefined : describeIssues(parsed.error),
+    keyOk ? undefined : "idempotency key: must be 1 to 255 visible ASCII characters (no spaces)",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  return { ok: false, failure: failure("invalid_payload", { detail }, 0) };
 }

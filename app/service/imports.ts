@@ -18,11 +18,11 @@
 // marked needs_reconnect with a plain reason at once, so the merchant is asked to reconnect instead of imports
 // failing in a loop.
 import type { z } from "zod";
-import { describeIssues, OrderRequestSchema, ResourceResponseSchema, ShipmentRequestSchema } from "./schemas";
+import { OrderRequestSchema, ResourceResponseSchema, ShipmentRequestSchema } from "./schemas";
 import type { OrderRequest, ResourceResponse, ShipmentRequest } from "./schemas";
 import { joinUrl, serviceBaseUrl, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context";
 import type { GrantStore, StoredGrant } from "./grant-store";
-import { ENDPOINT_PATHS, idempotencyKeyProblem, jsonHeaders, sendAttempt, type Endpoint } from "./http";
+import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt, type Endpoint } from "./http";
 import { refreshTokens, type OAuthFailure } from "./oauth";
 import { failure, type Failure, type Outcome } from "./outcomes";
 import { withRetries } from "./retry";
@@ -65,16 +65,10 @@ async function importResource(
   options: ImportOptions,
 ): Promise<ImportOutcome> {
   const ctx = toContext(target, options.deps);
-  const parsed = schema.safeParse(payload, { reportInput: true });
-  const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
-  if (!parsed.success || keyProblem) {
-    const detail = [parsed.success ? undefined : describeIssues(parsed.error), keyProblem].filter(Boolean).join("; ");
-    return failure("invalid_payload", { detail }, 0);
-  }
-
+  const prepared = prepareBody(schema, payload, options.idempotencyKey);
+  if (!prepared.ok) return prepared.failure;
+  const { body } = prepared;
   const url = joinUrl(serviceBaseUrl(ctx.settings), ENDPOINT_PATHS[endpoint]);
-  // The caller's object (now known valid) keeps its key order; these bytes are then fixed for every retry.
-  const body = new TextEncoder().encode(JSON.stringify(payload));
   const send = (accessToken: string) =>
     sendAttempt(
       ctx.deps,
