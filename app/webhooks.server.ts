@@ -1,11 +1,16 @@
 // Shared by the webhooks.* routes: verify with Shopify's library, then hand plain data to the domain.
 import { authenticate } from "./shopify.server";
 import prisma from "./db.server";
-import { recordDelivery } from "./sync/intake.server";
+import { recordSyncDelivery } from "./sync/intake.server";
+import { notifyWorkers } from "./sync/signal.server";
 
-/** Verifies the HMAC (401 otherwise, nothing stored), records the delivery durably, answers 200. */
+/**
+ * Verifies the HMAC (401 otherwise, nothing stored), records the delivery and its job durably in one statement,
+ * answers 200. Everything else happens in the worker, after the answer.
+ */
 export async function receiveSyncWebhook(request: Request): Promise<Response> {
   const { shop, topic, payload, webhookId, eventId } = await authenticate.webhook(request);
-  await recordDelivery(prisma, { shop, topic, eventId: eventId || webhookId, webhookId, payload });
+  const result = await recordSyncDelivery(prisma, { shop, topic, eventId: eventId || webhookId, webhookId, payload });
+  if (result.jobId) notifyWorkers();
   return new Response(null, { status: 200 });
 }

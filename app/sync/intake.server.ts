@@ -1,6 +1,9 @@
 // Durable intake of Shopify webhooks: a delivery is recorded before Shopify gets its 200, and a redelivery of
 // the same event (same X-Shopify-Event-Id) is recorded once. Processing happens later, in the worker.
-import type { Prisma, PrismaClient } from "@prisma/client";
+import { randomUUID } from "node:crypto";
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { idString } from "./mapping";
+import { orderKeyOf } from "./queue.server";
 
 export interface Delivery {
   shop: string;
@@ -14,6 +17,7 @@ export interface Delivery {
 export interface IntakeResult {
   deliveryId: string;
   duplicate: boolean;
+  jobId?: string;
 }
 
 /** Records the delivery (once per event id) and lets `andThen` enqueue work in the same transaction. */
@@ -46,4 +50,59 @@ export async function recordDelivery(
     if (andThen) await andThen(tx, inserted[0].id);
     return { deliveryId: inserted[0].id, duplicate: false };
   });
+}
+
+const SYNC_TOPICS: Record<string, "order" | "shipment"> = {
+  ORDERS_CREATE: "order",
+  ORDERS_UPDATED: "order",
+  FULFILLMENTS_CREATE: "shipment",
+  FULFILLMENTS_UPDATE: "shipment",
+};
+
+/** "orders/create" and "ORDERS_CREATE" alike. */
+export function syncKindOf(topic: string): "order" | "shipment" | undefined {
+  return SYNC_TOPICS[topic.toUpperCase().replace(/\//g, "_")];
+}
+
+/**
+ * The webhook fast path: delivery, merchant-visible record and job written by ONE statement (one round trip, one
+ * implicit transaction, all or nothing). A redelivered event inserts nothing: the CTEs after the delivery insert
+ * only run on the row it returned. The job points at the delivery for its payload, so the body is stored once.
+ */
+export async function recordSyncDelivery(prisma: PrismaClient, delivery: Delivery): Promise<IntakeResult> {
+  const kind = syncKindOf(delivery.topic);
+  const p = (delivery.payload ?? {}) as Record<string, unknown>;
+  const externalId = idString(p.id as string | number | undefined);
+  const orderId = idString((kind === "order" ? p.id : p.order_id) as string | number | undefined);
+  if (!kind || !externalId || !orderId) {
+    // Not something we import (or no id to key it by): keep the delivery for the record, nothing to queue.
+    return recordDelivery(prisma, delivery);
+  }
+  const body = JSON.stringify(delivery.payload ?? null);
+  const rows = await prisma.$queryRaw<{ deliveryId: string | null; jobId: string | null }[]>`
+    WITH d AS (
+      INSERT INTO "WebhookDelivery" (id, shop, topic, "eventId", "webhookId", payload, "receivedAt")
+      VALUES (${randomUUID()}, ${delivery.shop}, ${delivery.topic}, ${delivery.eventId}, ${delivery.webhookId ?? null}, ${body}::jsonb,
+        now() AT TIME ZONE 'UTC')
+      ON CONFLICT (shop, "eventId") DO NOTHING
+      RETURNING id
+    ), r AS (
+      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", state, "createdAt", "updatedAt")
+      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId}, 'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
+      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt"
+      RETURNING id
+    ), j AS (
+      INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "deliveryId", "recordId", "runAt", "createdAt", "updatedAt")
+      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${orderKeyOf(orderId)}, '{}'::jsonb, d.id, r.id,
+        now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d, r
+      RETURNING id
+    )
+    SELECT (SELECT id FROM d) AS "deliveryId", (SELECT id FROM j) AS "jobId"`;
+  const row = rows[0];
+  if (row?.deliveryId) return { deliveryId: row.deliveryId, jobId: row.jobId ?? undefined, duplicate: false };
+  const existing = await prisma.webhookDelivery.findUniqueOrThrow({
+    where: { shop_eventId: { shop: delivery.shop, eventId: delivery.eventId } },
+    select: { id: true },
+  });
+  return { deliveryId: existing.id, duplicate: true };
 }

@@ -1,7 +1,11 @@
-// Hook called by app/connections when a Shopify customer connects (or reconnects) a service workspace.
-// It re-queues the customer's orders that were skipped or waiting for a connection, and (once the backfill
-// module lands) fetches their recent orders from the Admin API.
+// Hook called by app/connections when a Shopify customer connects (or reconnects) a service workspace:
+// 1. their orders and shipments that were skipped ("customer has not connected a workspace") or are waiting for a
+//    reconnection run again now;
+// 2. their orders of the last N days are fetched from the Admin API and imported (a Backfill row shows progress).
+// It only writes job, record-link and backfill rows; the worker does the rest. Never throws into the OAuth callback.
 import type { PrismaClient } from "@prisma/client";
+import { startBackfill } from "./backfill.server";
+import { notifyWorkers } from "./signal.server";
 
 export interface CustomerConnected {
   shop: string;
@@ -10,24 +14,37 @@ export interface CustomerConnected {
 
 export interface OnConnectResult {
   requeued: number;
+  backfillId?: string;
+  error?: string;
 }
 
-/** Never throws into the OAuth callback: failures are logged and the merchant sees them on the Sync page. */
-export async function onCustomerConnected(prisma: PrismaClient, event: CustomerConnected): Promise<OnConnectResult> {
+export async function onCustomerConnected(
+  prisma: PrismaClient,
+  event: CustomerConnected,
+  options: { now?: Date; backfill?: boolean } = {},
+): Promise<OnConnectResult> {
+  const now = options.now ?? new Date();
   try {
     const records = await prisma.syncRecord.findMany({
-      where: { shop: event.shop, customerId: event.customerId, state: { in: ["skipped", "waiting"] } },
+      where: { shop: event.shop, customerId: event.customerId, state: { in: ["skipped", "waiting", "pending"] } },
       select: { id: true },
     });
-    const ids = records.map((r) => r.id);
-    if (ids.length === 0) return { requeued: 0 };
-    const result = await prisma.job.updateMany({
-      where: { recordId: { in: ids }, status: { in: ["done", "failed", "cancelled"] } },
-      data: { status: "queued", runAt: new Date(), attempts: 0, lastError: null, leasedBy: null, leaseUntil: null },
-    });
-    return { requeued: result.count };
+    let requeued = 0;
+    for (const { id } of records) {
+      const latest = await prisma.job.findFirst({ where: { shop: event.shop, recordId: id }, orderBy: { seq: "desc" } });
+      if (!latest || latest.status === "running") continue;
+      const result = await prisma.job.updateMany({
+        where: { id: latest.id, status: { not: "running" } },
+        data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
+      });
+      requeued += result.count;
+    }
+    const backfillId = options.backfill === false ? undefined : await startBackfill(prisma, { ...event, now });
+    notifyWorkers();
+    return { requeued, backfillId };
   } catch (error) {
-    console.error("onCustomerConnected failed", { shop: event.shop, error: String(error) });
-    return { requeued: 0 };
+    const message = error instanceof Error ? error.message : String(error);
+    console.error("onCustomerConnected failed", { shop: event.shop, error: message });
+    return { requeued: 0, error: message };
   }
 }

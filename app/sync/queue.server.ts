@@ -38,7 +38,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<string> {
       payload: (job.payload ?? {}) as Prisma.InputJsonValue,
       deliveryId: job.deliveryId ?? null,
       recordId: job.recordId ?? null,
-      runAt: job.runAt,
+      runAt: job.runAt ?? new Date(),
       maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     },
     select: { id: true },

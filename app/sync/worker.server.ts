@@ -1,0 +1,352 @@
+// The sync worker: leases jobs, maps Shopify data, routes it to the customer's workspace, imports it through the
+// service client and records the outcome in words a merchant can read. Runs in the app process (background.server)
+// or as `npm run worker`; any number of them may share one PostgreSQL database.
+//
+// Collaborators come in as `SyncDeps` (service client, settings loader, grant store factory, Admin API, clock), so
+// tests replace exactly what they need. Nothing here imports Remix.
+import { randomUUID } from "node:crypto";
+import type { Job, PrismaClient, SyncRecord } from "@prisma/client";
+import type { GrantStore } from "../service/grant-store";
+import type { ImportOutcome } from "../service/imports";
+import type { ServiceSettings } from "../service/context";
+import type { Failure } from "../service/outcomes";
+import { contentHash, idempotencyKey, type SyncKind } from "./idempotency";
+import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping";
+import {
+  backoffMs,
+  completeJob,
+  DEFAULT_LEASE_MS,
+  failJob,
+  leaseJobs,
+  orderKeyOf,
+  rescheduleJob,
+  wakeJobs,
+} from "./queue.server";
+import { routeCustomer, type RoutedGrant } from "./routing.server";
+import { runBackfillJob, type AdminGraphql } from "./backfill.server";
+import { onWorkNotified } from "./signal.server";
+
+export interface SyncLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type ImportFn = (
+  settings: ServiceSettings,
+  store: GrantStore,
+  request: unknown,
+  options: { idempotencyKey: string },
+) => Promise<ImportOutcome>;
+
+export interface SyncDeps {
+  prisma: PrismaClient;
+  now?: () => Date;
+  random?: () => number;
+  logger?: SyncLogger;
+  /** The shop's decrypted service settings, or null when not configured. */
+  loadSettings: (shop: string) => Promise<ServiceSettings | null>;
+  /** The GrantStore over one CustomerGrant row (decrypting tokens). */
+  grantStore: (grant: RoutedGrant) => GrantStore;
+  importOrder: ImportFn;
+  importShipment: ImportFn;
+  /** Admin GraphQL API for backfills. */
+  adminGraphql?: AdminGraphql;
+}
+
+const silent: SyncLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
+const WAIT_FOR_PERSON_MS = 6 * 3600_000;
+const WAIT_FOR_SETTINGS_MS = 10 * 60_000;
+const WAIT_FOR_ORDER_MS = 60_000;
+
+const IMPORTED = new Set(["imported", "updated"]);
+
+type Resolved = Required<Pick<SyncDeps, "now" | "random" | "logger">> & SyncDeps;
+const resolve = (deps: SyncDeps): Resolved => ({
+  now: () => new Date(),
+  random: Math.random,
+  logger: silent,
+  ...deps,
+});
+
+/** Runs one leased job to its next state. Never throws: a crash becomes a retry, then a final failure. */
+export async function runJob(input: SyncDeps, job: Job): Promise<void> {
+  const deps = resolve(input);
+  const log = deps.logger;
+  try {
+    if (job.kind === "backfill") {
+      if (!deps.adminGraphql) throw new Error("no Admin API client configured for backfills");
+      await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now });
+      await completeJob(deps.prisma, job, deps.now());
+      return;
+    }
+    if (job.kind !== "order" && job.kind !== "shipment") {
+      await failJob(deps.prisma, job, `unknown job kind ${job.kind}`, deps.now());
+      return;
+    }
+    await runImportJob(deps, job, job.kind);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log.error({ jobId: job.id, kind: job.kind, err: message }, "job crashed");
+    const reason = `Internal error while processing (${message.slice(0, 200)}).`;
+    if (job.attempts >= job.maxAttempts) {
+      await failJob(deps.prisma, job, reason, deps.now()).catch(() => undefined);
+      if (job.recordId) await setRecord(deps, job.recordId, { state: "failed", reason: `Gave up after ${job.attempts} attempts. ${reason}` }).catch(() => undefined);
+    } else {
+      const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random));
+      await rescheduleJob(deps.prisma, job, { runAt, error: reason }).catch(() => undefined);
+    }
+  }
+}
+
+async function payloadOf(deps: Resolved, job: Job): Promise<unknown> {
+  if (job.deliveryId) {
+    const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id: job.deliveryId }, select: { payload: true } });
+    if (delivery) return delivery.payload;
+  }
+  return (job.payload as { data?: unknown } | null)?.data;
+}
+
+function setRecord(deps: Resolved, id: string, data: Partial<SyncRecord>) {
+  return deps.prisma.syncRecord.update({ where: { id }, data });
+}
+
+async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId: string, orderId: string): Promise<SyncRecord> {
+  const record = await deps.prisma.syncRecord.upsert({
+    where: { shop_kind_externalId: { shop: job.shop, kind, externalId } },
+    create: { shop: job.shop, kind, externalId, orderId },
+    update: {},
+  });
+  if (job.recordId !== record.id) await deps.prisma.job.update({ where: { id: job.id }, data: { recordId: record.id } });
+  return record;
+}
+
+/** Final for this content: the record shows why, the job is done (a later change or a retry runs it again). */
+async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skipped" | "failed", reason: string) {
+  await setRecord(deps, record.id, { state, reason, attempts: job.attempts, lastAttemptAt: deps.now() });
+  if (state === "failed") await failJob(deps.prisma, job, reason, deps.now());
+  else await completeJob(deps.prisma, job, deps.now());
+  deps.logger.info({ jobId: job.id, recordId: record.id, state }, "record settled");
+}
+
+/** Waits for something outside our control (a person, its order) without using up the attempt budget. */
+async function wait(deps: Resolved, job: Job, record: SyncRecord, reason: string, delayMs: number, extra: Partial<SyncRecord> = {}) {
+  await setRecord(deps, record.id, { state: "waiting", reason, lastAttemptAt: deps.now(), ...extra });
+  await rescheduleJob(deps.prisma, job, { runAt: new Date(deps.now().getTime() + delayMs), error: reason, countAttempt: false });
+}
+
+async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
+  const payload = await payloadOf(deps, job);
+  const p = (payload ?? {}) as Record<string, unknown>;
+  const mapped: Mapped<unknown> =
+    kind === "order" ? mapOrder(p as unknown as ShopifyOrder) : mapFulfillment(p as unknown as ShopifyFulfillment);
+  const externalId = String(p.id ?? "");
+  const orderId = String((kind === "order" ? p.id : p.order_id) ?? "");
+  if (!externalId || !orderId) {
+    await failJob(deps.prisma, job, "the payload has no id", deps.now());
+    return;
+  }
+  let record = await ensureRecord(deps, job, kind, externalId, orderId);
+
+  // Which customer (and so which workspace): the order's own customer, or for a shipment its order's.
+  let customerId: string | undefined;
+  let orderRecord: SyncRecord | null = null;
+  if (kind === "order") {
+    customerId = customerIdOf(p as unknown as ShopifyOrder);
+  } else {
+    orderRecord = await deps.prisma.syncRecord.findUnique({
+      where: { shop_kind_externalId: { shop: job.shop, kind: "order", externalId: orderId } },
+    });
+    customerId = orderRecord?.customerId ?? undefined;
+  }
+  if (customerId && record.customerId !== customerId) {
+    record = await setRecord(deps, record.id, { customerId });
+  }
+
+  if (!mapped.ok) return settle(deps, job, record, mapped.state, mapped.reason);
+
+  if (kind === "order" && !customerId) {
+    return settle(deps, job, record, "skipped", "The order has no customer, so there is no workspace to import it into.");
+  }
+  if (kind === "shipment") {
+    if (!orderRecord || !IMPORTED.has(orderRecord.state) || !orderRecord.workspaceId) {
+      if (orderRecord && (orderRecord.state === "skipped" || orderRecord.state === "failed")) {
+        return settle(deps, job, record, "skipped", `Its order was not imported: ${orderRecord.reason ?? orderRecord.state}`);
+      }
+      return wait(deps, job, record, "Waiting for its order to be imported first.", WAIT_FOR_ORDER_MS);
+    }
+  }
+
+  const route = await routeCustomer(deps.prisma, job.shop, customerId!);
+  if (route.kind === "not_connected") return settle(deps, job, record, "skipped", route.reason);
+  if (route.kind === "needs_reconnect") return wait(deps, job, record, route.reason, WAIT_FOR_PERSON_MS);
+
+  const settings = await deps.loadSettings(job.shop);
+  if (!settings) {
+    return wait(deps, job, record, "The Merchant Integration Service is not set up for this shop yet (Settings).", WAIT_FOR_SETTINGS_MS);
+  }
+
+  const hash = contentHash(mapped.request);
+  if (record.sentHash === hash && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
+    await completeJob(deps.prisma, job, deps.now()); // this very content is already at the service
+    return;
+  }
+  const key = idempotencyKey(job.shop, kind, externalId, hash);
+  await setRecord(deps, record.id, { contentHash: hash, attempts: job.attempts, lastAttemptAt: deps.now() });
+
+  const send = kind === "order" ? deps.importOrder : deps.importShipment;
+  const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
+
+  if (outcome.ok) {
+    const state = outcome.data.status === "updated" || record.sentHash ? "updated" : "imported";
+    await setRecord(deps, record.id, {
+      state,
+      reason: null,
+      sentHash: hash,
+      workspaceId: route.grant.workspaceId,
+      serviceId: outcome.data.id,
+      serviceStatus: outcome.data.status,
+      importedAt: deps.now(),
+    });
+    await completeJob(deps.prisma, job, deps.now());
+    deps.logger.info({ jobId: job.id, recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
+    if (kind === "order") await wakeShipments(deps, job.shop, orderId);
+    return;
+  }
+  await handleFailure(deps, job, record, kind, outcome);
+}
+
+/** Shipments of an order that just got imported: those waiting run now, those skipped for it run again. */
+async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
+  const now = deps.now();
+  await wakeJobs(deps.prisma, { shop, orderKey: orderKeyOf(orderId), kind: "shipment" }, now);
+  const skipped = await deps.prisma.syncRecord.findMany({
+    where: { shop, kind: "shipment", orderId, state: { in: ["skipped", "waiting"] } },
+    select: { id: true },
+  });
+  for (const { id } of skipped) {
+    const latest = await deps.prisma.job.findFirst({ where: { shop, recordId: id }, orderBy: { seq: "desc" } });
+    if (latest && latest.status !== "running" && latest.status !== "queued") {
+      await deps.prisma.job.update({
+        where: { id: latest.id },
+        data: { status: "queued", runAt: now, attempts: 0, lastError: null, finishedAt: null },
+      });
+    }
+  }
+}
+
+const WAIT_FOR_RECONNECT = new Set<Failure["kind"]>(["reconnect_required", "invalid_token", "insufficient_scope"]);
+// With content-derived keys the same key always carries the same bytes: a conflict can only mean "still in flight".
+const RETRY = new Set<Failure["kind"]>(["rate_limited", "server_error", "network_error", "timeout", "idempotency_conflict", "replayed_request"]);
+
+async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind: SyncKind, outcome: Failure) {
+  const now = deps.now();
+  deps.logger.warn({ jobId: job.id, recordId: record.id, kind, failure: outcome.kind, status: outcome.status }, "import failed");
+  if (WAIT_FOR_RECONNECT.has(outcome.kind)) {
+    return wait(deps, job, record, `${outcome.message} Waiting for the customer to reconnect; nothing is lost.`, WAIT_FOR_PERSON_MS);
+  }
+  if (outcome.kind === "order_not_found") {
+    // Never dropped: the order is (re)imported first, then this runs again.
+    const delay = backoffMs(Math.min(job.attempts, 8), outcome.retryAfterMs, deps.random, 5_000);
+    return wait(deps, job, record, "Waiting for the service to have its order; will try again.", delay);
+  }
+  if (RETRY.has(outcome.kind) || outcome.retryable) {
+    if (job.attempts >= job.maxAttempts) {
+      const reason = `Gave up after ${job.attempts} attempts. ${outcome.message}`;
+      await setRecord(deps, record.id, { state: "failed", reason });
+      await failJob(deps.prisma, job, reason, now);
+      return;
+    }
+    const delay = backoffMs(job.attempts, outcome.retryAfterMs, deps.random);
+    const runAt = new Date(now.getTime() + delay);
+    const reason = `${outcome.message} Will try again at ${runAt.toISOString().slice(11, 19)} UTC (attempt ${job.attempts} of ${job.maxAttempts}).`;
+    await setRecord(deps, record.id, { state: IMPORTED.has(record.state) ? record.state : "pending", reason });
+    await rescheduleJob(deps.prisma, job, { runAt, error: outcome.message });
+    return;
+  }
+  await setRecord(deps, record.id, { state: "failed", reason: outcome.message });
+  await failJob(deps.prisma, job, outcome.message, now);
+}
+
+export interface WorkerOptions {
+  workerId?: string;
+  /** Jobs run at once by this worker. */
+  concurrency?: number;
+  leaseMs?: number;
+  /** Sleep between polls when there is nothing to do. */
+  pollMs?: number;
+}
+
+export interface RunningWorker {
+  id: string;
+  /** Stops leasing, waits for running jobs to finish. */
+  stop(): Promise<void>;
+}
+
+/** Runs until stopped: lease a batch, run it, repeat; sleep `pollMs` (or until notified) when idle. */
+export function startWorker(input: SyncDeps, options: WorkerOptions = {}): RunningWorker {
+  const deps = resolve(input);
+  const id = options.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const concurrency = options.concurrency ?? 4;
+  const pollMs = options.pollMs ?? 1_000;
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const unsubscribe = onWorkNotified(() => wake?.());
+  deps.logger.info({ workerId: id, concurrency }, "worker started");
+
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopping) {
+      let jobs: Job[] = [];
+      try {
+        jobs = await leaseJobs(deps.prisma, { workerId: id, limit: concurrency, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        deps.logger.error({ workerId: id, err: error instanceof Error ? error.message : String(error) }, "lease failed");
+      }
+      if (jobs.length > 0) {
+        await Promise.all(jobs.map((job) => runJob(deps, job)));
+        continue;
+      }
+      if (stopping) break;
+      await new Promise<void>((resolveSleep) => {
+        const timer = setTimeout(done, failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          resolveSleep();
+        }
+        wake = done;
+      });
+    }
+  })();
+
+  return {
+    id,
+    async stop() {
+      stopping = true;
+      wake?.();
+      unsubscribe();
+      await loop;
+      deps.logger.info({ workerId: id }, "worker stopped");
+    },
+  };
+}
+
+/** Runs due jobs until none is left (tests, scripts). Returns how many ran. */
+export async function drainJobs(input: SyncDeps, options: WorkerOptions & { maxRounds?: number } = {}): Promise<number> {
+  const deps = resolve(input);
+  const id = options.workerId ?? `drain-${randomUUID().slice(0, 8)}`;
+  let ran = 0;
+  for (let round = 0; round < (options.maxRounds ?? 1000); round++) {
+    const jobs = await leaseJobs(deps.prisma, { workerId: id, limit: options.concurrency ?? 8, leaseMs: options.leaseMs, now: deps.now() });
+    if (jobs.length === 0) break;
+    await Promise.all(jobs.map((job) => runJob(deps, job)));
+    ran += jobs.length;
+  }
+  return ran;
+}

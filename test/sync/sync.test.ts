@@ -1,0 +1,373 @@
+// The sync engine against the service emulator: intake → queue → worker → emulator, counted at the emulator.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../emulator/server";
+import type { GrantStore } from "~/service";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { recordSyncDelivery } from "~/sync/intake.server";
+import { contentHash, idempotencyKey } from "~/sync/idempotency";
+import { mapOrder } from "~/sync/mapping";
+import { onCustomerConnected } from "~/sync/on-connect.server";
+import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
+import { drainJobs, runJob, type SyncDeps } from "~/sync/worker.server";
+import {
+  Clock,
+  connectCustomer,
+  emulatorState,
+  importCounts,
+  injectFault,
+  newId,
+  SHOP,
+  settingsFor,
+  shopifyFulfillment,
+  shopifyOrder,
+  startTestEmulator,
+  syncDeps,
+} from "./support";
+
+let db: TestDatabase;
+let emulator: RunningEmulator;
+let stores: Map<string, GrantStore>;
+let clock: Clock;
+let deps: SyncDeps;
+const CUSTOMER = "7000000001";
+
+beforeAll(async () => {
+  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await db?.close();
+});
+beforeEach(async () => {
+  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
+  for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
+    await (db.prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
+  }
+  stores = new Map();
+  clock = new Clock();
+  deps = syncDeps(db.prisma, emulator, stores, clock);
+  await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+});
+
+let event = 0;
+async function deliver(topic: string, payload: unknown, eventId = `evt-${++event}-${newId()}`) {
+  return recordSyncDelivery(db.prisma, { shop: SHOP, topic, eventId, payload });
+}
+
+/** Runs the worker until nothing is due, moving the clock past backoffs (up to `rounds` times). */
+async function settle(rounds = 20) {
+  for (let i = 0; i < rounds; i++) {
+    if ((await drainJobs(deps)) > 0) continue;
+    const now = clock.now();
+    const queued = await db.prisma.job.findFirst({ where: { status: "queued", runAt: { gt: now } }, orderBy: { runAt: "asc" } });
+    const leased = await db.prisma.job.findFirst({ where: { status: "running" }, orderBy: { leaseUntil: "asc" } });
+    const due = Math.min(queued?.runAt.getTime() ?? Infinity, leased?.leaseUntil ? leased.leaseUntil.getTime() + 1 : Infinity);
+    if (due === Infinity) return;
+    clock.ms = due + 1;
+  }
+}
+
+const record = (kind: "order" | "shipment", externalId: string | number) =>
+  db.prisma.syncRecord.findUniqueOrThrow({ where: { shop_kind_externalId: { shop: SHOP, kind, externalId: String(externalId) } } });
+
+describe("orders and shipments", () => {
+  it("imports a new order", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null, workspaceId: "ws-acme", attempts: 1 });
+    const state = await emulatorState(emulator);
+    expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(1);
+    expect(state.orders[0].body).toEqual(mapOrder(order).ok && (mapOrder(order) as { request: unknown }).request);
+  });
+
+  it("records a repeated delivery once and imports once; the same content by another event is not sent again", async () => {
+    const order = shopifyOrder();
+    const first = await deliver("ORDERS_CREATE", order, "evt-dup");
+    const again = await deliver("ORDERS_CREATE", order, "evt-dup");
+    expect(first.duplicate).toBe(false);
+    expect(again).toMatchObject({ duplicate: true, deliveryId: first.deliveryId });
+    expect(await db.prisma.job.count()).toBe(1);
+    await settle();
+    await deliver("ORDERS_UPDATED", { ...order, tags: "vip" }); // nothing the service sees changed
+    await settle();
+    const state = await emulatorState(emulator);
+    expect(state.requests.filter((r) => r.path === "/api/v1/orders")).toHaveLength(1);
+    expect((await record("order", order.id)).state).toBe("imported");
+  });
+
+  it("sends a changed order again as an update", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    const edited = { ...order, line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    await deliver("ORDERS_UPDATED", edited);
+    await settle();
+    const state = await emulatorState(emulator);
+    expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(2);
+    expect(state.orders[0].status).toBe("updated");
+    expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(1);
+    expect(await record("order", order.id)).toMatchObject({ state: "updated", reason: null });
+  });
+
+  it("imports a fulfillment that arrived before its order after the order", async () => {
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    await drainJobs(deps);
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "waiting", reason: "Waiting for its order to be imported first." });
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
+    const state = await emulatorState(emulator);
+    const ok = state.requests.filter((r) => r.status === 201);
+    expect(ok.map((r) => r.path)).toEqual(["/api/v1/orders", "/api/v1/shipments"]);
+    expect(state.shipments[0].body).toMatchObject({
+      external_shipment_id: String(fulfillment.id),
+      external_order_id: String(order.id),
+      carrier: "UPS",
+      tracking_number: "1Z2345",
+    });
+  });
+
+  it("retries a shipment the service answers order_not_found, never dropping it", async () => {
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    await injectFault(emulator, { path: "/api/v1/shipments", status: 422, body: { error: "order_not_found" }, times: 3 });
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    await settle(30);
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
+    expect(importCounts(await emulatorState(emulator), "/api/v1/shipments").get(String(fulfillment.id))).toBe(1);
+  });
+
+  it("imports everything exactly once through 500s, 429s and timeouts", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 3 });
+    await injectFault(emulator, { path: "/api/v1/orders", status: 429, headers: { "Retry-After": "7" }, body: { error: "rate_limited" }, times: 2 });
+    await injectFault(emulator, { path: "/api/v1/orders", delay_ms: 1_500, times: 2 }); // processed, answer too late
+    await injectFault(emulator, { path: "/api/v1/shipments", status: 503, delay_ms: 1_200, times: 2 }); // timeouts
+    const orders = Array.from({ length: 6 }, () => shopifyOrder());
+    for (const order of orders) {
+      await deliver("ORDERS_CREATE", order);
+      await deliver("FULFILLMENTS_CREATE", shopifyFulfillment(order));
+    }
+    await settle(40);
+    const state = await emulatorState(emulator);
+    const orderCounts = importCounts(state, "/api/v1/orders");
+    const shipmentCounts = importCounts(state, "/api/v1/shipments");
+    for (const order of orders) expect(orderCounts.get(String(order.id))).toBe(1);
+    expect([...shipmentCounts.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(state.orders).toHaveLength(6);
+    expect(state.shipments).toHaveLength(6);
+    const records = await db.prisma.syncRecord.findMany();
+    expect(records.every((r) => r.state === "imported")).toBe(true);
+    // Retry-After was honoured: a 429'd job was not run again sooner than 7 s later.
+    expect(state.requests.some((r) => r.status === 429)).toBe(true);
+  }, 60_000);
+
+  it("takes over a job whose worker died mid-import, and the service imports it once", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    const [job] = await leaseJobs(db.prisma, { workerId: "doomed", leaseMs: 30_000, now: clock.now() });
+    // The doomed worker got as far as sending the request, then died before recording anything.
+    const request = (mapOrder(order) as { request: unknown }).request;
+    const key = idempotencyKey(SHOP, "order", String(order.id), contentHash(request));
+    const sent = await deps.importOrder(settingsFor(emulator), stores.get(CUSTOMER)!, request, { idempotencyKey: key });
+    expect(sent.ok).toBe(true);
+    expect(await drainJobs(deps)).toBe(0); // still leased
+    clock.advance(31_000);
+    await settle();
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done", attempts: 2 });
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
+    const state = await emulatorState(emulator);
+    expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(1);
+    expect(state.requests.filter((r) => r.replayed)).toHaveLength(1);
+  });
+});
+
+describe("skip and failure reasons, one each", () => {
+  it("skips an order without a customer", async () => {
+    const order = shopifyOrder({ customer: null });
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({
+      state: "skipped",
+      reason: "The order has no customer, so there is no workspace to import it into.",
+    });
+  });
+
+  it("skips an order whose customer has not connected, and imports it when they connect", async () => {
+    const order = shopifyOrder({ customer: { id: 7_000_000_999 } });
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("ORDERS_CREATE", order);
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "skipped", customerId: "7000000999" });
+    expect((await record("order", order.id)).reason).toMatch(/^Customer has not connected a workspace/);
+    expect((await record("shipment", fulfillment.id)).reason).toMatch(/^Its order was not imported: Customer has not connected/);
+    await connectCustomer(db.prisma, emulator, stores, "7000000999", "ws-globex");
+    const result = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: "7000000999" }, { backfill: false, now: clock.now() });
+    expect(result.requeued).toBe(2);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", workspaceId: "ws-globex" });
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
+  });
+
+  it("skips an order with nothing left to import (every line removed by edits)", async () => {
+    const order = shopifyOrder();
+    order.line_items = order.line_items.map((l) => ({ ...l, current_quantity: 0, fulfillable_quantity: 0 }));
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({
+      state: "skipped",
+      reason: "Nothing left to import: every line of this order was removed.",
+    });
+    expect((await emulatorState(emulator)).requests).toHaveLength(0);
+  });
+
+  it("fails an order over 500 lines without a crash loop", async () => {
+    const order = shopifyOrder({}, 501);
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({
+      state: "failed",
+      reason: "The order has 501 lines; the service accepts at most 500 lines per order.",
+      attempts: 1,
+    });
+    expect(await db.prisma.job.findFirstOrThrow()).toMatchObject({ status: "failed", attempts: 1 });
+  });
+
+  it("fails an order the shared schema rejects, naming the field", async () => {
+    const order = shopifyOrder({ currency: "DOLLARS" });
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({
+      state: "failed",
+      reason: "The order cannot be sent as it is: currency: must be exactly 3 characters.",
+    });
+  });
+
+  it("fails when the service refuses the data", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    const r = await record("order", order.id);
+    expect(r.state).toBe("failed");
+    expect(r.reason).toMatch(/not accept.*lines\[0\]\.title: too long/);
+  });
+
+  it("fails after the attempt budget when the service keeps failing", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 100 });
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await db.prisma.job.updateMany({ data: { maxAttempts: 3 } });
+    await settle();
+    const r = await record("order", order.id);
+    expect(r).toMatchObject({ state: "failed", attempts: 3 });
+    expect(r.reason).toMatch(/^Gave up after 3 attempts\. The service had an internal problem \(HTTP 500\)/);
+    expect(await db.prisma.job.findFirstOrThrow()).toMatchObject({ status: "failed", attempts: 3 });
+  });
+
+  it("waits for a reconnection without burning attempts when the grant needs reconnecting", async () => {
+    await db.prisma.customerGrant.update({
+      where: { shop_customerId: { shop: SHOP, customerId: CUSTOMER } },
+      data: { status: "needs_reconnect", statusReason: "the customer revoked access" },
+    });
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await drainJobs(deps);
+    expect(await record("order", order.id)).toMatchObject({
+      state: "waiting",
+      reason:
+        "The customer's workspace connection must be reconnected (the customer revoked access). Waiting for them to reconnect; nothing is lost.",
+    });
+    expect(await db.prisma.job.findFirstOrThrow()).toMatchObject({ status: "queued", attempts: 0 });
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { backfill: false, now: clock.now() });
+    await drainJobs(deps);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
+  });
+
+  it("waits when the service settings are not set up", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await drainJobs({ ...deps, loadSettings: async () => null });
+    expect(await record("order", order.id)).toMatchObject({
+      state: "waiting",
+      reason: "The Merchant Integration Service is not set up for this shop yet (Settings).",
+    });
+    expect(await db.prisma.job.findFirstOrThrow()).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
+  it("skips a cancelled fulfillment", async () => {
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order, { status: "cancelled" });
+    await deliver("FULFILLMENTS_UPDATE", fulfillment);
+    await settle();
+    expect(await record("shipment", fulfillment.id)).toMatchObject({
+      state: "skipped",
+      reason: "The fulfillment was cancelled in Shopify, so there is no shipment to import.",
+    });
+  });
+
+  it("turns a crash in processing into retries, then a final failure with its reason", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await db.prisma.job.updateMany({ data: { maxAttempts: 2 } });
+    await settle.call(null, 10);
+    const broken: SyncDeps = { ...deps, loadSettings: async () => { throw new Error("settings key missing"); } };
+    await db.prisma.job.updateMany({ data: { status: "queued", attempts: 0, runAt: clock.now() } });
+    await db.prisma.syncRecord.updateMany({ data: { sentHash: null, state: "pending" } });
+    for (let i = 0; i < 3; i++) {
+      await drainJobs(broken);
+      clock.advance(60 * 60_000);
+    }
+    const job = await db.prisma.job.findFirstOrThrow();
+    expect(job).toMatchObject({ status: "failed", attempts: 2 });
+    expect(job.lastError).toContain("settings key missing");
+    expect((await record("order", order.id)).state).toBe("failed");
+  });
+});
+
+describe("pause, resume and manual retry", () => {
+  it("leaves a paused shop's work waiting and runs it on resume", async () => {
+    await db.prisma.shopSettings.create({ data: { shop: SHOP, syncPaused: true } });
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "pending" });
+    expect(await db.prisma.job.findFirstOrThrow()).toMatchObject({ status: "queued", attempts: 0 });
+    await db.prisma.shopSettings.update({ where: { shop: SHOP }, data: { syncPaused: false } });
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
+  });
+
+  it("re-queues a failed import on Retry and imports it", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 2 });
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await db.prisma.job.updateMany({ data: { maxAttempts: 2 } });
+    await settle();
+    const failed = await record("order", order.id);
+    expect(failed.state).toBe("failed");
+    expect(await retryRecordJob(db.prisma, SHOP, failed.id, clock.now())).toBe(true);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null });
+    expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
+  });
+});
+
+describe("runJob", () => {
+  it("ignores a job whose lease was taken over (fenced writes)", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    const [job] = await leaseJobs(db.prisma, { workerId: "a", leaseMs: 1, now: clock.now() });
+    clock.advance(10);
+    await settle();
+    await runJob(deps, job); // the stale worker finishes late: the service replays, nothing is overwritten
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done", leasedBy: expect.not.stringMatching(/^a$/) });
+    expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
+  });
+});
