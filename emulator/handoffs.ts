@@ -5,7 +5,7 @@ import { CartHandoffRequestSchema, describeIssues } from "../app/service/schemas
 import type { Context } from "./context";
 import { errorReply, header, isValidIdempotencyKey, json, mediaType, parseJsonBody, stringField, type Reply } from "./http";
 import { scopedKey } from "./idempotency";
-import { isValidNonce, NONCE_TTL_SECONDS, sha256Hex, signatureMatches, timestampInWindow } from "./signature";
+import { isValidNonce, NONCE_TTL_SECONDS, signatureMatches, timestampInWindow } from "./signature";
 
 const DEFAULT_EXPIRES_IN_SECONDS = 86400;
 
@@ -51,20 +51,14 @@ export async function createHandoff(ctx: Context, req: IncomingMessage, pathWith
   if (!parsed.ok) return errorReply(422, "invalid_payload", "body is not JSON");
   const externalId = stringField(parsed.value, "external_cart_id");
 
-  // 5. Idempotency.
-  const begun = ctx.idempotency.begin(scopedKey("handoffs", [clientId], idempotencyKey), sha256Hex(bytes), now);
-  if (begun.kind === "replay") return { ...begun.reply, headers: { ...begun.reply.headers, "idempotent-replayed": "true" }, replayed: true, externalId };
-  if (begun.kind === "conflict") return { ...errorReply(409, "idempotency_conflict", begun.message), externalId };
-
-  let reply: Reply;
-  try {
-    await ctx.faults.afterKeyReserved(req.method ?? "POST", "/api/v1/cart-handoffs");
-    reply = validateAndCreate(ctx, clientId, parsed.value, now);
-  } catch (err) {
-    ctx.idempotency.finish(begun.reservation, { status: 500, headers: {}, body: "" });
-    throw err;
-  }
-  ctx.idempotency.finish(begun.reservation, reply);
+  // 5. Idempotency, then 6 and 7.
+  const reply = await ctx.idempotency.run(
+    scopedKey("handoffs", [clientId], idempotencyKey),
+    bytes,
+    now,
+    () => ctx.faults.afterKeyReserved(req.method ?? "POST", "/api/v1/cart-handoffs"),
+    () => validateAndCreate(ctx, clientId, parsed.value, now),
+  );
   return { ...reply, externalId };
 }
 

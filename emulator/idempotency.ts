@@ -1,6 +1,7 @@
 // Idempotency keys (contract 3): fingerprint = SHA-256 of the raw body; only 201 outcomes are stored, for 24 h.
 import { ExpiringMap } from "./expiring-map";
-import type { Reply } from "./http";
+import { errorReply, type Reply } from "./http";
+import { sha256Hex } from "./signature";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
@@ -10,48 +11,49 @@ interface Entry {
   reply?: Reply;
 }
 
-export type Begin =
-  | { kind: "new"; reservation: Reservation }
-  | { kind: "replay"; reply: Reply }
-  | { kind: "conflict"; message: string };
-
-export interface Reservation {
-  key: string;
-  entry: Entry;
-}
-
 export class IdempotencyStore {
   private readonly keys = new ExpiringMap<Entry>();
 
-  /** Looks the key up in its scope; when unused, reserves it (in flight) for this fingerprint. */
-  begin(scopedKey: string, fingerprint: string, now: number): Begin {
+  /**
+   * Step 5 of contract 1 and 2, and what follows it: replay a stored 201 (with Idempotent-Replayed), refuse an
+   * in-flight or other-body use with 409, or reserve the key, do the work and keep its outcome only if it is a 201
+   * (any other outcome frees the key). `whileReserved` runs between reserving and working: the fault delay that
+   * lets a concurrent retry see the key in flight.
+   */
+  async run(
+    scopedKey: string,
+    body: Buffer | string,
+    now: number,
+    whileReserved: () => Promise<void>,
+    work: () => Reply,
+  ): Promise<Reply> {
+    const fingerprint = sha256Hex(body);
     const existing = this.keys.get(scopedKey, now);
     if (existing) {
       if (existing.fingerprint !== fingerprint) {
-        return { kind: "conflict", message: "this Idempotency-Key was already used with another request body" };
+        return errorReply(409, "idempotency_conflict", "this Idempotency-Key was already used with another request body");
       }
-      if (!existing.reply) return { kind: "conflict", message: "a request with this Idempotency-Key is still in progress" };
-      return { kind: "replay", reply: existing.reply };
+      if (!existing.reply) return errorReply(409, "idempotency_conflict", "a request with this Idempotency-Key is still in progress");
+      return { ...existing.reply, headers: { ...existing.reply.headers, "idempotent-replayed": "true" }, replayed: true };
     }
     const entry: Entry = { fingerprint };
     this.keys.set(scopedKey, entry, now + IDEMPOTENCY_TTL_MS, now);
-    return { kind: "new", reservation: { key: scopedKey, entry } };
-  }
-
-  /** Stores a 201; any other outcome frees the key so it may be sent again, even with another body. */
-  finish(reservation: Reservation, reply: Reply): void {
-    // After a reset the reservation is stale: leave whatever is there now alone.
-    if (this.keys.peek(reservation.key) !== reservation.entry) return;
-    if (reply.status === 201) reservation.entry.reply = reply;
-    else this.keys.delete(reservation.key);
+    let reply: Reply | undefined;
+    try {
+      await whileReserved();
+      reply = work();
+      return reply;
+    } finally {
+      // After a reset the entry is stale: leave whatever is there now alone.
+      if (this.keys.peek(scopedKey) === entry) {
+        if (reply?.status === 201) entry.reply = reply;
+        else this.keys.delete(scopedKey);
+      }
+    }
   }
 
   clear(): void {
     this.keys.clear();
-  }
-
-  get size(): number {
-    return this.keys.size;
   }
 }
 

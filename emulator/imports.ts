@@ -8,7 +8,6 @@ import type { Context } from "./context";
 import { errorReply, header, isValidIdempotencyKey, json, mediaType, parseJsonBody, stringField, type Reply } from "./http";
 import { scopedKey } from "./idempotency";
 import type { IssuedToken } from "./oauth-state";
-import { sha256Hex } from "./signature";
 
 interface ImportKind<B> {
   endpoint: "orders" | "shipments";
@@ -78,26 +77,17 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
   if (!parsed.ok) return logged(errorReply(400, "invalid_request", "body is not JSON"));
   const externalId = stringField(parsed.value, kind.externalIdField);
 
-  // 5. Idempotency, scoped to workspace and client.
-  const begun = ctx.idempotency.begin(scopedKey(kind.endpoint, [workspaceId, clientId], idempotencyKey), sha256Hex(bytes), now);
-  if (begun.kind === "replay") {
-    return logged({ ...begun.reply, headers: { ...begun.reply.headers, "idempotent-replayed": "true" }, replayed: true }, externalId);
-  }
-  if (begun.kind === "conflict") return logged(errorReply(409, "idempotency_conflict", begun.message), externalId);
-
-  let reply: Reply;
-  try {
-    await ctx.faults.afterKeyReserved(req.method ?? "POST", kind.path);
-    // 6. Schema.
-    const result = kind.schema.safeParse(parsed.value);
-    reply = result.success
-      ? kind.save(ctx, token, result.data, now)
-      : errorReply(422, "invalid_payload", describeIssues(result.error));
-  } catch (err) {
-    ctx.idempotency.finish(begun.reservation, { status: 500, headers: {}, body: "" });
-    throw err;
-  }
-  ctx.idempotency.finish(begun.reservation, reply);
+  // 5. Idempotency, scoped to workspace and client; then 6 (schema), 7 and 8 (kind.save).
+  const reply = await ctx.idempotency.run(
+    scopedKey(kind.endpoint, [workspaceId, clientId], idempotencyKey),
+    bytes,
+    now,
+    () => ctx.faults.afterKeyReserved(req.method ?? "POST", kind.path),
+    () => {
+      const result = kind.schema.safeParse(parsed.value);
+      return result.success ? kind.save(ctx, token, result.data, now) : errorReply(422, "invalid_payload", describeIssues(result.error));
+    },
+  );
   return logged(reply, externalId);
 }
 

@@ -2,11 +2,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorInternals } from "../server";
-import { sha256Hex } from "../signature";
 import { scopedKey } from "../idempotency";
 import { getTokens, order, postHandoff, postImport, shipment, start, type TestEmulator, type Tokens } from "./helpers";
 
 const N = 100_000;
+const noDelay = async () => {};
+const created = () => ({ status: 201, headers: {}, body: "{}" });
 let t: TestEmulator;
 let tokens: Tokens;
 
@@ -29,8 +30,7 @@ beforeAll(async () => {
       body,
       lineIds: new Set(body.lines.map((l) => l.external_line_id)),
     });
-    const begun = ctx.idempotency.begin(scopedKey("orders", ["ws-acme", "sandbox-client"], `seed-key-${i}`), sha256Hex(`${i}`), t.clock.now);
-    if (begun.kind === "new") ctx.idempotency.finish(begun.reservation, { status: 201, headers: {}, body: "{}" });
+    await ctx.idempotency.run(scopedKey("orders", ["ws-acme", "sandbox-client"], `seed-key-${i}`), `${i}`, t.clock.now, noDelay, created);
     ctx.store.requests.push({
       at,
       method: "POST",
