@@ -1,0 +1,93 @@
+// The Prisma GrantStore the sync engine uses: tokens encrypted at rest, compare-and-set on tokenVersion, needs_reconnect.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrismaGrantStore, grantStoreFor } from "~/connections/grant-store.server";
+import { storeGrant } from "~/connections/grants.server";
+import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+
+const keyring = parseKeyring(`gs:${randomBytes(32).toString("base64")}`);
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db?.close());
+
+const SHOP = "grants.myshopify.com";
+
+describe("Prisma grant store", () => {
+  it("stores tokens encrypted and loads them decrypted", async () => {
+    await storeGrant(
+      db.prisma,
+      {
+        shop: SHOP,
+        customerId: "101",
+        customerName: "Ada Lovelace",
+        workspaceId: "ws-acme",
+        tokens: { accessToken: "at-1", refreshToken: "rt-1", accessTokenExpiresAt: new Date("2030-01-01T00:00:00Z"), scopes: ["orders:write"] },
+      },
+      { keyring },
+    );
+    const row = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "101" } } });
+    expect(row.accessTokenEnc).not.toContain("at-1");
+    expect(keyIdOf(row.accessTokenEnc)).toBe("gs");
+    expect(keyIdOf(row.refreshTokenEnc!)).toBe("gs");
+
+    const store = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring });
+    expect(await store.load()).toMatchObject({
+      accessToken: "at-1",
+      refreshToken: "rt-1",
+      scopes: ["orders:write"],
+      workspaceId: "ws-acme",
+      status: "active",
+      tokenVersion: 0,
+    });
+  });
+
+  it("saveRefreshed is a compare-and-set on tokenVersion", async () => {
+    const store = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring });
+    const tokens = { accessToken: "at-2", refreshToken: "rt-2", accessTokenExpiresAt: null, scopes: ["orders:write"] };
+    const [a, b] = await Promise.all([store.saveRefreshed(0, tokens), store.saveRefreshed(0, { ...tokens, accessToken: "at-x" })]);
+    expect([a, b].filter(Boolean)).toHaveLength(1); // exactly one writer wins
+    const now = await store.load();
+    expect(now?.tokenVersion).toBe(1);
+    expect(await store.saveRefreshed(0, tokens)).toBeNull(); // stale version: nothing written
+    expect((await store.load())?.tokenVersion).toBe(1);
+  });
+
+  it("markNeedsReconnect sets status and reason only at the expected version", async () => {
+    const store = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring });
+    expect(await store.markNeedsReconnect("stale", 0)).toBe(false);
+    expect(await store.markNeedsReconnect("the service no longer accepts the saved authorization", 1)).toBe(true);
+    expect(await store.load()).toMatchObject({ status: "needs_reconnect", statusReason: "the service no longer accepts the saved authorization" });
+    await store.markUsed!(new Date("2026-11-22T10:00:00Z"));
+    const row = await db.prisma.customerGrant.findFirstOrThrow({ where: { shop: SHOP, customerId: "101" } });
+    expect(row.lastUsedAt?.toISOString()).toBe("2026-11-22T10:00:00.000Z");
+    // A refresh that succeeds later makes it active again.
+    expect(await store.saveRefreshed(1, { accessToken: "at-3", refreshToken: "rt-3", accessTokenExpiresAt: null, scopes: ["orders:write"] })).toMatchObject({
+      status: "active",
+      statusReason: null,
+      tokenVersion: 2,
+    });
+  });
+
+  it("is scoped to one shop and customer; grantStoreFor shares one store per grant", async () => {
+    expect(await createPrismaGrantStore(db.prisma, { shop: "other.myshopify.com", customerId: "101" }, { keyring }).load()).toBeNull();
+    const a = grantStoreFor(db.prisma, { shop: SHOP, customerId: "101" }, { keyring });
+    expect(grantStoreFor(db.prisma, { shop: SHOP, customerId: "101" }, { keyring })).toBe(a);
+    expect(grantStoreFor(db.prisma, { shop: SHOP, customerId: "102" }, { keyring })).not.toBe(a);
+  });
+
+  it("reconnecting replaces the tokens, bumps the version and hands back the old refresh token", async () => {
+    const result = await storeGrant(
+      db.prisma,
+      { shop: SHOP, customerId: "101", workspaceId: "ws-globex", tokens: { accessToken: "at-9", refreshToken: "rt-9", accessTokenExpiresAt: null, scopes: ["orders:write", "shipments:write"] } },
+      { keyring },
+    );
+    expect(result.previousRefreshToken).toBe("rt-3");
+    const loaded = await createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring }).load();
+    expect(loaded).toMatchObject({ accessToken: "at-9", workspaceId: "ws-globex", status: "active", tokenVersion: 3 });
+    const row = await db.prisma.customerGrant.findFirstOrThrow({ where: { shop: SHOP, customerId: "101" } });
+    expect(row.customerName).toBe("Ada Lovelace"); // kept when the new attempt knew no name
+  });
+});
