@@ -129,12 +129,22 @@ function fromError(err: unknown, host: string): OAuthFailure {
     return oauthFailure(err.status === 401 ? "invalid_client" : "unexpected_response", host, { status: err.status });
   }
   if (err instanceof oauth.OperationProcessingError) {
+    if (err.code === oauth.HTTP_REQUEST_FORBIDDEN || err.code === oauth.REQUEST_PROTOCOL_FORBIDDEN) {
+      return {
+        ...oauthFailure("unexpected_response", host),
+        message: "The auth URL must start with https:// (plain http is allowed only for localhost).",
+      };
+    }
     if (/state/i.test(err.message)) return oauthFailure("invalid_state", host);
     const status = err.cause instanceof Response ? err.cause.status : undefined;
     return oauthFailure(status !== undefined && status >= 500 ? "server_error" : "unexpected_response", host, { status });
   }
   if (err instanceof Error && err.name === "TimeoutError") return oauthFailure("timeout", host);
-  if (err instanceof TypeError) return oauthFailure("network_error", host);
+  // fetch's own failures are TypeErrors without a code; oauth4webapi's argument errors carry an ERR_* code.
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof TypeError && !(typeof code === "string" && code.startsWith("ERR_"))) {
+    return oauthFailure("network_error", host);
+  }
   return oauthFailure("unexpected_response", host);
 }
 
