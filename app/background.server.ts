@@ -2,6 +2,8 @@
 // for deployments that scale workers apart with `npm run worker`) and a clean shutdown on SIGTERM.
 import { database } from "./db.server";
 import { env } from "./env.server";
+import { createSyncDeps } from "./sync/deps.server";
+import { startWorker } from "./sync/worker.server";
 
 type Stopper = () => Promise<void>;
 const stoppers: Stopper[] = [];
@@ -26,5 +28,10 @@ export function startBackgroundServices() {
 }
 
 async function startInProcessWorker() {
-  // Filled in by the sync engine: app/sync/worker.server.ts exports startWorker.
+  const db = database();
+  const worker = startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
+    workerId: `web-${process.pid}`,
+    concurrency: Number(process.env.WORKER_CONCURRENCY ?? 4),
+  });
+  onShutdown(() => worker.stop());
 }
