@@ -21,9 +21,10 @@ async function verify(request: Request) {
   return { liquid, url, shop, customerId, prefix };
 }
 
-// Relative to the storefront: the shopper's browser is on the shop's own domain here.
+// Relative to the storefront: the shopper's browser is on the shop's own domain here. The prefix is checked
+// against a strict pattern (proxyPrefix), so it is safe in the query as it is.
 const loginRedirect = (prefix: string) =>
-  redirect(`/account/login?return_url=${encodeURIComponent(`${prefix}/connect`)}`, {
+  redirect(`/account/login?return_url=${prefix}/connect`, {
     headers: { "Cache-Control": "no-store" },
   });
 

@@ -1,0 +1,453 @@
+// Customer workspace connection end to end: storefront page (app proxy) → OAuth with PKCE at the emulator →
+// callback on the app → grant stored encrypted → back on the store; every failure path; the Customers page;
+// tenant isolation between two shops.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
+import { createPrismaGrantStore, grantStoreFor } from "~/connections/grant-store.server";
+import { storeGrant } from "~/connections/grants.server";
+import { decryptSecret, keyIdOf, parseKeyring } from "~/connections/secret-box.server";
+import { importOrder, MemoryGrantStore, revokeToken } from "~/service";
+import { startApp, type RunningApp } from "../helpers/app";
+import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { emulatorSettings } from "../helpers/emulator-oauth";
+import { embeddedUrl, mintSessionToken, proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
+import { routeStorefront } from "../helpers/storefront";
+
+const KEYS = `k1:${randomBytes(32).toString("base64")}`;
+const keyring = parseKeyring(KEYS);
+const SHOP_B = "shop-b.myshopify.com";
+const ORDER = {
+  external_order_id: "order-9001",
+  ordered_at: "2026-11-01T10:00:00Z",
+  lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }],
+};
+
+let db: TestDatabase;
+let app: RunningApp;
+let emu: RunningEmulator;
+let browser: Browser;
+
+// ---- small drivers over plain HTTP -------------------------------------------------------------------------
+
+async function admin(path: string, init: RequestInit & { shop?: string } = {}) {
+  const url = new URL(path, app.url);
+  return fetch(url, {
+    ...init,
+    redirect: "manual",
+    headers: {
+      Authorization: `Bearer ${await mintSessionToken(init.shop ?? TEST_SHOP)}`,
+      "User-Agent": CHROME_USER_AGENT,
+      ...(init.headers ?? {}),
+    },
+  });
+}
+
+async function saveSettings(shop: string, fields: Record<string, string>) {
+  const res = await admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", shop, body: new URLSearchParams({ intent: "save", ...fields }) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** POSTs the storefront form through the proxy signer; returns the emulator's authorize URL. */
+async function startFlow(customerId: string, shop = TEST_SHOP, name = "") {
+  const res = await fetch(proxyUrl(app.url, "/connect", { customerId, shop }), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", "User-Agent": CHROME_USER_AGENT },
+    body: new URLSearchParams({ customer_name: name, customer_email: "" }),
+  });
+  expect(res.status).toBe(302);
+  return new URL(res.headers.get("location")!);
+}
+
+/** Answers the consent page like the customer would; returns the callback URL the emulator redirects to. */
+async function consent(authorize: URL, decision: "approve" | "deny", workspaceId = "ws-acme") {
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set("workspace_id", workspaceId);
+  form.set("decision", decision);
+  const res = await fetch(new URL("/oauth/authorize", emu.url), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
+  expect(res.status).toBe(302);
+  return res.headers.get("location")!;
+}
+
+async function callback(location: string) {
+  const res = await fetch(location, { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+  return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+}
+
+const grantOf = (customerId: string, shop = TEST_SHOP) =>
+  db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
+
+async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
+  const authorize = await startFlow(customerId, shop, name);
+  const location = await consent(authorize, "approve");
+  const result = await callback(location);
+  expect(result.location).toBe(`https://${shop}/apps/workspace/connect?result=connected`);
+  return { authorize, callbackUrl: location };
+}
+
+// ---- setup ----------------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await seedOfflineSession(db.prisma, TEST_SHOP);
+  await seedOfflineSession(db.prisma, SHOP_B);
+  app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
+  const client = DEFAULT_CONFIG.clients[0];
+  emu = await startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, clients: [{ ...client, redirect_uris: [`${app.url}/connect/callback`] }] },
+  });
+  const s = emulatorSettings(emu.url);
+  const saved = await saveSettings(TEST_SHOP, { ...s, environment: s.environment });
+  expect(saved.status).toBe(200);
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await emu?.close();
+  await app?.close();
+  await db?.close();
+});
+
+// ---- the happy path in Chromium --------------------------------------------------------------------------
+
+describe("connect a workspace in the browser", () => {
+  it("storefront page → consent → approve → back on the store, grant stored encrypted, shown on Customers", async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await routeStorefront(page, { appUrl: app.url, customerId: "7001", customer: { name: "Ada Lovelace", email: "ada@example.com" } });
+
+    const started = Date.now();
+    await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
+    await page.waitForSelector("[data-status=not_connected]");
+    await page.screenshot({ path: screenshotPath("connect-1-storefront"), fullPage: true });
+
+    await page.click("[data-action=connect]");
+    await page.waitForURL(`${emu.url}/oauth/authorize**`);
+    expect(await page.textContent("body")).toContain("asks to write data");
+    const authorizeUrl = new URL(page.url());
+    expect(authorizeUrl.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(authorizeUrl.searchParams.get("redirect_uri")).toBe(`${app.url}/connect/callback`);
+    await page.screenshot({ path: screenshotPath("connect-2-consent"), fullPage: true });
+
+    await page.click("button[value=approve]");
+    await page.waitForURL(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    await page.waitForSelector("[data-result=connected]");
+    expect(await page.textContent("[data-status=connected]")).toContain("ws-acme");
+    await page.screenshot({ path: screenshotPath("connect-3-connected"), fullPage: true });
+    console.info(`connect flow in Chromium: ${Date.now() - started} ms`);
+    await context.close();
+
+    // Stored encrypted: ciphertexts under the current key; the decrypted access token works at the service.
+    const row = await grantOf("7001");
+    expect(row).toMatchObject({ workspaceId: "ws-acme", scopes: "orders:write shipments:write", status: "active", customerName: "Ada Lovelace", customerEmail: "ada@example.com" });
+    expect(keyIdOf(row!.accessTokenEnc)).toBe("k1");
+    expect(keyIdOf(row!.refreshTokenEnc!)).toBe("k1");
+    const accessToken = decryptSecret(row!.accessTokenEnc, keyring);
+    expect(row!.accessTokenEnc).not.toContain(accessToken);
+    const dbDump = JSON.stringify(await db.prisma.customerGrant.findMany()) + JSON.stringify(await db.prisma.oAuthState.findMany());
+    expect(dbDump).not.toContain(accessToken);
+    expect(dbDump).not.toContain(decryptSecret(row!.refreshTokenEnc!, keyring));
+    const store = createPrismaGrantStore(db.prisma, { shop: TEST_SHOP, customerId: "7001" }, { keyring });
+    const imported = await importOrder(emulatorSettings(emu.url), store, ORDER, { idempotencyKey: "flow-order-1" });
+    expect(imported).toMatchObject({ ok: true, status: 201 });
+
+    // The state row is used up and its verifier was encrypted.
+    const states = await db.prisma.oAuthState.findMany({ where: { customerId: "7001" } });
+    expect(states).toHaveLength(1);
+    expect(states[0].usedAt).not.toBeNull();
+    expect(keyIdOf(states[0].codeVerifierEnc)).toBe("k1");
+
+    // The Customers page shows the grant.
+    const adminContext = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const adminPage = await adminContext.newPage();
+    const response = await adminPage.goto(await embeddedUrl(app.url, "/app/customers"));
+    expect(response?.status()).toBe(200);
+    await adminPage.waitForSelector(".Polaris-IndexTable");
+    const text = await adminPage.textContent("body");
+    expect(text).toContain("Ada Lovelace");
+    expect(text).toContain("ws-acme");
+    expect(text).toContain("orders:write, shipments:write");
+    expect(text).toContain("Connected");
+    await adminPage.screenshot({ path: screenshotPath("connect-4-customers"), fullPage: true });
+    await adminContext.close();
+  });
+
+  it("sends an anonymous visitor to log in first", async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await routeStorefront(page, { appUrl: app.url, customerId: null });
+    await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
+    await page.waitForSelector("[data-page=login]");
+    expect(page.url()).toBe(`https://${TEST_SHOP}/account/login?return_url=/apps/workspace/connect`);
+    await context.close();
+  });
+});
+
+// ---- failure paths -------------------------------------------------------------------------------------------
+
+describe("failure paths store nothing and say what happened", () => {
+  it("anonymous visitor (GET and POST) → login redirect", async () => {
+    for (const method of ["GET", "POST"]) {
+      const res = await fetch(proxyUrl(app.url, "/connect", { customerId: null }), { method, redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toBe("/account/login?return_url=/apps/workspace/connect");
+    }
+    expect(await db.prisma.oAuthState.count({ where: { customerId: "" } })).toBe(0);
+  });
+
+  it("bad proxy signature → 400, nothing started", async () => {
+    const before = await db.prisma.oAuthState.count();
+    const forged = await fetch(proxyUrl(app.url, "/connect", { customerId: "7002", secret: "not-the-api-secret" }), { method: "POST", redirect: "manual" });
+    expect(forged.status).toBe(400);
+    // A genuine signature with the customer id changed afterwards.
+    const url = new URL(proxyUrl(app.url, "/connect", { customerId: "7002" }));
+    url.searchParams.set("logged_in_customer_id", "7003");
+    expect((await fetch(url, { redirect: "manual" })).status).toBe(400);
+    expect(await db.prisma.oAuthState.count()).toBe(before);
+  });
+
+  it("denied consent → result=denied", async () => {
+    const authorize = await startFlow("7101");
+    const res = await callback(await consent(authorize, "deny"));
+    expect(res.status).toBe(302);
+    expect(res.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=denied`);
+    expect(await grantOf("7101")).toBeNull();
+    // The store page turns the code into words.
+    const page = await fetch(proxyUrl(app.url, "/connect", { customerId: "7101", extra: { result: "denied" } }));
+    expect(await page.text()).toContain("You declined the connection");
+  });
+
+  it("tampered state → 400 page on the app, nothing stored", async () => {
+    const authorize = await startFlow("7102");
+    const location = new URL(await consent(authorize, "approve"));
+    const state = location.searchParams.get("state")!;
+    for (const forged of [state.slice(0, -1) + (state.endsWith("A") ? "B" : "A"), randomBytes(32).toString("base64url"), ""]) {
+      const tampered = new URL(location);
+      tampered.searchParams.set("state", forged);
+      const res = await callback(tampered.toString());
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("This connection link is not valid");
+    }
+    expect(await grantOf("7102")).toBeNull();
+    // The genuine callback still works afterwards: the forgeries did not consume anything.
+    expect((await callback(location.toString())).location).toContain("result=connected");
+  });
+
+  it("expired state → result=expired", async () => {
+    const authorize = await startFlow("7103");
+    const location = await consent(authorize, "approve");
+    // Eleven minutes later (the state lives ten).
+    await db.prisma.oAuthState.update({
+      where: { state: authorize.searchParams.get("state")! },
+      data: { expiresAt: new Date(Date.now() - 60_000) },
+    });
+    const res = await callback(location);
+    expect(res.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=expired`);
+    expect(await grantOf("7103")).toBeNull();
+  });
+
+  it("replayed callback → result=already_used, the stored grant is untouched", async () => {
+    const { callbackUrl } = await connectViaHttp("7104");
+    const before = await grantOf("7104");
+    const replay = await callback(callbackUrl);
+    expect(replay.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=already_used`);
+    const after = await grantOf("7104");
+    expect(after).toEqual(before);
+  });
+
+  it("concurrent callbacks with the same state: exactly one connects", async () => {
+    const authorize = await startFlow("7105");
+    const location = await consent(authorize, "approve");
+    const results = await Promise.all([callback(location), callback(location), callback(location)]);
+    const codes = results.map((r) => new URL(r.location!).searchParams.get("result")).sort();
+    expect(codes).toEqual(["already_used", "already_used", "connected"]);
+    expect((await grantOf("7105"))?.tokenVersion).toBe(0);
+  });
+
+  it("failed token exchange (service error, or a forged code) → result=failed", async () => {
+    const authorize = await startFlow("7106");
+    const location = await consent(authorize, "approve");
+    await fetch(`${emu.url}/_emulator/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ method: "POST", path: "/oauth/token", status: 500, body: { error: "server_error" } }),
+    });
+    const res = await callback(location);
+    expect(res.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=failed`);
+    expect(await grantOf("7106")).toBeNull();
+
+    const second = await startFlow("7107");
+    const genuine = new URL(await consent(second, "approve"));
+    genuine.searchParams.set("code", "forged-code");
+    expect((await callback(genuine.toString())).location).toContain("result=failed");
+    expect(await grantOf("7107")).toBeNull();
+  });
+
+  it("a shop without settings tells the shopper plainly", async () => {
+    const page = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }));
+    expect(await page.text()).toContain("not available at this store");
+    const post = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }), { method: "POST", redirect: "manual" });
+    expect(post.status).toBe(409);
+    expect(await db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
+  });
+});
+
+// ---- Customers page --------------------------------------------------------------------------------------------
+
+describe("Customers page", () => {
+  const loaderData = async (query = "", shop = TEST_SHOP) => {
+    const res = await admin(`/app/customers?_data=routes%2Fapp.customers${query}`, { shop });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number } };
+  };
+
+  it("searches and paginates; shows the customer id when no name is known", async () => {
+    for (let i = 0; i < 23; i++) {
+      await storeGrant(
+        db.prisma,
+        {
+          shop: TEST_SHOP,
+          customerId: String(8000 + i),
+          customerName: i === 0 ? null : `Bulk Customer ${i}`,
+          workspaceId: "ws-globex",
+          tokens: { accessToken: `bulk-at-${i}`, refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] },
+        },
+        { keyring, now: new Date(Date.UTC(2026, 0, 1, 0, i)) },
+      );
+    }
+    const all = await loaderData();
+    expect(all.grants.items).toHaveLength(20);
+    expect(all.grants.pageCount).toBeGreaterThanOrEqual(2);
+    const last = await loaderData(`&page=${all.grants.pageCount}`);
+    expect(last.grants.page).toBe(all.grants.pageCount);
+    const search = await loaderData("&q=lovelace");
+    expect(search.grants.items.map((g) => g.displayName)).toEqual(["Ada Lovelace"]);
+    const unnamed = await loaderData("&q=8000");
+    expect(unnamed.grants.items[0]).toMatchObject({ displayName: "Customer 8000", customerId: "8000" });
+    // No token material in what the page receives.
+    expect(JSON.stringify(all)).not.toMatch(/bulk-at-|accessToken|enc:v1/);
+  });
+
+  it("a grant whose refresh fails is marked needs reconnect and shown so", async () => {
+    await connectViaHttp("7201", TEST_SHOP, "Grace Hopper");
+    const settings = emulatorSettings(emu.url);
+    const row = await grantOf("7201");
+    // The customer's authorization ends at the service; our access token has expired.
+    await revokeToken(settings, decryptSecret(row!.refreshTokenEnc!, keyring), { tokenTypeHint: "refresh_token" });
+    await db.prisma.customerGrant.update({ where: { id: row!.id }, data: { accessTokenExpiresAt: new Date(Date.now() - 1000) } });
+    const outcome = await importOrder(settings, grantStoreFor(db.prisma, { shop: TEST_SHOP, customerId: "7201" }, { keyring }), ORDER, {
+      idempotencyKey: "needs-reconnect-1",
+    });
+    expect(outcome).toMatchObject({ ok: false, kind: "reconnect_required" });
+    const data = await loaderData("&q=Hopper");
+    expect(data.grants.items[0]).toMatchObject({ status: "needs_reconnect" });
+    expect(String(data.grants.items[0].statusReason)).toContain("reconnect");
+
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    const url = new URL(await embeddedUrl(app.url, "/app/customers"));
+    url.searchParams.set("q", "Hopper");
+    await page.goto(url.toString());
+    await page.waitForSelector("text=Needs reconnect");
+    await page.screenshot({ path: screenshotPath("customers-needs-reconnect"), fullPage: true });
+    await context.close();
+
+    // The storefront tells the shopper too.
+    const store = await fetch(proxyUrl(app.url, "/connect", { customerId: "7201" }));
+    expect(await store.text()).toContain('data-status="needs_reconnect"');
+  });
+
+  it("disconnect revokes at the service and deletes the tokens", async () => {
+    await connectViaHttp("7301", TEST_SHOP, "Alan Turing");
+    const row = await grantOf("7301");
+    const tokens = {
+      workspaceId: row!.workspaceId,
+      accessToken: decryptSecret(row!.accessTokenEnc, keyring),
+      refreshToken: decryptSecret(row!.refreshTokenEnc!, keyring),
+      accessTokenExpiresAt: null,
+      scopes: row!.scopes.split(" "),
+    };
+    const res = await admin("/app/customers?_data=routes%2Fapp.customers", {
+      method: "POST",
+      body: new URLSearchParams({ intent: "disconnect", grantId: row!.id }),
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).message).toContain("revoked at the service");
+    expect(await grantOf("7301")).toBeNull();
+    // The old tokens no longer work at the service.
+    const outcome = await importOrder(emulatorSettings(emu.url), new MemoryGrantStore(tokens), ORDER, { idempotencyKey: "after-disconnect" });
+    expect(outcome.ok).toBe(false);
+
+    const missing = await admin("/app/customers?_data=routes%2Fapp.customers", {
+      method: "POST",
+      body: new URLSearchParams({ intent: "disconnect", grantId: row!.id }),
+    });
+    expect(missing.status).toBe(404);
+    const bad = await admin("/app/customers?_data=routes%2Fapp.customers", { method: "POST", body: new URLSearchParams({ intent: "nope" }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ ok: false, message: expect.stringContaining("disconnect") });
+  });
+});
+
+// ---- tenant isolation ------------------------------------------------------------------------------------------
+
+describe("tenant isolation", () => {
+  it("shop B's session sees none of shop A's customers and cannot disconnect them", async () => {
+    const a = await grantOf("7001");
+    expect(a).not.toBeNull();
+    const res = await admin("/app/customers?_data=routes%2Fapp.customers&q=Ada", { shop: SHOP_B });
+    const data = await res.json();
+    expect(data.grants.total).toBe(0);
+    expect(JSON.stringify(data)).not.toContain("7001");
+
+    const attempt = await admin("/app/customers?_data=routes%2Fapp.customers", {
+      method: "POST",
+      shop: SHOP_B,
+      body: new URLSearchParams({ intent: "disconnect", grantId: a!.id }),
+    });
+    expect(attempt.status).toBe(404);
+    expect(await grantOf("7001")).not.toBeNull();
+  });
+
+  it("shop B's session cannot read or use shop A's settings", async () => {
+    const res = await admin("/app/settings?_data=routes%2Fapp.settings", { shop: SHOP_B });
+    const data = await res.json();
+    expect(data.settings).toMatchObject({ configured: false, clientId: "", authUrl: "", clientSecret: { set: false } });
+    expect(JSON.stringify(data)).not.toContain(emu.url);
+    const check = await admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", shop: SHOP_B, body: new URLSearchParams({ intent: "check" }) });
+    expect((await check.json()).check).toMatchObject({ ok: false, message: expect.stringContaining("Not configured") });
+  });
+
+  it("the same customer id in shop B is a different customer; B's proxy cannot complete A's state", async () => {
+    // Shop A's customer 7001 is connected; shop B's customer 7001 is not.
+    const pageB = await fetch(proxyUrl(app.url, "/connect", { customerId: "7001", shop: SHOP_B }));
+    expect(await pageB.text()).not.toContain('data-status="connected"');
+
+    // A state made for shop A, carried to shop B's proxy with a genuine code: nothing is completed or consumed.
+    const authorize = await startFlow("7401");
+    const callbackUrl = new URL(await consent(authorize, "approve"));
+    const extra = { code: callbackUrl.searchParams.get("code")!, state: callbackUrl.searchParams.get("state")! };
+    for (const method of ["GET", "POST"]) {
+      await fetch(proxyUrl(app.url, "/connect", { customerId: "7401", shop: SHOP_B, extra }), { method, redirect: "manual" });
+    }
+    expect(await grantOf("7401", SHOP_B)).toBeNull();
+    expect(await grantOf("7401")).toBeNull();
+    const state = await db.prisma.oAuthState.findUnique({ where: { state: extra.state } });
+    expect(state).toMatchObject({ shop: TEST_SHOP, usedAt: null });
+
+    // Completed through the callback, it lands on shop A's customer only, and sends the shopper to shop A.
+    expect((await callback(callbackUrl.toString())).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    expect(await grantOf("7401")).not.toBeNull();
+    expect(await grantOf("7401", SHOP_B)).toBeNull();
+  });
+});
