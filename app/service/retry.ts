@@ -6,7 +6,7 @@ import type { ServiceDeps } from "./context";
 import { failure, type Failure, type Outcome } from "./outcomes";
 
 export interface RetryPolicy {
-  /** Total HTTP attempts allowed for one call (1 = no retries). */
+  /** Attempts allowed for one call (1 = no retries). A 401 answered by one refresh and resend is one attempt. */
   maxAttempts: number;
   /** Give up rather than wait past this much time since the call started. */
   maxElapsedMs: number;
@@ -55,11 +55,12 @@ export async function withRetries<T>(
 ): Promise<Outcome<T>> {
   const policy = deps.retry;
   const startedAt = deps.now();
-  let sent = 0;
-  let retries = 0;
+  let sent = 0; // requests, for the outcome
+  let tries = 0; // calls of `attempt`, for the budget (one may send two requests: 401, refresh, resend)
   let earlierAmbiguous = false;
   for (;;) {
     let outcome = await attempt();
+    tries += 1;
     sent += outcome.attempts;
     outcome = { ...outcome, attempts: sent };
     if (outcome.ok) return outcome;
@@ -74,9 +75,9 @@ export async function withRetries<T>(
     const wait =
       outcome.kind === "rate_limited" && outcome.retryAfterMs !== undefined
         ? outcome.retryAfterMs
-        : backoffDelayMs(retries, deps.random, policy);
+        : backoffDelayMs(tries - 1, deps.random, policy);
     const elapsed = deps.now() - startedAt;
-    if (sent >= policy.maxAttempts || elapsed + wait > policy.maxElapsedMs || signal?.aborted) {
+    if (tries >= policy.maxAttempts || elapsed + wait > policy.maxElapsedMs || signal?.aborted) {
       // Tell the caller (the sync engine's scheduler) how long to wait before its own next try.
       return outcome.retryAfterMs === undefined ? { ...outcome, retryAfterMs: wait } : outcome;
     }
@@ -86,6 +87,5 @@ export async function withRetries<T>(
     } catch {
       return outcome; // the caller gave up (aborted): report the last answer rather than throw
     }
-    retries += 1;
   }
 }

@@ -89,12 +89,12 @@ describe("cart handoffs against the emulator", () => {
   });
 
   it("a timeout is retried with the same key and re-signed; the service answers the retry from its store", async () => {
-    // Processed normally but 700 ms slow: the 200 ms client timeout fires, the retry (after ~900 ms) is replayed.
-    await injectFault(emu.url, { path: PATH, delay_ms: 700 });
+    // Processed normally but 500 ms slow: the 150 ms client timeout fires, the retry (after ~900 ms) is replayed.
+    await injectFault(emu.url, { path: PATH, delay_ms: 500 });
     const rec = recordingFetch();
     const out = await createCartHandoff(settings, CART, {
       idempotencyKey: "cart-timeout",
-      deps: { fetch: rec.fetch, timeoutMs: 200, random: () => 0.9 },
+      deps: { fetch: rec.fetch, timeoutMs: 150, random: () => 0.9 },
     });
     expect(out).toMatchObject({ ok: true, replayed: true, attempts: 2 });
     const state = await emulatorState(emu.url);

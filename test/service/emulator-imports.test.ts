@@ -119,7 +119,7 @@ describe("imports against the emulator", () => {
 
   it("a timeout is retried with the same key: two requests in the log, one order", async () => {
     const { store } = await connectedStore();
-    await injectFault(emu.url, { path: ORDERS, delay_ms: 600 });
+    await injectFault(emu.url, { path: ORDERS, delay_ms: 400 });
     const out = await importOrder(settings, store, ORDER, {
       idempotencyKey: "order-timeout",
       deps: { timeoutMs: 150, random: () => 0.8 }, // real sleep: ~800 ms, after the slow first request finished
