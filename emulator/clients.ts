@@ -56,12 +56,4 @@ export class ClientRegistry {
     client.signingSecrets = [{ secret: previous.secret, expiresAt: now + this.graceSeconds * 1000 }, { secret, expiresAt: null }];
     return secret;
   }
-
-  /** Current public view of the clients (config shape, with the live signing secrets). */
-  list(now: number): ClientConfig[] {
-    return [...this.clients.values()].map((c) => ({
-      ...c.config,
-      signing_secrets: this.activeSigningSecrets(c.config.client_id, now),
-    }));
-  }
 }

@@ -33,10 +33,6 @@ export class ExpiringMap<V> {
     this.entries.clear();
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   private prune(now: number): void {
     for (const [key, entry] of this.entries) {
       if (entry.expiresAt > now) break;

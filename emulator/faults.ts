@@ -30,10 +30,6 @@ export class Faults {
     this.faults = [];
   }
 
-  get pending(): FaultInput[] {
-    return this.faults.map(({ remaining, ...f }) => ({ ...f, times: remaining }));
-  }
-
   /** Takes one use of the first fault that matches and has (or lacks) a status. */
   private take(method: string, path: string, withStatus: boolean): Fault | undefined {
     const index = this.faults.findIndex(

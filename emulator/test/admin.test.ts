@@ -158,6 +158,15 @@ describe("claim page", () => {
     expect(await res.text()).toContain("Globex Workspace");
     const s = await state(t);
     expect(s.handoffs[0]).toMatchObject({ claimed_workspace_id: "ws-globex" });
+    const again = await fetch(h.claim_url);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain("claimed into Globex Workspace");
+    const elsewhere = await fetch(h.claim_url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ workspace_id: "ws-acme" }),
+    });
+    expect(elsewhere.status).toBe(409);
     const unknown = await fetch(h.claim_url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -100,6 +100,14 @@ describe("GET /oauth/authorize", () => {
     expect(locationOf(res).searchParams.has("state")).toBe(false);
   });
 
+  it("scope is required: absent is invalid_scope (RFC 6749 3.3)", async () => {
+    const q = authorizeQuery();
+    q.delete("scope");
+    const res = await authorizeGet(q);
+    expect(locationOf(res).searchParams.get("error")).toBe("invalid_scope");
+    expect(locationOf(res).searchParams.get("state")).toBe("st-1");
+  });
+
   it("code_challenge_method is required (absent is refused)", async () => {
     const q = authorizeQuery();
     q.delete("code_challenge_method");
