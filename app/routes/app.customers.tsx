@@ -17,6 +17,7 @@ import {
 } from "@shopify/polaris";
 import { useState } from "react";
 import prisma from "../db.server";
+import { readForm } from "../connections/form.server";
 import { authenticate } from "../shopify.server";
 import { disconnectGrant, listGrants } from "../connections/grants.server";
 import { loadServiceSettings } from "../connections/settings.server";
@@ -38,7 +39,7 @@ type ActionData = { ok: boolean; message: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const grantId = form.get("grantId");
   if (form.get("intent") !== "disconnect" || typeof grantId !== "string" || !grantId) {
     return json<ActionData>({ ok: false, message: 'Send intent "disconnect" with a grantId.' }, { status: 400 });

@@ -4,6 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import prisma from "../db.server";
+import { readForm } from "../connections/form.server";
 import { authenticate } from "../shopify.server";
 import {
   checkServiceConnection,
@@ -32,7 +33,7 @@ type ActionData =
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
+import { readForm } from "../connections/form.server";
 import { env } from "../env.server";
 import { authenticate } from "../shopify.server";
 import { renderConnectPage } from "../connections/connect-page.server";
@@ -45,7 +46,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { liquid, shop, customerId, prefix } = await verify(request);
   if (!/^\d+$/.test(customerId)) return loginRedirect(prefix);
-  const form = await request.formData();
+  const form = await readForm(request);
   const text = (name: string) => {
     const value = form.get(name);
     return typeof value === "string" ? value : null;

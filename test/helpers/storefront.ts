@@ -47,7 +47,7 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       });
       const headers = response.headers();
       if (response.status() >= 300 && response.status() < 400) {
-        await route.fulfill({ status: response.status(), headers: { location: headers.location ?? "/" } });
+        await route.fulfill({ status: response.status(), headers: { location: new URL(headers.location ?? "/", url).toString() } });
         return;
       }
       const body = await response.text();

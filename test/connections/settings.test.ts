@@ -1,0 +1,248 @@
+// The admin Settings page: inline field errors, write-only secrets (never in HTML, loader data, action data or
+// the client bundle), "set, changed on <date>", check connection messages, and a replaced signing secret taking
+// effect on the very next check.
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
+import { loadServiceSettings } from "~/connections/settings.server";
+import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
+import { startApp, type RunningApp } from "../helpers/app";
+import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { embeddedUrl, mintSessionToken, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
+
+const KEYS = `s1:${randomBytes(32).toString("base64")}`;
+const keyring = parseKeyring(KEYS);
+const CLIENT_SECRET = "sandbox-client-secret";
+const SIGNING_SECRET = "whsec-sandbox-0001";
+
+let db: TestDatabase;
+let app: RunningApp;
+let emu: RunningEmulator;
+let browser: Browser;
+
+async function admin(pathAndQuery: string, init: RequestInit = {}) {
+  return fetch(new URL(pathAndQuery, app.url), {
+    ...init,
+    redirect: "manual",
+    headers: { Authorization: `Bearer ${await mintSessionToken()}`, "User-Agent": CHROME_USER_AGENT, ...(init.headers ?? {}) },
+  });
+}
+
+const DATA = "/app/settings?_data=routes%2Fapp.settings";
+const post = (fields: Record<string, string>) => admin(DATA, { method: "POST", body: new URLSearchParams(fields) });
+
+function validFields(overrides: Record<string, string> = {}) {
+  return {
+    intent: "save",
+    environment: "sandbox",
+    baseUrl: emu.url,
+    sandboxBaseUrl: emu.url,
+    authUrl: emu.url,
+    clientId: "sandbox-client",
+    clientSecret: CLIENT_SECRET,
+    signingSecret: SIGNING_SECRET,
+    ...overrides,
+  };
+}
+
+async function check() {
+  const res = await post({ intent: "check" });
+  expect(res.status).toBe(200);
+  return (await res.json()).check as { ok: boolean; message: string; lines: { name: string; ok: boolean; message: string }[] };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await seedOfflineSession(db.prisma);
+  app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
+  emu = await startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [`${app.url}/connect/callback`] }] },
+  });
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await emu?.close();
+  await app?.close();
+  await db?.close();
+});
+
+describe("settings form", () => {
+  it("answers inline field errors in its own shape and stores nothing", async () => {
+    const res = await post({
+      intent: "save",
+      environment: "staging",
+      baseUrl: "ftp://files.example.com",
+      sandboxBaseUrl: "not a url",
+      authUrl: "https://user:pw@auth.example.com",
+      clientId: "   ",
+    });
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body).toMatchObject({ intent: "save", ok: false });
+    expect(body.fieldErrors).toEqual({
+      environment: expect.stringContaining("sandbox or production"),
+      baseUrl: expect.stringContaining("absolute http(s) address"),
+      sandboxBaseUrl: expect.stringContaining("absolute http(s) address"),
+      authUrl: expect.stringContaining("user name or password"),
+      clientId: "Client ID is required",
+      clientSecret: "Client secret is required",
+      signingSecret: "Signing secret is required",
+    });
+    expect(await db.prisma.shopSettings.count()).toBe(0);
+
+    const unknown = await post({ intent: "launch" });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ intent: "unknown", error: expect.stringContaining("save") });
+    const empty = await admin(DATA, { method: "POST" });
+    expect(empty.status).toBe(400);
+  });
+
+  it("shows the errors under the fields in the browser", async () => {
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    await page.waitForSelector("[data-testid=settings-form]");
+    await page.fill("input[name=baseUrl]", "ftp://nope");
+    await page.fill("input[name=authUrl]", "relative/path");
+    await page.click("[data-testid=settings-form] button[type=submit]");
+    await page.waitForSelector("text=The settings were not saved");
+    const text = await page.textContent("body");
+    expect(text).toContain("Base URL must be an absolute http(s) address");
+    expect(text).toContain("Auth URL must be an absolute http(s) address");
+    expect(text).toContain("Client secret is required");
+    await page.screenshot({ path: screenshotPath("settings-field-errors"), fullPage: true });
+    await context.close();
+  });
+
+  it("saves; secrets are encrypted, write-only, and shown as 'set, changed on <date>'", async () => {
+    const res = await post(validFields());
+    expect(res.status).toBe(200);
+    const saved = await res.text();
+    expect(saved).not.toContain(CLIENT_SECRET);
+    expect(saved).not.toContain(SIGNING_SECRET);
+    expect(JSON.parse(saved)).toMatchObject({ ok: true, changedSecrets: ["clientSecret", "signingSecret"] });
+
+    const row = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
+    expect(keyIdOf(row.clientSecretEnc!)).toBe("s1");
+    expect(JSON.stringify(row)).not.toContain(CLIENT_SECRET);
+    expect(JSON.stringify(row)).not.toContain(SIGNING_SECRET);
+    expect(await loadServiceSettings(db.prisma, TEST_SHOP, keyring)).toEqual({
+      environment: "sandbox",
+      baseUrl: emu.url,
+      sandboxBaseUrl: emu.url,
+      authUrl: emu.url,
+      clientId: "sandbox-client",
+      clientSecret: CLIENT_SECRET,
+      signingSecret: SIGNING_SECRET,
+    });
+
+    // Loader data: status only.
+    const loader = await (await admin(DATA)).text();
+    expect(loader).not.toContain(CLIENT_SECRET);
+    expect(loader).not.toContain(SIGNING_SECRET);
+    expect(JSON.parse(loader).settings.clientSecret).toEqual({ set: true, changedAt: row.clientSecretChangedAt!.toISOString() });
+
+    // The rendered page (server HTML with its embedded loader data) in a browser.
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    const response = await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    const html = (await response!.text()) + (await page.content());
+    await page.waitForSelector("text=Set, changed on");
+    expect(html).not.toContain(CLIENT_SECRET);
+    expect(html).not.toContain(SIGNING_SECRET);
+    const date = row.signingSecretChangedAt!.toISOString().slice(0, 10);
+    expect(await page.textContent("body")).toContain(`Set, changed on ${date}`);
+    expect(await page.inputValue("input[name=clientSecret]")).toBe("");
+    await page.screenshot({ path: screenshotPath("settings-saved"), fullPage: true });
+    await context.close();
+
+    // Saving again with empty secret fields keeps them (and their dates).
+    const again = await post(validFields({ clientSecret: "", signingSecret: "", clientId: "sandbox-client" }));
+    expect((await again.json()).changedSecrets).toEqual([]);
+    const kept = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
+    expect(kept.clientSecretEnc).toBe(row.clientSecretEnc);
+    expect(kept.signingSecretChangedAt).toEqual(row.signingSecretChangedAt);
+  });
+
+  it("the client bundle contains no secret", () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else files.push(full);
+      }
+    };
+    walk(path.resolve("build/client"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const text = readFileSync(file, "latin1");
+      expect(text.includes(CLIENT_SECRET) || text.includes(SIGNING_SECRET) || text.includes(KEYS.split(":")[1])).toBe(false);
+    }
+  });
+});
+
+describe("check connection", () => {
+  it("passes with the right credentials", async () => {
+    const result = await check();
+    expect(result.ok).toBe(true);
+    expect(result.lines.map((l) => l.ok)).toEqual([true, true]);
+  });
+
+  it("names a bad signing secret and a bad client secret, without echoing them", async () => {
+    await post(validFields({ signingSecret: "whsec-wrong-secret", clientSecret: "wrong-client-secret" }));
+    const result = await check();
+    expect(result.ok).toBe(false);
+    expect(result.lines.find((l) => l.name === "signature")?.message).toMatch(/^signature rejected: check the .*signing secret/);
+    expect(result.lines.find((l) => l.name === "client")?.message).toMatch(/client rejected: check the client ID and client secret/);
+    expect(JSON.stringify(result)).not.toMatch(/whsec-wrong-secret|wrong-client-secret/);
+    await post(validFields());
+    expect((await check()).ok).toBe(true);
+  });
+
+  it("says which host it could not reach", async () => {
+    const closed = "http://127.0.0.1:9"; // discard port: nothing listens
+    await post(validFields({ sandboxBaseUrl: closed, authUrl: closed, clientSecret: "", signingSecret: "" }));
+    const result = await check();
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain("could not reach 127.0.0.1:9");
+    expect(result.lines.every((l) => l.message.includes("could not reach 127.0.0.1:9"))).toBe(true);
+    await post(validFields({ clientSecret: "", signingSecret: "" }));
+  });
+
+  it("a replaced signing secret is used from the next check on (emulator rotation)", async () => {
+    const rotate = async () => {
+      const res = await fetch(`${emu.url}/_emulator/clients/sandbox-client/rotate-signing-secret`, { method: "POST" });
+      return ((await res.json()) as { signing_secret: string }).signing_secret;
+    };
+    expect((await check()).ok).toBe(true);
+    await rotate(); // the saved secret stays valid for the grace period…
+    expect((await check()).ok).toBe(true);
+    const newest = await rotate(); // …until a second rotation drops it
+    const stale = await check();
+    expect(stale.ok).toBe(false);
+    expect(stale.message).toContain("signature rejected");
+
+    // Only the signing secret is replaced; no restart, no cache: the very next request uses it.
+    const saved = await post(validFields({ clientSecret: "", signingSecret: newest }));
+    expect((await saved.json()).changedSecrets).toEqual(["signingSecret"]);
+    const fresh = await check();
+    expect(fresh).toMatchObject({ ok: true });
+
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    await page.getByRole("button", { name: "Check connection" }).click();
+    await page.waitForSelector("text=Connection ok");
+    await page.screenshot({ path: screenshotPath("settings-check-ok"), fullPage: true });
+    expect(await page.content()).not.toContain(newest);
+    await context.close();
+  });
+});
