@@ -1,5 +1,6 @@
 // Shared test doubles for the service client tests: a fake clock whose sleep only records and advances, and a
 // scripted fetch that records every request (headers and exact body bytes).
+import type { LoggedRequest } from "../../emulator/store";
 import type { ServiceDepsOverrides, ServiceSettings } from "~/service";
 
 export function fakeTime(start = 1_795_000_000_000) {
@@ -90,23 +91,11 @@ export const CART = {
 
 // --- the emulator over real HTTP ---
 
-export interface EmulatorRequestLog {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  error: string | null;
-  idempotency_key: string | null;
-  replayed: boolean;
-  external_id: string | null;
-  workspace_id: string | null;
-}
-
 export interface EmulatorState {
   handoffs: unknown[];
   orders: { external_order_id?: string; workspace_id: string }[];
   shipments: unknown[];
-  requests: EmulatorRequestLog[];
+  requests: LoggedRequest[];
 }
 
 export async function emulatorState(url: string): Promise<EmulatorState> {
