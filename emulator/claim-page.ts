@@ -16,7 +16,7 @@ function lookup(ctx: Context, handoffId: string): { handoff: Handoff } | { reply
   if (!handoff) {
     return { reply: html(404, page("Cart not found", "<p>There is no cart at this address. Check the link you followed.</p>")) };
   }
-  if (ctx.now() >= handoff.expiresAtMs) {
+  if (ctx.now() >= Date.parse(handoff.expires_at)) {
     return {
       reply: html(
         410,

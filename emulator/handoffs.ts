@@ -74,7 +74,6 @@ function validateAndCreate(ctx: Context, clientId: string, body: unknown, now: n
     claim_url: `${ctx.baseUrl()}/claim/${handoffId}`,
     created_at: new Date(now).toISOString(),
     expires_at: new Date(expiresAtMs).toISOString(),
-    expiresAtMs,
     claimed_workspace_id: null,
     claimed_at: null,
     body: result.data,

@@ -110,7 +110,6 @@ const ORDERS: ImportKind<OrderRequest> = {
       created_at: existing?.created_at ?? at,
       updated_at: at,
       body,
-      lineIds: new Set(body.lines.map((l) => l.external_line_id)),
     };
     ctx.store.saveOrder(order);
     return json(201, { id: order.id, status: order.status, external_id: order.external_id });
@@ -128,7 +127,7 @@ const SHIPMENTS: ImportKind<ShipmentRequest> = {
     // 7. The order must have been imported into this workspace; lines are checked against its latest import.
     const order = ctx.store.findOrder(workspaceId, body.external_order_id);
     if (!order) return errorReply(422, "order_not_found", `no order ${body.external_order_id} in this workspace`);
-    const unknown = body.lines.findIndex((l) => !order.lineIds.has(l.external_order_line_id));
+    const unknown = body.lines.findIndex((l) => !ctx.store.orderHasLine(order, l.external_order_line_id));
     if (unknown >= 0) {
       return errorReply(
         422,

@@ -8,7 +8,6 @@ export interface Handoff {
   claim_url: string;
   created_at: string;
   expires_at: string;
-  expiresAtMs: number;
   claimed_workspace_id: string | null;
   claimed_at: string | null;
   body: CartHandoffRequest;
@@ -26,10 +25,7 @@ export interface ImportedRecord<B> {
   body: B;
 }
 
-export interface StoredOrder extends ImportedRecord<OrderRequest> {
-  /** external_line_id values of the latest import, for shipment line checks. */
-  lineIds: Set<string>;
-}
+export type StoredOrder = ImportedRecord<OrderRequest>;
 export type StoredShipment = ImportedRecord<ShipmentRequest>;
 
 export interface LoggedRequest {
@@ -49,6 +45,8 @@ const key = (workspaceId: string, externalId: string) => `${workspaceId}\u0000${
 export class Store {
   readonly handoffs = new Map<string, Handoff>();
   private readonly orders = new Map<string, StoredOrder>();
+  /** external_line_id values of each order's latest import, for the shipment line check (same keys as orders). */
+  private readonly orderLines = new Map<string, Set<string>>();
   private readonly shipments = new Map<string, StoredShipment>();
   readonly requests: LoggedRequest[] = [];
 
@@ -61,7 +59,14 @@ export class Store {
   }
 
   saveOrder(order: StoredOrder): void {
-    this.orders.set(key(order.workspace_id, order.external_id), order);
+    const k = key(order.workspace_id, order.external_id);
+    this.orders.set(k, order);
+    this.orderLines.set(k, new Set(order.body.lines.map((l) => l.external_line_id)));
+  }
+
+  /** Whether the order's latest import has this line. */
+  orderHasLine(order: StoredOrder, externalLineId: string): boolean {
+    return this.orderLines.get(key(order.workspace_id, order.external_id))?.has(externalLineId) ?? false;
   }
 
   saveShipment(shipment: StoredShipment): void {
@@ -75,6 +80,7 @@ export class Store {
   clear(): void {
     this.handoffs.clear();
     this.orders.clear();
+    this.orderLines.clear();
     this.shipments.clear();
     this.requests.length = 0;
   }
@@ -82,8 +88,8 @@ export class Store {
   /** Everything stored, for GET /_emulator/state (contract 7). */
   snapshot() {
     return {
-      handoffs: [...this.handoffs.values()].map(({ expiresAtMs: _e, ...h }) => h),
-      orders: [...this.orders.values()].map(({ lineIds: _l, ...o }) => o),
+      handoffs: [...this.handoffs.values()],
+      orders: [...this.orders.values()],
       shipments: [...this.shipments.values()],
       requests: this.requests,
     };

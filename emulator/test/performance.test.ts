@@ -28,7 +28,6 @@ beforeAll(async () => {
       created_at: at,
       updated_at: at,
       body,
-      lineIds: new Set(body.lines.map((l) => l.external_line_id)),
     });
     await ctx.idempotency.run(scopedKey("orders", ["ws-acme", "sandbox-client"], `seed-key-${i}`), `${i}`, t.clock.now, noDelay, created);
     ctx.store.requests.push({
