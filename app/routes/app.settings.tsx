@@ -119,7 +119,8 @@ export default function Settings() {
               </Banner>
             )}
             <Card>
-              <Form method="post" data-testid="settings-form">
+              {/* noValidate: the server (zod) decides, so the same inline messages appear for every client. */}
+              <Form method="post" data-testid="settings-form" noValidate>
                 <input type="hidden" name="intent" value="save" />
                 <FormLayout>
                   <Select

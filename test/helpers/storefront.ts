@@ -47,7 +47,17 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       });
       const headers = response.headers();
       if (response.status() >= 300 && response.status() < 400) {
-        await route.fulfill({ status: response.status(), headers: { location: new URL(headers.location ?? "/", url).toString() } });
+        const location = new URL(headers.location ?? "/", url);
+        if (location.origin === url.origin) {
+          // Chromium does not intercept the follow-up of a fulfilled redirect to the same (unresolvable) origin,
+          // so the stand-in redirects from the page instead; the browser ends on the same URL.
+          await route.fulfill({
+            contentType: "text/html",
+            body: `<!doctype html><script>location.replace(${JSON.stringify(location.toString())})</script>`,
+          });
+          return;
+        }
+        await route.fulfill({ status: response.status(), headers: { location: location.toString() } });
         return;
       }
       const body = await response.text();
