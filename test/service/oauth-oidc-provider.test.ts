@@ -117,8 +117,8 @@ describe("OAuth client against oidc-provider", () => {
         redirectUri: REDIRECT,
       });
       if (!tokens.ok) throw new Error(tokens.message);
-      expect(tokens.value.accessToken).toMatch(/\w{20,}/);
-      expect(tokens.value.refreshToken).toMatch(/\w{20,}/);
+      expect(tokens.value.accessToken).toMatch(/^[\w-]{20,}$/);
+      expect(tokens.value.refreshToken).toMatch(/^[\w-]{20,}$/);
       expect(tokens.value.scopes.sort()).toEqual(SCOPES);
       expect(tokens.value.accessTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now());
 
