@@ -23,8 +23,8 @@ export function escapeForLiquid(value: string): string {
 }
 
 const SCOPE_WORDS: Record<string, string> = {
-  "orders:write": "add your orders",
-  "shipments:write": "add your shipments",
+  "orders:write": "orders",
+  "shipments:write": "shipments",
 };
 
 export function renderConnectPage(input: ConnectPageInput): string {
@@ -40,7 +40,7 @@ export function renderConnectPage(input: ConnectPageInput): string {
   if (c && c.status === "active") {
     const scopes = c.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(" and ");
     parts.push(
-      `<p data-status="connected">Connected to workspace <strong>${e(c.workspaceId)}</strong> since ${e(c.connectedAt.slice(0, 10))}. This store may ${e(scopes)}.</p>`,
+      `<p data-status="connected">Connected to workspace <strong>${e(c.workspaceId)}</strong> since ${e(c.connectedAt.slice(0, 10))}. This store may add your ${e(scopes)} to it.</p>`,
     );
   } else if (c) {
     parts.push(

@@ -1,0 +1,116 @@
+// The connect flow's module (no Remix) against the emulator, with an injected clock and a log collector:
+// state lifetime, one-time use, the hook, and that nothing secret reaches a log line or a result.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
+import { completeConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
+import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
+import { decryptSecret, parseKeyring } from "~/connections/secret-box.server";
+import { saveSettings } from "~/connections/settings.server";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { emulatorSettings } from "../helpers/emulator-oauth";
+
+const APP = "http://app.test";
+const SHOP = "flow.myshopify.com";
+const keyring = parseKeyring(`f1:${randomBytes(32).toString("base64")}`);
+let db: TestDatabase;
+let emu: RunningEmulator;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  emu = await startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [`${APP}/connect/callback`] }] },
+  });
+  const saved = await saveSettings(db.prisma, SHOP, { ...emulatorSettings(emu.url) }, { keyring });
+  expect(saved.ok).toBe(true);
+}, 60_000);
+afterAll(async () => {
+  await emu?.close();
+  await db?.close();
+});
+
+async function approve(authorizationUrl: string) {
+  const url = new URL(authorizationUrl);
+  const form = new URLSearchParams(url.searchParams);
+  form.set("workspace_id", "ws-globex");
+  form.set("decision", "approve");
+  const res = await fetch(new URL("/oauth/authorize", emu.url), { method: "POST", body: form, redirect: "manual" });
+  return res.headers.get("location")!;
+}
+
+describe("oauth flow module", () => {
+  it("connects, calls the hook once, and logs no secret", async () => {
+    const lines: string[] = [];
+    const hooks: unknown[] = [];
+    const t0 = new Date();
+    const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55", customerName: "{{ customer.name | escape }}" }, { appUrl: APP, keyring, now: t0 });
+    expect(started.ok).toBe(true);
+    if (!started.ok) return;
+    const state = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
+    expect(state.expiresAt.getTime() - t0.getTime()).toBe(STATE_TTL_MS);
+    expect(state.customerName).toBeNull(); // unrendered Liquid is not a name
+    const verifier = decryptSecret(state.codeVerifierEnc, keyring);
+
+    const result = await completeConnect(db.prisma, await approve(started.authorizationUrl), {
+      keyring,
+      log: (event, facts) => lines.push(JSON.stringify({ event, ...facts })),
+      onConnected: async (e) => {
+        hooks.push(e);
+        throw new Error("a failing hook must not fail the connection");
+      },
+    });
+    expect(result).toMatchObject({ kind: "redirect", result: "connected", location: `https://${SHOP}/apps/workspace/connect?result=connected` });
+    expect(hooks).toEqual([{ shop: SHOP, customerId: "55" }]);
+
+    const grant = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
+    expect(grant.workspaceId).toBe("ws-globex");
+    const secrets = [verifier, decryptSecret(grant.accessTokenEnc, keyring), decryptSecret(grant.refreshTokenEnc!, keyring), "sandbox-client-secret"];
+    const logged = lines.join("\n") + JSON.stringify(result);
+    for (const secret of secrets) expect(logged).not.toContain(secret);
+    expect(lines.some((l) => l.includes("customer_connected"))).toBe(true);
+  });
+
+  it("a state is dead after ten minutes by the injected clock", async () => {
+    const t0 = new Date();
+    const started = await startConnect(db.prisma, { shop: SHOP, customerId: "56" }, { appUrl: APP, keyring, now: t0 });
+    if (!started.ok) throw new Error("not started");
+    const callback = await approve(started.authorizationUrl);
+    const late = await completeConnect(db.prisma, callback, { keyring, now: new Date(t0.getTime() + STATE_TTL_MS + 1) });
+    expect(late).toMatchObject({ kind: "redirect", result: "expired" });
+    expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: "56" } })).toBe(0);
+  });
+
+  it("reconnecting revokes the previous authorization at the service", async () => {
+    const first = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
+    const oldRefresh = decryptSecret(first.refreshTokenEnc!, keyring);
+    const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55" }, { appUrl: APP, keyring });
+    if (!started.ok) throw new Error("not started");
+    expect((await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring })).kind).toBe("redirect");
+    const second = await db.prisma.customerGrant.findUniqueOrThrow({ where: { id: first.id } });
+    expect(second.tokenVersion).toBe(first.tokenVersion + 1);
+    const { refreshTokens } = await import("~/service");
+    const reuse = await refreshTokens(emulatorSettings(emu.url), oldRefresh);
+    expect(reuse).toMatchObject({ ok: false, kind: "invalid_grant" });
+  });
+
+  it("a shop without settings gets not_configured and no state", async () => {
+    const result = await startConnect(db.prisma, { shop: "none.myshopify.com", customerId: "1" }, { appUrl: APP, keyring });
+    expect(result).toMatchObject({ ok: false, code: "not_configured" });
+    expect(await db.prisma.oAuthState.count({ where: { shop: "none.myshopify.com" } })).toBe(0);
+  });
+});
+
+describe("storefront page", () => {
+  it("escapes stored values for HTML and Liquid", () => {
+    const html = renderConnectPage({
+      prefix: "/apps/workspace",
+      configured: true,
+      result: null,
+      connection: { workspaceId: "{{ shop.secret }}<script>", scopes: ["orders:write"], status: "active", connectedAt: new Date().toISOString() },
+    });
+    expect(html).not.toContain("{{ shop.secret }}");
+    expect(html).not.toContain("<script>");
+    expect(html).toContain(escapeForLiquid("{{ shop.secret }}<script>"));
+  });
+});
