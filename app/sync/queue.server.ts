@@ -5,7 +5,7 @@
 // - A lease that expires (the worker died) makes the job eligible again; its attempt counts.
 // - Jobs of one order (same `orderKey`) run one at a time, in `seq` order, with one exception: an order job does
 //   not wait behind a shipment of the same order (a shipment that arrived first waits for its order, not the other
-//   way round). A per-key advisory lock taken while leasing closes the race between two workers leasing at once.
+//   way round).
 // - Paused shops (ShopSettings.syncPaused) are not leased; their jobs wait, nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
@@ -58,7 +58,16 @@ export interface LeaseOptions {
   kinds?: JobKind[];
 }
 
-/** Leases up to `limit` due jobs for `workerId`; each comes back with `attempts` already counting this run. */
+/**
+ * Leases up to `limit` due jobs for `workerId`; each comes back with `attempts` already counting this run.
+ *
+ * One statement (one round trip, its own transaction): pick due candidates in `seq` order with
+ * `FOR UPDATE SKIP LOCKED`, keep the first per order, mark them running. Two workers leasing at once cannot take
+ * two jobs of one order, because a job is only a candidate when no earlier job of its order is queued or running
+ * in the statement's snapshot, and the rows the other worker is taking are locked (skipped) or, once committed,
+ * re-checked as running. The one allowed overlap is an order import beside a shipment of the same order that came
+ * first; that shipment then waits for its order, which is what it would do anyway.
+ */
 export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
   const now = options.now ?? new Date();
   const limit = options.limit ?? 1;
@@ -66,9 +75,9 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const kindFilter = options.kinds?.length
     ? Prisma.sql`AND j.kind IN (${Prisma.join(options.kinds)})`
     : Prisma.empty;
-  return prisma.$transaction(async (tx) => {
-    const candidates = await tx.$queryRaw<{ id: string; orderKey: string | null }[]>`
-      SELECT j.id, j."orderKey" FROM "Job" j
+  const leased = await prisma.$queryRaw<{ id: string }[]>`
+    WITH candidates AS (
+      SELECT j.id, j."orderKey", j.seq FROM "Job" j
       WHERE ((j.status = 'queued' AND j."runAt" <= ${ts(now)})
           OR (j.status = 'running' AND j."leaseUntil" < ${ts(now)}))
         ${kindFilter}
@@ -80,46 +89,21 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
               OR (p.seq < j.seq AND p.status IN ('queued', 'running') AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
       ORDER BY j.seq
       LIMIT ${limit * 2}
-      FOR UPDATE OF j SKIP LOCKED`;
-    if (candidates.length === 0) return [];
-
-    // One job per order per batch, and only orders no other worker is leasing right now.
-    const chosen: string[] = [];
-    const keys = new Set<string>();
-    for (const candidate of candidates) {
-      if (chosen.length >= limit) break;
-      if (candidate.orderKey) {
-        if (keys.has(candidate.orderKey)) continue;
-        const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
-          SELECT pg_try_advisory_xact_lock(hashtext(${candidate.orderKey})) AS locked`;
-        if (!locked) continue;
-        keys.add(candidate.orderKey);
-      }
-      chosen.push(candidate.id);
-    }
-    if (keys.size > 0) {
-      // Re-check with a fresh snapshot: a worker that committed a lease on the same order since our SELECT.
-      const busy = await tx.$queryRaw<{ orderKey: string }[]>`
-        SELECT DISTINCT "orderKey" FROM "Job"
-        WHERE "orderKey" IN (${Prisma.join([...keys])}) AND status = 'running' AND "leaseUntil" >= ${ts(now)}
-          AND id NOT IN (${Prisma.join(chosen)})`;
-      if (busy.length > 0) {
-        const busyKeys = new Set(busy.map((b) => b.orderKey));
-        const byId = new Map(candidates.map((c) => [c.id, c.orderKey]));
-        for (let i = chosen.length - 1; i >= 0; i--) {
-          const key = byId.get(chosen[i]);
-          if (key && busyKeys.has(key)) chosen.splice(i, 1);
-        }
-      }
-    }
-    if (chosen.length === 0) return [];
-    await tx.$executeRaw`
-      UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
-        attempts = attempts + 1, "updatedAt" = ${ts(now)}
-      WHERE id IN (${Prisma.join(chosen)})`;
-    const jobs = await tx.job.findMany({ where: { id: { in: chosen } } });
-    return jobs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
-  });
+      FOR UPDATE OF j SKIP LOCKED
+    ), chosen AS (
+      SELECT id, seq FROM (
+        SELECT DISTINCT ON (COALESCE("orderKey", id)) id, seq FROM candidates ORDER BY COALESCE("orderKey", id), seq
+      ) firsts
+      ORDER BY seq
+      LIMIT ${limit}
+    )
+    UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
+      attempts = attempts + 1, "updatedAt" = ${ts(now)}
+    FROM chosen WHERE "Job".id = chosen.id
+    RETURNING "Job".id`;
+  if (leased.length === 0) return [];
+  const jobs = await prisma.job.findMany({ where: { id: { in: leased.map((j) => j.id) } } });
+  return jobs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
 
 /** Marks a leased job done. False when the lease was lost (another worker took the job over). */

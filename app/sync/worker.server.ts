@@ -66,10 +66,10 @@ const IMPORTED = new Set(["imported", "updated"]);
 
 type Resolved = Required<Pick<SyncDeps, "now" | "random" | "logger">> & SyncDeps;
 const resolve = (deps: SyncDeps): Resolved => ({
-  now: () => new Date(),
-  random: Math.random,
-  logger: silent,
   ...deps,
+  now: deps.now ?? (() => new Date()),
+  random: deps.random ?? Math.random,
+  logger: deps.logger ?? silent,
 });
 
 /** Runs one leased job to its next state. Never throws: a crash becomes a retry, then a final failure. */
@@ -126,7 +126,7 @@ async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId
 
 /** Final for this content: the record shows why, the job is done (a later change or a retry runs it again). */
 async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skipped" | "failed", reason: string) {
-  await setRecord(deps, record.id, { state, reason, attempts: job.attempts, lastAttemptAt: deps.now() });
+  await setRecord(deps, record.id, { state, reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId });
   if (state === "failed") await failJob(deps.prisma, job, reason, deps.now());
   else await completeJob(deps.prisma, job, deps.now());
   deps.logger.info({ jobId: job.id, recordId: record.id, state }, "record settled");
@@ -134,7 +134,7 @@ async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skip
 
 /** Waits for something outside our control (a person, its order) without using up the attempt budget. */
 async function wait(deps: Resolved, job: Job, record: SyncRecord, reason: string, delayMs: number, extra: Partial<SyncRecord> = {}) {
-  await setRecord(deps, record.id, { state: "waiting", reason, lastAttemptAt: deps.now(), ...extra });
+  await setRecord(deps, record.id, { state: "waiting", reason, lastAttemptAt: deps.now(), customerId: record.customerId, ...extra });
   await rescheduleJob(deps.prisma, job, { runAt: new Date(deps.now().getTime() + delayMs), error: reason, countAttempt: false });
 }
 
@@ -150,6 +150,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     return;
   }
   let record = await ensureRecord(deps, job, kind, externalId, orderId);
+  const stored = record.customerId;
 
   // Which customer (and so which workspace): the order's own customer, or for a shipment its order's.
   let customerId: string | undefined;
@@ -163,7 +164,8 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     customerId = orderRecord?.customerId ?? undefined;
   }
   if (customerId && record.customerId !== customerId) {
-    record = await setRecord(deps, record.id, { customerId });
+    // Written with the next update of the record (every path below makes one).
+    record = { ...record, customerId };
   }
 
   if (!mapped.ok) return settle(deps, job, record, mapped.state, mapped.reason);
@@ -191,11 +193,12 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
 
   const hash = contentHash(mapped.request);
   if (record.sentHash === hash && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
+    if (record.customerId !== stored) await setRecord(deps, record.id, { customerId: record.customerId });
     await completeJob(deps.prisma, job, deps.now()); // this very content is already at the service
     return;
   }
   const key = idempotencyKey(job.shop, kind, externalId, hash);
-  await setRecord(deps, record.id, { contentHash: hash, attempts: job.attempts, lastAttemptAt: deps.now() });
+  await setRecord(deps, record.id, { contentHash: hash, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId });
 
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
