@@ -50,6 +50,15 @@ export function emulatorInternals(running: RunningEmulator): Context {
   return ctx;
 }
 
+/** A path segment, percent-decoded; undefined when the escape is malformed (then no such resource exists). */
+function segment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function methodNotAllowed(allow: string): Reply {
   return errorReply(405, "method_not_allowed", `use ${allow}`, { allow });
 }
@@ -63,7 +72,7 @@ async function route(ctx: Context, req: IncomingMessage, url: URL, body: Buffer)
     if (path === "/_emulator/faults") return method === "POST" ? admin.addFault(ctx, body) : methodNotAllowed("POST");
     if (path === "/_emulator/reset") return method === "POST" ? admin.reset(ctx) : methodNotAllowed("POST");
     const rotate = ROTATE_PATH.exec(path);
-    if (rotate) return method === "POST" ? admin.rotateSigningSecret(ctx, decodeURIComponent(rotate[1])) : methodNotAllowed("POST");
+    if (rotate) return method === "POST" ? admin.rotateSigningSecret(ctx, segment(rotate[1]) ?? "") : methodNotAllowed("POST");
     return errorReply(404, "not_found", "no such emulator endpoint");
   }
 
@@ -83,7 +92,7 @@ async function route(ctx: Context, req: IncomingMessage, url: URL, body: Buffer)
   if (path === "/oauth/revoke") return method === "POST" ? revoke(ctx, req, body) : methodNotAllowed("POST");
   const claim = CLAIM_PATH.exec(path);
   if (claim) {
-    const id = decodeURIComponent(claim[1]);
+    const id = segment(claim[1]) ?? "";
     if (method === "GET") return claimGet(ctx, id);
     if (method === "POST") return claimPost(ctx, id, req, body);
     return methodNotAllowed("GET, POST");

@@ -207,6 +207,12 @@ describe("general", () => {
     }
   });
 
+  it("malformed escapes in a claim or client id are simply unknown (404)", async () => {
+    expect((await fetch(`${t.url}/claim/%E0%A4%A`)).status).toBe(404);
+    const rot = await fetch(`${t.url}/_emulator/clients/%E0%A4%A/rotate-signing-secret`, { method: "POST" });
+    expect(rot.status).toBe(404);
+  });
+
   it("unknown paths: 404 not_found", async () => {
     const res = await fetch(`${t.url}/api/v2/orders`, { method: "POST" });
     expect(res.status).toBe(404);
