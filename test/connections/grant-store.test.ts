@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/grant-store.server";
 import { storeGrant } from "~/connections/grants.server";
 import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
 const keyring = parseKeyring(`gs:${randomBytes(32).toString("base64")}`);
 let db: TestDatabase;
@@ -89,5 +89,28 @@ describe("Prisma grant store", () => {
     expect(loaded).toMatchObject({ accessToken: "at-9", workspaceId: "ws-globex", status: "active", tokenVersion: 3 });
     const row = await db.prisma.customerGrant.findFirstOrThrow({ where: { shop: SHOP, customerId: "101" } });
     expect(row.customerName).toBe("Ada Lovelace"); // kept when the new attempt knew no name
+  });
+
+  it.runIf(usingPostgres())("withRefreshLock serialises refreshes of one grant across connections (PostgreSQL)", async () => {
+    const a = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring, advisoryLock: true });
+    const b = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring, advisoryLock: true });
+    const other = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "999" }, { keyring, advisoryLock: true });
+    const events: string[] = [];
+    const hold = (name: string, ms: number) => async () => {
+      events.push(`${name}:start`);
+      // The store's own writes inside the lock are not blocked by it.
+      await a.markUsed!(new Date());
+      await new Promise((r) => setTimeout(r, ms));
+      events.push(`${name}:end`);
+      return name;
+    };
+    const results = await Promise.all([a.withRefreshLock!(hold("a", 300)), b.withRefreshLock!(hold("b", 10))]);
+    expect(results).toEqual(["a", "b"]);
+    const first = events[0].split(":")[0];
+    expect(events[1]).toBe(`${first}:end`); // no interleaving for the same grant
+    // Another grant's lock is independent.
+    const t = Date.now();
+    await Promise.all([a.withRefreshLock!(hold("c", 300)), other.withRefreshLock!(hold("d", 10))]);
+    expect(Date.now() - t).toBeLessThan(1500);
   });
 });
