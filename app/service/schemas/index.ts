@@ -19,7 +19,8 @@ export function describeIssues(error: z.ZodError): string {
       );
       let message = issue.message;
       if (issue.code === "unrecognized_keys") message = `unexpected field(s) ${issue.keys.join(", ")}`;
-      if (issue.code === "invalid_type" && issue.input === undefined) message = "is required";
+      // Zod only reports the input when asked to; its message says "received undefined" for a missing field.
+      if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) message = "is required";
       return path ? `${path}: ${message}` : message;
     })
     .join("; ");
