@@ -159,8 +159,7 @@ export function prepareBody(
   payload: unknown,
   idempotencyKey: string,
 ): { ok: true; body: Uint8Array<ArrayBuffer> } | { ok: false; failure: Failure } {
-  // reportInput: describeIssues tells "missing" from "wrong type" by the issue's input, which zod 4 omits otherwise.
-  const parsed = schema.safeParse(payload, { reportInput: true });
+  const parsed = schema.safeParse(payload);
   const keyOk = /^[\x21-\x7e]{1,255}$/.test(idempotencyKey);
   if (parsed.success && keyOk) {
     // The caller's object (now known valid) keeps its key order; these bytes are then fixed for every retry.
