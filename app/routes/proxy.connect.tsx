@@ -36,9 +36,11 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     getCustomerConnection(prisma, shop, customerId),
     getSettingsView(prisma, shop),
   ]);
-  const result = url.searchParams.get("result");
+  // The result code is only a hint from the redirect; "connected" is shown only when it is true for this customer.
+  const param = url.searchParams.get("result");
+  const result = isResultCode(param) && (param !== "connected" || connection?.status === "active") ? param : null;
   return liquid(
-    renderConnectPage({ prefix, configured: settings.configured, result: isResultCode(result) ? result : null, connection }),
+    renderConnectPage({ prefix, configured: settings.configured, result, connection }),
     { headers: { "Cache-Control": "no-store" } },
   );
 };

@@ -429,9 +429,11 @@ describe("tenant isolation", () => {
   });
 
   it("the same customer id in shop B is a different customer; B's proxy cannot complete A's state", async () => {
-    // Shop A's customer 7001 is connected; shop B's customer 7001 is not.
-    const pageB = await fetch(proxyUrl(app.url, "/connect", { customerId: "7001", shop: SHOP_B }));
-    expect(await pageB.text()).not.toContain('data-status="connected"');
+    // Shop A's customer 7001 is connected; shop B's customer 7001 is not, whatever the URL claims.
+    const pageB = await fetch(proxyUrl(app.url, "/connect", { customerId: "7001", shop: SHOP_B, extra: { result: "connected" } }));
+    const textB = await pageB.text();
+    expect(textB).not.toContain('data-status="connected"');
+    expect(textB).not.toContain("Your workspace is connected");
 
     // A state made for shop A, carried to shop B's proxy with a genuine code: nothing is completed or consumed.
     const authorize = await startFlow("7401");
