@@ -8,15 +8,20 @@ import type { Context } from "./context";
 import { errorReply, header, isValidIdempotencyKey, json, mediaType, parseJsonBody, stringField, type Reply } from "./http";
 import { scopedKey } from "./idempotency";
 import type { IssuedToken } from "./oauth-state";
+import type { ImportedRecord, Store } from "./store";
 
 interface ImportKind<B> {
   endpoint: "orders" | "shipments";
   path: string;
   scope: "orders:write" | "shipments:write";
+  /** The body field holding the merchant's external id (read before validation too, for the request log). */
   externalIdField: string;
   schema: z.ZodType<B>;
-  /** Step 7 and 8: checks against stored data, then the upsert. */
-  save(ctx: Context, token: IssuedToken, body: B, now: number): Reply;
+  externalId(body: B): string;
+  /** Step 7: checks against stored data; an error answer, or undefined when the import may go ahead. */
+  check?(store: Store, workspaceId: string, body: B): Reply | undefined;
+  find(store: Store, workspaceId: string, externalId: string): ImportedRecord<B> | undefined;
+  save(store: Store, record: ImportedRecord<B>): void;
 }
 
 /** RFC 6750 3.1: no credentials → no error attribute; bad credentials → error="invalid_token". */
@@ -77,7 +82,7 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
   if (!parsed.ok) return logged(errorReply(400, "invalid_request", "body is not JSON"));
   const externalId = stringField(parsed.value, kind.externalIdField);
 
-  // 5. Idempotency, scoped to workspace and client; then 6 (schema), 7 and 8 (kind.save).
+  // 5. Idempotency, scoped to workspace and client; then 6 (schema), 7 and 8 (upsert).
   const reply = await ctx.idempotency.run(
     scopedKey(kind.endpoint, [workspaceId, clientId], idempotencyKey),
     bytes,
@@ -85,10 +90,32 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
     () => ctx.faults.afterKeyReserved(req.method ?? "POST", kind.path),
     () => {
       const result = kind.schema.safeParse(parsed.value);
-      return result.success ? kind.save(ctx, token, result.data, now) : errorReply(422, "invalid_payload", describeIssues(result.error));
+      return result.success ? upsert(kind, ctx, token, result.data, now) : errorReply(422, "invalid_payload", describeIssues(result.error));
     },
   );
   return logged(reply, externalId);
+}
+
+/** Steps 7 and 8: the upsert keyed by external id within the workspace (contract 2). */
+function upsert<B>(kind: ImportKind<B>, ctx: Context, token: IssuedToken, body: B, now: number): Reply {
+  const workspaceId = token.grant.workspaceId;
+  const refused = kind.check?.(ctx.store, workspaceId, body);
+  if (refused) return refused;
+  const externalId = kind.externalId(body);
+  const existing = kind.find(ctx.store, workspaceId, externalId);
+  const at = new Date(now).toISOString();
+  const record: ImportedRecord<B> = {
+    id: existing?.id ?? randomUUID(),
+    workspace_id: workspaceId,
+    client_id: token.grant.clientId,
+    external_id: externalId,
+    status: existing ? "updated" : "imported",
+    created_at: existing?.created_at ?? at,
+    updated_at: at,
+    body,
+  };
+  kind.save(ctx.store, record);
+  return json(201, { id: record.id, status: record.status, external_id: record.external_id });
 }
 
 const ORDERS: ImportKind<OrderRequest> = {
@@ -97,23 +124,9 @@ const ORDERS: ImportKind<OrderRequest> = {
   scope: "orders:write",
   externalIdField: "external_order_id",
   schema: OrderRequestSchema,
-  save(ctx, token, body, now) {
-    const workspaceId = token.grant.workspaceId;
-    const existing = ctx.store.findOrder(workspaceId, body.external_order_id);
-    const at = new Date(now).toISOString();
-    const order = {
-      id: existing?.id ?? randomUUID(),
-      workspace_id: workspaceId,
-      client_id: token.grant.clientId,
-      external_id: body.external_order_id,
-      status: existing ? ("updated" as const) : ("imported" as const),
-      created_at: existing?.created_at ?? at,
-      updated_at: at,
-      body,
-    };
-    ctx.store.saveOrder(order);
-    return json(201, { id: order.id, status: order.status, external_id: order.external_id });
-  },
+  externalId: (body) => body.external_order_id,
+  find: (store, workspaceId, externalId) => store.findOrder(workspaceId, externalId),
+  save: (store, record) => store.saveOrder(record),
 };
 
 const SHIPMENTS: ImportKind<ShipmentRequest> = {
@@ -122,34 +135,17 @@ const SHIPMENTS: ImportKind<ShipmentRequest> = {
   scope: "shipments:write",
   externalIdField: "external_shipment_id",
   schema: ShipmentRequestSchema,
-  save(ctx, token, body, now) {
-    const workspaceId = token.grant.workspaceId;
-    // 7. The order must have been imported into this workspace; lines are checked against its latest import.
-    const order = ctx.store.findOrder(workspaceId, body.external_order_id);
+  externalId: (body) => body.external_shipment_id,
+  // The order must have been imported into this workspace; lines are checked against its latest import.
+  check(store, workspaceId, body) {
+    const order = store.findOrder(workspaceId, body.external_order_id);
     if (!order) return errorReply(422, "order_not_found", `no order ${body.external_order_id} in this workspace`);
-    const unknown = body.lines.findIndex((l) => !ctx.store.orderHasLine(order, l.external_order_line_id));
-    if (unknown >= 0) {
-      return errorReply(
-        422,
-        "invalid_payload",
-        `lines[${unknown}].external_order_line_id: not a line of order ${body.external_order_id}`,
-      );
-    }
-    const existing = ctx.store.findShipment(workspaceId, body.external_shipment_id);
-    const at = new Date(now).toISOString();
-    const shipment = {
-      id: existing?.id ?? randomUUID(),
-      workspace_id: workspaceId,
-      client_id: token.grant.clientId,
-      external_id: body.external_shipment_id,
-      status: existing ? ("updated" as const) : ("imported" as const),
-      created_at: existing?.created_at ?? at,
-      updated_at: at,
-      body,
-    };
-    ctx.store.saveShipment(shipment);
-    return json(201, { id: shipment.id, status: shipment.status, external_id: shipment.external_id });
+    const unknown = body.lines.findIndex((l) => !store.orderHasLine(order, l.external_order_line_id));
+    if (unknown < 0) return undefined;
+    return errorReply(422, "invalid_payload", `lines[${unknown}].external_order_line_id: not a line of order ${body.external_order_id}`);
   },
+  find: (store, workspaceId, externalId) => store.findShipment(workspaceId, externalId),
+  save: (store, record) => store.saveShipment(record),
 };
 
 export const importOrder = (ctx: Context, req: IncomingMessage, bytes: Buffer) => handleImport(ORDERS, ctx, req, bytes);
