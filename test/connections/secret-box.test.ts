@@ -16,7 +16,7 @@ import {
   parseKeyring,
   SecretBoxError,
 } from "~/connections/secret-box.server";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { createPostgresDatabase, createTestDatabase, type TestDatabase } from "../helpers/db";
 
 const key = () => randomBytes(32).toString("base64");
 const OLD = `old:${key()}`;
@@ -183,6 +183,31 @@ describe("key rotation", () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it.runIf(Boolean(process.env.TEST_DATABASE_URL))("`npm run rotate-key` on PostgreSQL", async () => {
+    const pgdb = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    try {
+      await seed(pgdb.prisma, OLD);
+      const tsx = path.resolve("node_modules/.bin/tsx");
+      const { stdout } = await promisify(execFile)(tsx, ["scripts/rotate-encryption-key.ts"], {
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          DATABASE_URL: pgdb.url,
+          SHOPIFY_API_KEY: "k",
+          SHOPIFY_API_SECRET: "s",
+          SHOPIFY_APP_URL: "https://app.example.com",
+          ENCRYPTION_KEYS: `${NEW},${OLD}`,
+        },
+        timeout: 120_000,
+      });
+      expect(stdout).toContain("re-encrypted 5 value(s)");
+      const after = await allCiphertexts(pgdb.prisma);
+      expect(after.every((v) => keyIdOf(v) === "new")).toBe(true);
+    } finally {
+      await pgdb.close();
     }
   }, 180_000);
 });
