@@ -275,10 +275,11 @@ describe("step 5: idempotency (contract 3)", () => {
   });
 
   it("same key while the first request is in flight: 409", async () => {
-    expect((await addFault(t, { path: "/api/v1/cart-handoffs", delay_ms: 300 })).status).toBe(201);
+    // Long enough for the concurrent retry to land inside it, even on a busy machine.
+    expect((await addFault(t, { path: "/api/v1/cart-handoffs", delay_ms: 1000 })).status).toBe(201);
     const body = JSON.stringify(cart());
     const slow = postHandoff(t, { idempotencyKey: "inflight", body });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 150));
     const concurrent = await postHandoff(t, { idempotencyKey: "inflight", body });
     expect(concurrent.status).toBe(409);
     expect(await errorOf(concurrent)).toBe("idempotency_conflict");

@@ -172,9 +172,10 @@ describe("step 5: idempotency", () => {
   });
 
   it("in flight: 409, then the finished result replays", async () => {
-    await addFault(t, { method: "POST", path: "/api/v1/orders", delay_ms: 300 });
+    // Long enough for the concurrent retry to land inside it, even on a busy machine.
+    await addFault(t, { method: "POST", path: "/api/v1/orders", delay_ms: 1000 });
     const slow = postImport(t, "orders", order(), { token: both.access_token, idempotencyKey: "fly" });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 150));
     const res = await postImport(t, "orders", order(), { token: both.access_token, idempotencyKey: "fly" });
     expect(res.status).toBe(409);
     expect(await errorOf(res)).toBe("idempotency_conflict");
