@@ -55,6 +55,8 @@ export interface SyncDeps {
   adminGraphql?: AdminGraphql;
 }
 
+const attemptsText = (n: number) => `${n} attempt${n === 1 ? "" : "s"}`;
+
 const silent: SyncLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
@@ -94,7 +96,7 @@ export async function runJob(input: SyncDeps, job: Job): Promise<void> {
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
     if (job.attempts >= job.maxAttempts) {
       await failJob(deps.prisma, job, reason, deps.now()).catch(() => undefined);
-      if (job.recordId) await setRecord(deps, job.recordId, { state: "failed", reason: `Gave up after ${job.attempts} attempts. ${reason}` }).catch(() => undefined);
+      if (job.recordId) await setRecord(deps, job.recordId, { state: "failed", reason: `Gave up after ${attemptsText(job.attempts)}. ${reason}` }).catch(() => undefined);
     } else {
       const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random));
       await rescheduleJob(deps.prisma, job, { runAt, error: reason }).catch(() => undefined);
@@ -258,7 +260,7 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
   }
   if (RETRY.has(outcome.kind) || outcome.retryable) {
     if (job.attempts >= job.maxAttempts) {
-      const reason = `Gave up after ${job.attempts} attempts. ${outcome.message}`;
+      const reason = `Gave up after ${attemptsText(job.attempts)}. ${outcome.message}`;
       await setRecord(deps, record.id, { state: "failed", reason });
       await failJob(deps.prisma, job, reason, now);
       return;

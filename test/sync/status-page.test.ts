@@ -1,0 +1,142 @@
+// The app over HTTP: signed webhooks into the queue, and the Sync status page in headless Chromium.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import type { RunningEmulator } from "../../emulator/server";
+import type { GrantStore } from "~/service";
+import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { startApp, type RunningApp } from "../helpers/app";
+import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook, webhookHmac } from "../helpers/shopify";
+import { connectCustomer, emulatorState, importCounts, injectFault, SHOP, shopifyFulfillment, shopifyOrder, startTestEmulator, syncDeps } from "./support";
+
+let db: TestDatabase;
+let app: RunningApp;
+let emulator: RunningEmulator;
+let browser: Browser;
+let deps: SyncDeps;
+const stores = new Map<string, GrantStore>();
+
+beforeAll(async () => {
+  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+  await seedOfflineSession(db.prisma);
+  app = await startApp(db);
+  browser = await launchBrowser();
+  deps = syncDeps(db.prisma, emulator, stores);
+  await connectCustomer(db.prisma, emulator, stores, "7000000001");
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await emulator?.close();
+  await db?.close();
+});
+
+describe("webhooks into the queue", () => {
+  it("records a signed orders/create with its job, answers 200 before any import, and the worker imports it once", async () => {
+    const order = shopifyOrder();
+    const first = await sendWebhook(app.url, "orders/create", order, { eventId: "evt-app-1" });
+    const again = await sendWebhook(app.url, "orders/create", order, { eventId: "evt-app-1" });
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(await db.prisma.webhookDelivery.count({ where: { eventId: "evt-app-1" } })).toBe(1);
+    expect(await db.prisma.job.count({ where: { status: "queued" } })).toBe(1);
+    expect((await emulatorState(emulator)).requests).toHaveLength(0); // nothing happened in the request
+    await drainJobs(deps);
+    const record = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(order.id) } });
+    expect(record.state).toBe("imported");
+    expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
+  });
+
+  it("takes all four topics and refuses a forged HMAC", async () => {
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    for (const [topic, payload] of [
+      ["orders/create", order],
+      ["orders/updated", { ...order, note: "gift" }],
+      ["fulfillments/create", fulfillment],
+      ["fulfillments/update", { ...fulfillment, shipment_status: "in_transit" }],
+    ] as const) {
+      expect((await sendWebhook(app.url, topic, payload)).status).toBe(200);
+    }
+    const forged = await sendWebhook(app.url, "orders/create", order, { hmac: webhookHmac(JSON.stringify(order), "not-the-secret") });
+    expect(forged.status).toBe(401);
+    await drainJobs(deps);
+    const records = await db.prisma.syncRecord.findMany({ where: { orderId: String(order.id) } });
+    expect(records.map((r) => [r.kind, r.state]).sort()).toEqual([
+      ["order", "imported"],
+      ["shipment", "imported"],
+    ]);
+  });
+});
+
+describe("Sync status page", () => {
+  it("lists imports with state, reason, attempts; filters; retries; pauses and resumes; shows backfill progress", async () => {
+    // A failed import (the service refuses it), a skipped one (no customer), and a running backfill.
+    await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 1 });
+    const failing = shopifyOrder();
+    await sendWebhook(app.url, "orders/create", failing);
+    await db.prisma.job.updateMany({ where: { status: "queued" }, data: { maxAttempts: 1 } });
+    await sendWebhook(app.url, "orders/create", shopifyOrder({ customer: null }));
+    await drainJobs(deps);
+    await db.prisma.backfill.create({ data: { shop: SHOP, customerId: "7000000001", days: 60, total: 120, queued: 45 } });
+
+    const token = await mintSessionToken();
+    const context = await newContext(browser, { Authorization: `Bearer ${token}` });
+    const page = await context.newPage();
+    const response = await page.goto(await embeddedUrl(app.url, "/app"));
+    expect(response?.status()).toBe(200);
+    await page.waitForSelector(".Polaris-IndexTable", { timeout: 20_000 });
+    const body = await page.textContent("body");
+    expect(body).toContain("Sync status");
+    expect(body).toContain(`Order ${failing.id}`);
+    expect(body).toContain("Gave up after 1 attempt. The service had an internal problem (HTTP 500)");
+    expect(body).toContain("The order has no customer, so there is no workspace to import it into.");
+    expect(body).toContain("45 of 120 orders queued");
+    await page.screenshot({ path: screenshotPath("sync-status"), fullPage: true });
+
+    // Filter by state.
+    await page.getByRole("tab", { name: /^Failed/ }).click();
+    await page.waitForURL(/state=failed/);
+    await page.waitForFunction(() => !document.body.textContent?.includes("no workspace to import it into"));
+    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(1);
+    await page.screenshot({ path: screenshotPath("sync-status-failed"), fullPage: true });
+
+    // Retry re-queues the failed import (job rows only); the worker then imports it.
+    await page.getByRole("button", { name: `Retry order ${failing.id}` }).click();
+    await page.waitForSelector("text=Queued again");
+    const failedRecord = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(failing.id) } });
+    const job = await db.prisma.job.findFirstOrThrow({ where: { recordId: failedRecord.id }, orderBy: { seq: "desc" } });
+    expect(job).toMatchObject({ status: "queued", attempts: 0 });
+    await drainJobs(deps);
+    expect((await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(failing.id) } })).state).toBe("imported");
+
+    // Pause, then resume.
+    await page.getByRole("button", { name: "Pause sync" }).click();
+    await page.waitForSelector("text=Sync is paused");
+    expect((await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: SHOP } })).syncPaused).toBe(true);
+    await page.screenshot({ path: screenshotPath("sync-status-paused"), fullPage: true });
+    await page.getByRole("button", { name: "Resume sync" }).click();
+    await page.waitForSelector("text=Sync resumed");
+    expect((await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: SHOP } })).syncPaused).toBe(false);
+    await context.close();
+  }, 90_000);
+
+  it("pages through many imports", async () => {
+    await db.prisma.syncRecord.createMany({
+      data: Array.from({ length: 60 }, (_, i) => ({ shop: SHOP, kind: "order", externalId: `bulk-${i}`, orderId: `bulk-${i}`, state: "imported" })),
+    });
+    const token = await mintSessionToken();
+    const context = await newContext(browser, { Authorization: `Bearer ${token}` });
+    const page = await context.newPage();
+    await page.goto(await embeddedUrl(app.url, "/app"));
+    await page.waitForSelector(".Polaris-IndexTable");
+    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(25);
+    expect(await page.textContent("body")).toMatch(/Page 1 of \d+/);
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.waitForURL(/page=2/);
+    await page.waitForSelector("text=/Page 2 of/");
+    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(25);
+    await context.close();
+  }, 60_000);
+});
