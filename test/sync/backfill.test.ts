@@ -1,0 +1,175 @@
+// Backfill when a customer connects: their recent orders come from the Admin GraphQL API (MSW stands in for
+// Shopify), page by page, into the same queue; progress is the Backfill row.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import type { RunningEmulator } from "../../emulator/server";
+import type { GrantStore } from "~/service";
+import { adminGraphqlViaSession } from "~/sync/backfill.server";
+import { recordSyncDelivery } from "~/sync/intake.server";
+import { onCustomerConnected } from "~/sync/on-connect.server";
+import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { seedOfflineSession } from "../helpers/shopify";
+import { Clock, connectCustomer, emulatorState, importCounts, newId, SHOP, startTestEmulator, syncDeps } from "./support";
+
+const admin = graphql.link(`https://${SHOP}/admin/api/2026-10/graphql.json`);
+const mock = setupServer();
+
+let db: TestDatabase;
+let emulator: RunningEmulator;
+let stores: Map<string, GrantStore>;
+let deps: SyncDeps;
+let clock: Clock;
+const CUSTOMER = "7100000001";
+
+interface GqlOrder {
+  id: string;
+  createdAt: string;
+  currencyCode: string;
+  customer: { id: string };
+  lineItems: { nodes: { id: string; title: string; name: string; quantity: number; currentQuantity: number; sku: string; product: { id: string } }[] };
+  fulfillments: { id: string; createdAt: string; status: string; trackingInfo: { company: string; number: string }[]; fulfillmentLineItems: { nodes: { quantity: number; lineItem: { id: string } }[] } }[];
+}
+
+function gqlOrder(i: number, withFulfillment = false): GqlOrder {
+  const id = newId();
+  const lineId = newId();
+  return {
+    id: `gid://shopify/Order/${id}`,
+    createdAt: `2026-11-${String(1 + (i % 20)).padStart(2, "0")}T12:00:00Z`,
+    currencyCode: "EUR",
+    customer: { id: `gid://shopify/Customer/${CUSTOMER}` },
+    lineItems: {
+      nodes: [{ id: `gid://shopify/LineItem/${lineId}`, title: `Mug ${i}`, name: `Mug ${i}`, quantity: 2, currentQuantity: 2, sku: `MUG-${i}`, product: { id: "gid://shopify/Product/632910392" } }],
+    },
+    fulfillments: withFulfillment
+      ? [{
+          id: `gid://shopify/Fulfillment/${newId()}`,
+          createdAt: "2026-11-21T09:00:00Z",
+          status: "SUCCESS",
+          trackingInfo: [{ company: "DHL", number: "JD0001" }],
+          fulfillmentLineItems: { nodes: [{ quantity: 2, lineItem: { id: `gid://shopify/LineItem/${lineId}` } }] },
+        }]
+      : [],
+  };
+}
+
+/** Serves `orders` 50 at a time, cursors being offsets; records every query's variables. */
+function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFirst = 0) {
+  let failures = failFirst;
+  mock.use(
+    admin.query("SyncBackfillOrders", ({ variables, request }) => {
+      expect(request.headers.get("X-Shopify-Access-Token")).toBe("shpat_test_offline_token");
+      seen.push(variables);
+      if (failures > 0) {
+        failures -= 1;
+        return HttpResponse.json({ errors: [{ message: "Throttled" }] });
+      }
+      const start = variables.after ? Number(variables.after) : 0;
+      const nodes = orders.slice(start, start + Number(variables.first));
+      const end = start + nodes.length;
+      return HttpResponse.json({
+        data: {
+          ordersCount: { count: orders.length },
+          orders: { pageInfo: { hasNextPage: end < orders.length, endCursor: nodes.length ? String(end) : null }, nodes },
+        },
+      });
+    }),
+  );
+}
+
+beforeAll(async () => {
+  mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
+  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+  await seedOfflineSession(db.prisma);
+});
+afterEach(() => mock.resetHandlers());
+afterAll(async () => {
+  mock.close();
+  await emulator?.close();
+  await db?.close();
+});
+beforeEach(async () => {
+  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
+  for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
+    await (db.prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
+  }
+  stores = new Map();
+  clock = new Clock();
+  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql: adminGraphqlViaSession(db.prisma) };
+});
+
+async function settle(rounds = 30) {
+  for (let i = 0; i < rounds; i++) {
+    if ((await drainJobs(deps)) > 0) continue;
+    const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
+    if (!next) return;
+    clock.ms = next.runAt.getTime() + 1;
+  }
+}
+
+describe("backfill on connect", () => {
+  it("imports the customer's orders of the last 60 days, page by page, with progress", async () => {
+    const orders = Array.from({ length: 120 }, (_, i) => gqlOrder(i, i < 3));
+    const seen: Record<string, unknown>[] = [];
+    serveOrders(orders, seen);
+    // One of them already came by webhook (same content): the backfill must not import it twice.
+    const first = orders[0];
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await recordSyncDelivery(db.prisma, {
+      shop: SHOP,
+      topic: "ORDERS_CREATE",
+      eventId: "evt-before",
+      payload: {
+        id: Number(first.id.split("/").pop()),
+        created_at: first.createdAt,
+        currency: "EUR",
+        customer: { id: Number(CUSTOMER) },
+        line_items: [{ id: Number(first.lineItems.nodes[0].id.split("/").pop()), title: "Mug 0", name: "Mug 0", quantity: 2, current_quantity: 2, sku: "MUG-0", product_id: 632910392 }],
+      },
+    });
+    await drainJobs(deps);
+
+    const result = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    expect(result.backfillId).toBeTruthy();
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", days: 60, total: 0, queued: 0 });
+
+    // First page only: progress shows 50 of 120.
+    await drainJobs({ ...deps }, { maxRounds: 1, concurrency: 1 });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", total: 120, queued: 50 });
+
+    await settle();
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "done", total: 120, queued: 120 });
+    expect(seen).toHaveLength(3);
+    const since = new Date(clock.ms - 60 * 86_400_000).toISOString().slice(0, 10);
+    expect(String(seen[0].query)).toMatch(new RegExp(`^customer_id:${CUSTOMER} created_at:>='${since}`));
+    expect(seen.map((v) => v.after)).toEqual([null, "50", "100"]);
+
+    const state = await emulatorState(emulator);
+    const counts = importCounts(state, "/api/v1/orders");
+    expect(counts.size).toBe(120);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(importCounts(state, "/api/v1/shipments").size).toBe(3);
+    expect(state.shipments[0].body).toMatchObject({ carrier: "DHL", tracking_number: "JD0001" });
+    expect(await db.prisma.syncRecord.count({ where: { state: "imported" } })).toBe(123);
+  }, 60_000);
+
+  it("uses the shop's backfill window and retries an Admin API error", async () => {
+    await db.prisma.shopSettings.create({ data: { shop: SHOP, backfillDays: 14 } });
+    const seen: Record<string, unknown>[] = [];
+    serveOrders([gqlOrder(1)], seen, 1);
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await drainJobs(deps);
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "running",
+      days: 14,
+      error: "Retrying: Shopify Admin API: Throttled",
+    });
+    await settle();
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", total: 1, queued: 1, error: null });
+    expect(String(seen[0].query)).toContain(`created_at:>='${new Date(clock.ms - 14 * 86_400_000).toISOString().slice(0, 10)}`);
+    expect((await emulatorState(emulator)).orders).toHaveLength(1);
+  }, 60_000);
+});
