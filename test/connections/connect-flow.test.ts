@@ -86,10 +86,15 @@ const grantOf = (customerId: string, shop = TEST_SHOP) =>
   db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
 
 async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
+  const t0 = performance.now();
   const authorize = await startFlow(customerId, shop, name);
+  const t1 = performance.now();
   const location = await consent(authorize, "approve");
+  const t2 = performance.now();
   const result = await callback(location);
+  const t3 = performance.now();
   expect(result.location).toBe(`https://${shop}/apps/workspace/connect?result=connected`);
+  console.info(`connect over HTTP: start ${(t1 - t0).toFixed(0)} ms, consent ${(t2 - t1).toFixed(0)} ms, callback ${(t3 - t2).toFixed(0)} ms`);
   return { authorize, callbackUrl: location };
 }
 
