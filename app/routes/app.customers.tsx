@@ -7,7 +7,6 @@ import {
   BlockStack,
   Button,
   Card,
-  EmptyState,
   IndexTable,
   InlineStack,
   Page,
@@ -62,6 +61,7 @@ export default function Customers() {
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const [query, setQuery] = useState(grants.query);
+  const [confirming, setConfirming] = useState<string | null>(null);
   const busyGrant = navigation.state !== "idle" ? navigation.formData?.get("grantId") : undefined;
 
   const pageLink = (page: number) => {
@@ -104,13 +104,31 @@ export default function Customers() {
         )}
       </IndexTable.Cell>
       <IndexTable.Cell>
-        <Form method="post">
-          <input type="hidden" name="intent" value="disconnect" />
-          <input type="hidden" name="grantId" value={g.id} />
-          <Button submit tone="critical" variant="plain" loading={busyGrant === g.id} accessibilityLabel={`Disconnect ${g.displayName}`}>
+        {/* Two steps: disconnecting revokes the customer's authorization at the service, which cannot be undone. */}
+        {confirming === g.id ? (
+          <Form method="post" onSubmit={() => setConfirming(null)}>
+            <input type="hidden" name="intent" value="disconnect" />
+            <input type="hidden" name="grantId" value={g.id} />
+            <InlineStack gap="200" wrap={false}>
+              <Button submit tone="critical" variant="primary" size="slim" accessibilityLabel={`Confirm disconnecting ${g.displayName}`}>
+                Confirm disconnect
+              </Button>
+              <Button size="slim" onClick={() => setConfirming(null)}>
+                Cancel
+              </Button>
+            </InlineStack>
+          </Form>
+        ) : (
+          <Button
+            tone="critical"
+            variant="plain"
+            loading={busyGrant === g.id}
+            onClick={() => setConfirming(g.id)}
+            accessibilityLabel={`Disconnect ${g.displayName}`}
+          >
             Disconnect
           </Button>
-        </Form>
+        )}
       </IndexTable.Cell>
     </IndexTable.Row>
   ));
@@ -142,13 +160,16 @@ export default function Customers() {
               </InlineStack>
             </Form>
             {grants.total === 0 ? (
-              <EmptyState heading={grants.query ? "No customers match" : "No connected customers yet"} image="">
-                <p>
+              <BlockStack gap="100" inlineAlign="center">
+                <Text as="h2" variant="headingMd">
+                  {grants.query ? "No customers match" : "No connected customers yet"}
+                </Text>
+                <Text as="p" tone="subdued">
                   {grants.query
                     ? "Try another name, email or ID."
                     : "Customers connect their workspace from the store's \"Connect your workspace\" page."}
-                </p>
-              </EmptyState>
+                </Text>
+              </BlockStack>
             ) : (
               <IndexTable
                 resourceName={{ singular: "customer", plural: "customers" }}

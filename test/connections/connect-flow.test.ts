@@ -382,12 +382,17 @@ describe("Customers page", () => {
       accessTokenExpiresAt: null,
       scopes: row!.scopes.split(" "),
     };
-    const res = await admin("/app/customers?_data=routes%2Fapp.customers", {
-      method: "POST",
-      body: new URLSearchParams({ intent: "disconnect", grantId: row!.id }),
-    });
-    expect(res.status).toBe(200);
-    expect((await res.json()).message).toContain("revoked at the service");
+    // In the browser: Disconnect, then Confirm disconnect.
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    const url = new URL(await embeddedUrl(app.url, "/app/customers"));
+    url.searchParams.set("q", "Turing");
+    await page.goto(url.toString());
+    await page.getByRole("button", { name: "Disconnect Alan Turing" }).click();
+    await page.getByRole("button", { name: "Confirm disconnecting Alan Turing" }).click();
+    await page.waitForSelector("text=revoked at the service");
+    await page.screenshot({ path: screenshotPath("customers-disconnected"), fullPage: true });
+    await context.close();
     expect(await grantOf("7301")).toBeNull();
     // The old tokens no longer work at the service.
     const outcome = await importOrder(emulatorSettings(emu.url), new MemoryGrantStore(tokens), ORDER, { idempotencyKey: "after-disconnect" });
@@ -408,12 +413,17 @@ describe("Customers page", () => {
 
 describe("tenant isolation", () => {
   it("shop B's session sees none of shop A's customers and cannot disconnect them", async () => {
-    const a = await grantOf("7001");
-    expect(a).not.toBeNull();
-    const res = await admin("/app/customers?_data=routes%2Fapp.customers&q=Ada", { shop: SHOP_B });
+    await storeGrant(
+      db.prisma,
+      { shop: TEST_SHOP, customerId: "7501", customerName: "Shop A Only", workspaceId: "ws-acme", tokens: { accessToken: "a-only", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
+      { keyring },
+    );
+    const a = await grantOf("7501");
+    const res = await admin("/app/customers?_data=routes%2Fapp.customers&q=Shop%20A", { shop: SHOP_B });
     const data = await res.json();
     expect(data.grants.total).toBe(0);
-    expect(JSON.stringify(data)).not.toContain("7001");
+    expect(JSON.stringify(data)).not.toContain("7501");
+    expect((await (await admin("/app/customers?_data=routes%2Fapp.customers")).json()).grants.total).toBeGreaterThan(0);
 
     const attempt = await admin("/app/customers?_data=routes%2Fapp.customers", {
       method: "POST",
@@ -421,7 +431,7 @@ describe("tenant isolation", () => {
       body: new URLSearchParams({ intent: "disconnect", grantId: a!.id }),
     });
     expect(attempt.status).toBe(404);
-    expect(await grantOf("7001")).not.toBeNull();
+    expect(await grantOf("7501")).not.toBeNull();
   });
 
   it("shop B's session cannot read or use shop A's settings", async () => {
