@@ -44,10 +44,10 @@ describe("job queue", () => {
 
   it("takes over a job whose lease expired (its worker died), and fences the old worker out", async () => {
     await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("2") });
-    const [abandoned] = await leaseJobs(db.prisma, { workerId: "dead", leaseMs: 50 });
-    expect(await leaseJobs(db.prisma, { workerId: "w2" })).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 80));
-    const [taken] = await leaseJobs(db.prisma, { workerId: "w2" });
+    const t = Date.now();
+    const [abandoned] = await leaseJobs(db.prisma, { workerId: "dead", leaseMs: 1_000, now: new Date(t) });
+    expect(await leaseJobs(db.prisma, { workerId: "w2", now: new Date(t + 999) })).toHaveLength(0);
+    const [taken] = await leaseJobs(db.prisma, { workerId: "w2", now: new Date(t + 1_001) });
     expect(taken).toMatchObject({ id: abandoned.id, leasedBy: "w2", attempts: 2 });
     expect(await completeJob(db.prisma, abandoned)).toBe(false);
     expect(await completeJob(db.prisma, taken)).toBe(true);
