@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { checkConnection, refreshTokens, type ServiceDepsOverrides, type ServiceSettings } from "../service";
-import { decryptSecret, encryptSecret, type Keyring } from "./secret-box.server";
+import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "./secret-box.server";
 
 export const SETTINGS_FIELDS = [
   "environment",
@@ -201,7 +201,15 @@ export async function checkServiceConnection(
   shop: string,
   options: { keyring?: Keyring; deps?: ServiceDepsOverrides } = {},
 ): Promise<CheckReport> {
-  const settings = await loadServiceSettings(prisma, shop, options.keyring);
+  let settings: ServiceSettings | null;
+  try {
+    settings = await loadServiceSettings(prisma, shop, options.keyring);
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    // The key that encrypted a secret is gone from ENCRYPTION_KEYS (or the value was altered): say so, no detail.
+    const message = "A stored secret cannot be decrypted with the current ENCRYPTION_KEYS: enter the client secret and signing secret again.";
+    return { ok: false, message, lines: [] };
+  }
   if (!settings) {
     const message = "Not configured yet: save the service settings (all fields and both secrets) first.";
     return { ok: false, message, lines: [] };

@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emula
 import { completeConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
 import { decryptSecret, parseKeyring } from "~/connections/secret-box.server";
-import { saveSettings } from "~/connections/settings.server";
+import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 
@@ -112,5 +112,15 @@ describe("storefront page", () => {
     expect(html).not.toContain("{{ shop.secret }}");
     expect(html).not.toContain("<script>");
     expect(html).toContain(escapeForLiquid("{{ shop.secret }}<script>"));
+  });
+});
+
+describe("settings module", () => {
+  it("check connection explains secrets it cannot decrypt instead of failing", async () => {
+    const otherKeys = parseKeyring(`other:${randomBytes(32).toString("base64")}`);
+    const report = await checkServiceConnection(db.prisma, SHOP, { keyring: otherKeys });
+    expect(report).toMatchObject({ ok: false, message: expect.stringContaining("cannot be decrypted") });
+    const startWithWrongKey = await startConnect(db.prisma, { shop: SHOP, customerId: "77" }, { appUrl: APP, keyring: otherKeys });
+    expect(startWithWrongKey).toMatchObject({ ok: false, code: "not_configured" });
   });
 });
