@@ -2,6 +2,7 @@
 import { authenticate } from "./shopify.server";
 import prisma from "./db.server";
 import { recordSyncDelivery } from "./sync/intake.server";
+import { parseShopifyJson } from "./sync/mapping";
 import { notifyWorkers } from "./sync/signal.server";
 
 /**
@@ -9,7 +10,14 @@ import { notifyWorkers } from "./sync/signal.server";
  * answers 200. Everything else happens in the worker, after the answer.
  */
 export async function receiveSyncWebhook(request: Request): Promise<Response> {
-  const { shop, topic, payload, webhookId, eventId } = await authenticate.webhook(request);
+  const raw = request.clone().text(); // the same bytes, parsed again below keeping 64-bit ids exact
+  const { shop, topic, payload: parsed, webhookId, eventId } = await authenticate.webhook(request);
+  let payload: unknown = parsed;
+  try {
+    payload = parseShopifyJson(await raw);
+  } catch {
+    // authenticate.webhook parsed it already; keep its result
+  }
   const result = await recordSyncDelivery(prisma, { shop, topic, eventId: eventId || webhookId, webhookId, payload });
   if (result.jobId) notifyWorkers();
   return new Response(null, { status: 200 });

@@ -158,3 +158,17 @@ function validated<T>(
   if (parsed.success) return { ok: true, request };
   return { ok: false, state: "failed", reason: `The ${what} cannot be sent as it is: ${describeIssues(parsed.error)}.` };
 }
+
+/**
+ * JSON.parse that keeps integers beyond 2^53 exact, as strings (Shopify ids are 64-bit; plain JSON.parse would
+ * round 820982911946154508 to 820982911946154500, and then the service would get a wrong id). Uses the reviver's
+ * source text (Node 22+); elsewhere it degrades to plain JSON.parse.
+ */
+export function parseShopifyJson(text: string): unknown {
+  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
+    if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
+      return context.source;
+    }
+    return value;
+  } as (this: unknown, key: string, value: unknown) => unknown);
+}

@@ -65,6 +65,7 @@ const WAIT_FOR_SETTINGS_MS = 10 * 60_000;
 const WAIT_FOR_ORDER_MS = 60_000;
 
 const IMPORTED = new Set(["imported", "updated"]);
+const ORDER_NOT_IMPORTED = "Its order was not imported:";
 
 type Resolved = Required<Pick<SyncDeps, "now" | "random" | "logger">> & SyncDeps;
 const resolve = (deps: SyncDeps): Resolved => ({
@@ -178,7 +179,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   if (kind === "shipment") {
     if (!orderRecord || !IMPORTED.has(orderRecord.state) || !orderRecord.workspaceId) {
       if (orderRecord && (orderRecord.state === "skipped" || orderRecord.state === "failed")) {
-        return settle(deps, job, record, "skipped", `Its order was not imported: ${orderRecord.reason ?? orderRecord.state}`);
+        return settle(deps, job, record, "skipped", `${ORDER_NOT_IMPORTED} ${orderRecord.reason ?? orderRecord.state}`);
       }
       return wait(deps, job, record, "Waiting for its order to be imported first.", WAIT_FOR_ORDER_MS);
     }
@@ -229,7 +230,12 @@ async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
   const now = deps.now();
   await wakeJobs(deps.prisma, { shop, orderKey: orderKeyOf(orderId), kind: "shipment" }, now);
   const skipped = await deps.prisma.syncRecord.findMany({
-    where: { shop, kind: "shipment", orderId, state: { in: ["skipped", "waiting"] } },
+    where: {
+      shop,
+      kind: "shipment",
+      orderId,
+      OR: [{ state: "waiting" }, { state: "skipped", reason: { startsWith: ORDER_NOT_IMPORTED } }],
+    },
     select: { id: true },
   });
   for (const { id } of skipped) {

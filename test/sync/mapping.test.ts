@@ -1,13 +1,15 @@
-// The mappers against Shopify's REST webhook shapes (orders/create, fulfillments/create), parsed the way
-// authenticate.webhook parses them (JSON.parse: ids above 2^53 lose their last digits, the same way everywhere).
+// The mappers against Shopify's REST webhook shapes (orders/create, fulfillments/create, after Shopify's sample
+// payloads), parsed the way the webhook handler parses them (ids above 2^53 kept exact).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OrderRequestSchema, ShipmentRequestSchema } from "~/service/schemas";
 import { contentHash, idempotencyKey } from "~/sync/idempotency";
-import { customerIdOf, idString, mapFulfillment, mapOrder, orderIdOf, type ShopifyOrder } from "~/sync/mapping";
+import { customerIdOf, idString, mapFulfillment, mapOrder, orderIdOf, parseShopifyJson, type ShopifyOrder } from "~/sync/mapping";
 
-const fixture = (name: string) => JSON.parse(readFileSync(path.join(__dirname, "fixtures", name), "utf8"));
+// Parsed as the webhook handler parses them: 64-bit ids kept exact.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const fixture = (name: string): any => parseShopifyJson(readFileSync(path.join(__dirname, "fixtures", name), "utf8"));
 
 describe("order → OrderRequest", () => {
   it("maps Shopify's orders/create payload, leaving out lines removed by edits", () => {
@@ -16,17 +18,17 @@ describe("order → OrderRequest", () => {
     expect(mapped).toEqual({
       ok: true,
       request: {
-        external_order_id: String(order.id),
+        external_order_id: "820982911946154508",
         ordered_at: "2026-11-20T16:15:47-05:00",
         currency: "USD",
         lines: [
-          { external_line_id: String(order.line_items[0].id), title: "IPod Nano - 8GB", quantity: 1, external_product_id: "632910392", merchant_sku: "IPOD2008PINK" },
+          { external_line_id: "866550311766439020", title: "IPod Nano - 8GB", quantity: 1, external_product_id: "632910392", merchant_sku: "IPOD2008PINK" },
           { external_line_id: String(order.line_items[1].id), title: "IPod Nano - 8GB", quantity: 1, external_product_id: "632910392", merchant_sku: "IPOD2008PINK" },
         ],
       },
     });
     expect(OrderRequestSchema.safeParse((mapped as { request: unknown }).request).success).toBe(true);
-    expect(customerIdOf(order)).toBe(String(order.customer.id));
+    expect(customerIdOf(order)).toBe("115310627314723954");
     expect(orderIdOf("order", order)).toBe(String(order.id));
   });
 
@@ -73,7 +75,7 @@ describe("fulfillment → ShipmentRequest", () => {
       ok: true,
       request: {
         external_shipment_id: "123456",
-        external_order_id: String(fulfillment.order_id),
+        external_order_id: "820982911946154508",
         shipped_at: "2026-11-21T09:02:11-05:00",
         lines: [{ external_order_line_id: String(fulfillment.line_items[0].id), quantity: 1 }],
         carrier: "UPS",
@@ -97,6 +99,11 @@ describe("fulfillment → ShipmentRequest", () => {
 });
 
 describe("ids and idempotency keys", () => {
+  it("keeps 64-bit ids exact when parsing a webhook body", () => {
+    expect(parseShopifyJson('{"id":820982911946154508,"n":1.5,"small":42}')).toEqual({ id: "820982911946154508", n: 1.5, small: 42 });
+    expect(JSON.parse('{"id":820982911946154508}').id).not.toBe(820982911946154508n.toString());
+  });
+
   it("reads numeric, string and GraphQL ids alike", () => {
     expect(idString(123)).toBe("123");
     expect(idString("gid://shopify/Order/820982911946154508")).toBe("820982911946154508");

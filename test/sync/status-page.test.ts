@@ -48,6 +48,28 @@ describe("webhooks into the queue", () => {
     expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
   });
 
+  it("keeps 64-bit Shopify ids exact from the raw body to the service", async () => {
+    const order = shopifyOrder();
+    const body = JSON.stringify({ ...order, id: "__ID__" }).replace('"__ID__"', "820982911946154508");
+    const response = await fetch(new URL("/webhooks/orders/create", app.url), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Shopify-Topic": "orders/create",
+        "X-Shopify-Shop-Domain": SHOP,
+        "X-Shopify-Hmac-Sha256": webhookHmac(body),
+        "X-Shopify-Webhook-Id": "wh-big-id",
+        "X-Shopify-Event-Id": "evt-big-id",
+        "X-Shopify-Api-Version": "2026-10",
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    await drainJobs(deps);
+    expect((await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: "820982911946154508" } })).state).toBe("imported");
+    expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get("820982911946154508")).toBe(1);
+  });
+
   it("takes all four topics and refuses a forged HMAC", async () => {
     const order = shopifyOrder();
     const fulfillment = shopifyFulfillment(order);
