@@ -169,7 +169,9 @@ export async function completeConnect(
     data: { usedAt: now },
   });
   if (claimed.count !== 1) {
-    const result = row.usedAt ? "already_used" : "expired";
+    // Read again: a concurrent callback may have used it after our first read.
+    const current = await prisma.oAuthState.findUnique({ where: { state }, select: { usedAt: true } });
+    const result = current?.usedAt ? "already_used" : "expired";
     log("connect_callback_rejected", { shop: row.shop, result });
     return back(result);
   }
