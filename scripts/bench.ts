@@ -5,6 +5,7 @@
 //   - baselines: a bare `SELECT 1` round trip and a plain one-row insert, through the same Prisma client;
 //   - recordSyncDelivery: the intake statement the webhook routes use (delivery + record + job, one round trip);
 //   - recordDelivery + enqueue in an interactive transaction (the general-purpose path, for comparison);
+//   - Shopify's authenticate.webhook alone (HMAC check; it also reads the shop's offline session);
 //   - the webhook handler (receiveSyncWebhook: Shopify HMAC check + intake), called in process and over HTTP.
 // Target: intake p99 under 20 ms. Prints a table with ratios to the baselines.
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
@@ -43,6 +44,7 @@ const { database } = await import("../app/db.server");
 const { recordDelivery, recordSyncDelivery } = await import("../app/sync/intake.server");
 const { enqueueJob, orderKeyOf } = await import("../app/sync/queue.server");
 const { receiveSyncWebhook } = await import("../app/webhooks.server");
+const { authenticate } = await import("../app/shopify.server");
 
 const db = database();
 await db.ready;
@@ -146,6 +148,11 @@ try {
       const payload = order();
       return () => recordSyncDelivery(prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: "same-event", payload });
     })()),
+  );
+  rows.push(
+    await measure("authenticate.webhook alone (HMAC, session read)", () =>
+      authenticate.webhook(signedRequest("https://bench.example.com/webhooks/orders/create", JSON.stringify(order()))),
+    ),
   );
   rows.push(
     await measure("webhook handler: HMAC + intake (in process)", () =>
