@@ -3,7 +3,7 @@
 // refreshed tokens) is left to its writer, who already used the current key. Safe to run again; safe while the
 // app runs. Once it reports nothing left, the old key can be removed from ENCRYPTION_KEYS.
 import type { PrismaClient } from "@prisma/client";
-import { reencryptIfStale, type Keyring } from "./secret-box.server";
+import { encryptSecret, isEncrypted, reencryptIfStale, type Keyring } from "./secret-box.server";
 
 export interface RotationReport {
   currentKeyId: string;
@@ -16,9 +16,11 @@ export interface RotationReport {
 }
 
 interface Column {
-  table: "shopSettings" | "oAuthState" | "customerGrant";
+  table: "shopSettings" | "oAuthState" | "customerGrant" | "session";
   idField: "shop" | "state" | "id";
-  field: "clientSecretEnc" | "signingSecretEnc" | "codeVerifierEnc" | "accessTokenEnc" | "refreshTokenEnc";
+  field: "clientSecretEnc" | "signingSecretEnc" | "codeVerifierEnc" | "accessTokenEnc" | "refreshTokenEnc" | "accessToken" | "refreshToken";
+  /** Shopify's sessions may still hold plain text written before EncryptedSessionStorage: encrypt those too. */
+  mayBePlain?: boolean;
 }
 
 const COLUMNS: Column[] = [
@@ -27,6 +29,8 @@ const COLUMNS: Column[] = [
   { table: "oAuthState", idField: "state", field: "codeVerifierEnc" },
   { table: "customerGrant", idField: "id", field: "accessTokenEnc" },
   { table: "customerGrant", idField: "id", field: "refreshTokenEnc" },
+  { table: "session", idField: "id", field: "accessToken", mayBePlain: true },
+  { table: "session", idField: "id", field: "refreshToken", mayBePlain: true },
 ];
 
 const BATCH = 200;
@@ -54,7 +58,7 @@ export async function rotateEncryptionKeys(
     for (;;) {
       const rows = await delegate.findMany({
         where: {
-          [column.field]: { startsWith: "enc:v1:" },
+          [column.field]: column.mayBePlain ? { gt: "" } : { startsWith: "enc:v1:" },
           NOT: { [column.field]: { startsWith: `enc:v1:${keyring.currentId}:` } },
           ...(cursor !== undefined ? { [column.idField]: { gt: cursor } } : {}),
         },
@@ -67,7 +71,7 @@ export async function rotateEncryptionKeys(
         const old = row[column.field]!;
         let fresh: string | null;
         try {
-          fresh = reencryptIfStale(old, keyring);
+          fresh = column.mayBePlain && !isEncrypted(old) ? encryptSecret(old, keyring) : reencryptIfStale(old, keyring);
         } catch {
           skipped += 1; // its key is no longer listed, or it was tampered with: counted in `remaining`
           continue;

@@ -1,0 +1,54 @@
+// Shopify's offline access token is the most powerful secret the app holds; the session storage package keeps it
+// in plain text. This wrapper encrypts accessToken and refreshToken on the way in and decrypts on the way out,
+// with the same keys (and rotation) as every other secret. A value stored before the wrapper existed (plain text)
+// still loads, and is encrypted the next time Shopify's library stores the session or `npm run rotate-key` runs.
+import { Session } from "@shopify/shopify-api";
+import type { SessionStorage } from "@shopify/shopify-app-session-storage";
+import { decryptSecret, defaultKeyring, encryptSecret, isEncrypted, type Keyring } from "./secret-box.server";
+
+export class EncryptedSessionStorage implements SessionStorage {
+  constructor(
+    private readonly inner: SessionStorage,
+    private readonly keyring: () => Keyring = defaultKeyring,
+  ) {}
+
+  storeSession(session: Session): Promise<boolean> {
+    return this.inner.storeSession(this.transform(session, (v) => (isEncrypted(v) ? v : encryptSecret(v, this.keyring()))));
+  }
+
+  async loadSession(id: string): Promise<Session | undefined> {
+    const session = await this.inner.loadSession(id);
+    return session && this.decrypt(session);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.inner.deleteSession(id);
+  }
+
+  deleteSessions(ids: string[]): Promise<boolean> {
+    return this.inner.deleteSessions(ids);
+  }
+
+  async findSessionsByShop(shop: string): Promise<Session[]> {
+    return (await this.inner.findSessionsByShop(shop)).map((session) => this.decrypt(session));
+  }
+
+  /** The session storage package polls this before first use (Prisma's table may not exist yet). */
+  isReady(): Promise<boolean> {
+    const inner = this.inner as { isReady?: () => Promise<boolean> };
+    return inner.isReady ? inner.isReady() : Promise.resolve(true);
+  }
+
+  private decrypt(session: Session): Session {
+    return this.transform(session, (v) => (isEncrypted(v) ? decryptSecret(v, this.keyring()) : v));
+  }
+
+  private transform(session: Session, fn: (value: string) => string): Session {
+    const params = session.toObject();
+    return new Session({
+      ...params,
+      accessToken: params.accessToken ? fn(params.accessToken) : params.accessToken,
+      refreshToken: params.refreshToken ? fn(params.refreshToken) : params.refreshToken,
+    });
+  }
+}
