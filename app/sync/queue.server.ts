@@ -2,7 +2,7 @@
 //
 // - A job is leased by one worker at a time: candidates are selected `FOR UPDATE SKIP LOCKED` and marked running
 //   with `leasedBy` and `leaseUntil` in the same transaction, so several worker processes never take the same job.
-// - A lease that expires (the worker died) makes the job eligible again; its attempt counts.
+// - A lease that expires (the worker died) puts the job back in the queue; its attempt counts.
 // - Jobs of one order (same `orderKey`) run one at a time, in `seq` order, with one exception: an order job does
 //   not wait behind a shipment of the same order (a shipment that arrived first waits for its order, not the other
 //   way round).
@@ -58,15 +58,42 @@ export interface LeaseOptions {
   kinds?: JobKind[];
 }
 
+export const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
+
+/**
+ * Jobs whose lease expired (their worker died or hung) go back to the queue at once; attempts already counted.
+ * A job that used up its attempts this way (it keeps killing workers) fails instead, with its record.
+ */
+export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
+  const exhausted = await prisma.$queryRaw<{ recordId: string | null; attempts: number }[]>`
+    UPDATE "Job" SET status = 'failed', "finishedAt" = ${ts(now)}, "updatedAt" = ${ts(now)}, "leaseUntil" = NULL,
+      "lastError" = 'The worker stopped while processing this job on every attempt; gave up.'
+    WHERE status = 'running' AND "leaseUntil" < ${ts(now)} AND attempts >= "maxAttempts"
+    RETURNING "recordId", attempts`;
+  for (const job of exhausted) {
+    if (!job.recordId) continue;
+    await prisma.syncRecord.update({
+      where: { id: job.recordId },
+      data: { state: "failed", reason: `Gave up after ${job.attempts} attempts: the worker stopped while processing it each time.` },
+    });
+  }
+  const requeued = await prisma.$executeRaw`
+    UPDATE "Job" SET status = 'queued', "runAt" = ${ts(now)}, "leasedBy" = NULL, "leaseUntil" = NULL,
+      "lastError" = ${LEASE_EXPIRED}, "updatedAt" = ${ts(now)}
+    WHERE status = 'running' AND "leaseUntil" < ${ts(now)}`;
+  return requeued + exhausted.length;
+}
+
 /**
  * Leases up to `limit` due jobs for `workerId`; each comes back with `attempts` already counting this run.
  *
- * One statement (one round trip, its own transaction): pick due candidates in `seq` order with
- * `FOR UPDATE SKIP LOCKED`, keep the first per order, mark them running. Two workers leasing at once cannot take
- * two jobs of one order, because a job is only a candidate when no earlier job of its order is queued or running
- * in the statement's snapshot, and the rows the other worker is taking are locked (skipped) or, once committed,
- * re-checked as running. The one allowed overlap is an order import beside a shipment of the same order that came
- * first; that shipment then waits for its order, which is what it would do anyway.
+ * Expired leases are reclaimed first (`reclaimExpired`). Then one statement (its own transaction) walks queued
+ * jobs in `seq` order (index on status, seq), locking candidates `FOR UPDATE SKIP LOCKED`, keeps the first per
+ * order and marks them running. Two workers leasing at once cannot take two jobs of one order: a job is only a
+ * candidate when no earlier job of its order is queued or running in the statement's snapshot, and the rows the
+ * other worker is taking are locked (skipped) or, once committed, re-checked as running. The one allowed overlap
+ * is an order import beside a shipment of the same order that came first; that shipment then waits for its
+ * order, which is what it would do anyway.
  */
 export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
   const now = options.now ?? new Date();
@@ -75,18 +102,18 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const kindFilter = options.kinds?.length
     ? Prisma.sql`AND j.kind IN (${Prisma.join(options.kinds)})`
     : Prisma.empty;
+  await reclaimExpired(prisma, now);
   const leased = await prisma.$queryRaw<{ id: string }[]>`
     WITH candidates AS (
       SELECT j.id, j."orderKey", j.seq FROM "Job" j
-      WHERE ((j.status = 'queued' AND j."runAt" <= ${ts(now)})
-          OR (j.status = 'running' AND j."leaseUntil" < ${ts(now)}))
+      WHERE j.status = 'queued' AND j."runAt" <= ${ts(now)}
         ${kindFilter}
         AND NOT EXISTS (SELECT 1 FROM "ShopSettings" s WHERE s.shop = j.shop AND s."syncPaused")
         AND (j."orderKey" IS NULL OR NOT EXISTS (
           SELECT 1 FROM "Job" p
           WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
-            AND ((p.status = 'running' AND p."leaseUntil" >= ${ts(now)})
-              OR (p.seq < j.seq AND p.status IN ('queued', 'running') AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
+            AND (p.status = 'running'
+              OR (p.seq < j.seq AND p.status = 'queued' AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
       ORDER BY j.seq
       LIMIT ${limit * 2}
       FOR UPDATE OF j SKIP LOCKED

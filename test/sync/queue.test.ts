@@ -22,6 +22,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.prisma.job.deleteMany();
+  await db.prisma.syncRecord.deleteMany();
   await db.prisma.shopSettings.deleteMany();
 });
 
@@ -51,6 +52,21 @@ describe("job queue", () => {
     expect(taken).toMatchObject({ id: abandoned.id, leasedBy: "w2", attempts: 2 });
     expect(await completeJob(db.prisma, abandoned)).toBe(false);
     expect(await completeJob(db.prisma, taken)).toBe(true);
+  });
+
+  it("fails a job that keeps killing its workers once its attempts are used up", async () => {
+    const record = await db.prisma.syncRecord.create({ data: { shop, kind: "order", externalId: "poison", orderId: "poison" } });
+    await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("poison"), recordId: record.id, maxAttempts: 2 });
+    const t = Date.now();
+    await leaseJobs(db.prisma, { workerId: "dies-1", leaseMs: 1_000, now: new Date(t) });
+    const [second] = await leaseJobs(db.prisma, { workerId: "dies-2", leaseMs: 1_000, now: new Date(t + 2_000) });
+    expect(second.attempts).toBe(2);
+    expect(await leaseJobs(db.prisma, { workerId: "w", now: new Date(t + 4_000) })).toHaveLength(0);
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: second.id } })).toMatchObject({ status: "failed" });
+    expect(await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: record.id } })).toMatchObject({
+      state: "failed",
+      reason: "Gave up after 2 attempts: the worker stopped while processing it each time.",
+    });
   });
 
   it("runs jobs of one order one at a time and in order; an order does not wait behind its shipment", async () => {

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "Job_status_seq_idx" ON "Job"("status", "seq");
+
