@@ -305,13 +305,18 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   const pollMs = options.pollMs ?? 1_000;
   let stopping = false;
   let wake: (() => void) | null = null;
-  const unsubscribe = onWorkNotified(() => wake?.());
+  let notified = false; // a notification that came while leasing or running is not lost
+  const unsubscribe = onWorkNotified(() => {
+    notified = true;
+    wake?.();
+  });
   deps.logger.info({ workerId: id, concurrency }, "worker started");
 
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
       let jobs: Job[] = [];
+      notified = false;
       try {
         jobs = await leaseJobs(deps.prisma, { workerId: id, limit: concurrency, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
         failures = 0;
@@ -324,6 +329,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
         continue;
       }
       if (stopping) break;
+      if (notified && failures === 0) continue;
       await new Promise<void>((resolveSleep) => {
         const timer = setTimeout(done, failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
         function done() {

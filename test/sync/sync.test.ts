@@ -8,7 +8,8 @@ import { contentHash, idempotencyKey } from "~/sync/idempotency";
 import { mapOrder } from "~/sync/mapping";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
-import { drainJobs, runJob, type SyncDeps } from "~/sync/worker.server";
+import { notifyWorkers } from "~/sync/signal.server";
+import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
 import {
   Clock,
   connectCustomer,
@@ -356,6 +357,27 @@ describe("pause, resume and manual retry", () => {
     await settle();
     expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null });
     expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
+  });
+});
+
+describe("worker loop", () => {
+  it("runs in the background, wakes on notification, and stops after finishing its running jobs", async () => {
+    const worker = startWorker(deps, { pollMs: 60_000, concurrency: 2 });
+    try {
+      const order = shopifyOrder();
+      await deliver("ORDERS_CREATE", order);
+      notifyWorkers(); // what the webhook handler does; without it the next poll is a minute away
+      const deadline = Date.now() + 10_000;
+      while ((await record("order", order.id)).state !== "imported" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect((await record("order", order.id)).state).toBe("imported");
+    } finally {
+      await worker.stop();
+    }
+    const later = shopifyOrder();
+    await deliver("ORDERS_CREATE", later);
+    notifyWorkers();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await record("order", later.id)).state).toBe("pending"); // stopped: nothing leased any more
   });
 });
 
