@@ -7,9 +7,9 @@ import {
   Badge,
   Banner,
   BlockStack,
+  Box,
   Button,
   Card,
-  EmptyState,
   IndexTable,
   InlineStack,
   Layout,
@@ -137,9 +137,16 @@ export default function SyncStatus() {
           <Card padding="0">
             <Tabs tabs={tabs} selected={selectedTab} onSelect={(i) => go(i === 0 ? null : SYNC_STATES[i - 1])} />
             {view.rows.length === 0 ? (
-              <EmptyState heading={view.state ? `No ${LABEL[view.state].toLowerCase()} imports` : "No imports yet"} image="">
-                <p>Orders and shipments appear here as Shopify sends them.</p>
-              </EmptyState>
+              <Box padding="600">
+                <BlockStack gap="200" inlineAlign="center">
+                  <Text as="h3" variant="headingMd">
+                    {view.state ? `No ${LABEL[view.state].toLowerCase()} imports` : "No imports yet"}
+                  </Text>
+                  <Text as="p" tone="subdued">
+                    Orders and shipments appear here as Shopify sends them.
+                  </Text>
+                </BlockStack>
+              </Box>
             ) : (
               <IndexTable
                 resourceName={{ singular: "import", plural: "imports" }}

@@ -93,6 +93,14 @@ describe("webhooks into the queue", () => {
 });
 
 describe("Sync status page", () => {
+  it("says so when a state has no imports", async () => {
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    await page.goto(await embeddedUrl(app.url, "/app?state=waiting"));
+    await page.waitForSelector("text=No waiting imports");
+    await context.close();
+  });
+
   it("lists imports with state, reason, attempts; filters; retries; pauses and resumes; shows backfill progress", async () => {
     // A failed import (the service refuses it), a skipped one (no customer), and a running backfill.
     await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 1 });
