@@ -207,17 +207,36 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
 
   if (outcome.ok) {
-    const state = outcome.data.status === "updated" || record.sentHash ? "updated" : "imported";
-    await setRecord(deps, record.id, {
-      state,
-      reason: null,
-      sentHash: hash,
-      workspaceId: route.grant.workspaceId,
-      serviceId: outcome.data.id,
-      serviceStatus: outcome.data.status,
-      importedAt: deps.now(),
+    // The service's own word when it uses ours (a replay repeats the first answer); otherwise: sent before → update.
+    const status = outcome.data.status;
+    const state =
+      status === "imported" || status === "updated"
+        ? status
+        : record.sentHash && record.workspaceId === route.grant.workspaceId
+          ? "updated"
+          : "imported";
+    // Job and record change together, and only while this worker still holds the lease: a worker that was taken
+    // over (it hung past its lease) must not overwrite what its successor recorded.
+    const recorded = await deps.prisma.$transaction(async (tx) => {
+      if (!(await completeJob(tx, job, deps.now()))) return false;
+      await tx.syncRecord.update({
+        where: { id: record.id },
+        data: {
+          state,
+          reason: null,
+          sentHash: hash,
+          workspaceId: route.grant.workspaceId,
+          serviceId: outcome.data.id,
+          serviceStatus: status,
+          importedAt: deps.now(),
+        },
+      });
+      return true;
     });
-    await completeJob(deps.prisma, job, deps.now());
+    if (!recorded) {
+      deps.logger.warn({ jobId: job.id, recordId: record.id }, "lease lost before recording; the new holder records it");
+      return;
+    }
     deps.logger.info({ jobId: job.id, recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
     if (kind === "order") await wakeShipments(deps, job.shop, orderId);
     return;
