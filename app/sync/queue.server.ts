@@ -202,3 +202,29 @@ export async function wakeJobs(db: Db, where: Prisma.JobWhereInput, now = new Da
   const result = await db.job.updateMany({ where: { ...where, status: "queued", runAt: { gt: now } }, data: { runAt: now } });
   return result.count;
 }
+
+export const RETENTION_DAYS = 30;
+
+/**
+ * Housekeeping: done jobs of imports that succeeded (and finished backfill pages), and webhook deliveries no job
+ * points at any more, once older than `days` (Shopify redelivers for hours, not weeks). Jobs a merchant may still
+ * act on (failed, skipped, waiting) are kept. Batched, so it never holds many locks at once.
+ */
+export async function pruneFinished(prisma: PrismaClient, options: { now?: Date; days?: number; batch?: number } = {}): Promise<{ jobs: number; deliveries: number }> {
+  const cutoff = new Date((options.now ?? new Date()).getTime() - (options.days ?? RETENTION_DAYS) * 86_400_000);
+  const batch = options.batch ?? 1000;
+  const jobs = await prisma.$executeRaw`
+    DELETE FROM "Job" WHERE id IN (
+      SELECT j.id FROM "Job" j
+      LEFT JOIN "SyncRecord" r ON r.id = j."recordId"
+      WHERE j.status = 'done' AND j."finishedAt" < ${ts(cutoff)}
+        AND (j."recordId" IS NULL OR r.state IN ('imported', 'updated'))
+        AND NOT EXISTS (SELECT 1 FROM "Job" later WHERE later."recordId" = j."recordId" AND later.seq > j.seq AND later.status <> 'done')
+      LIMIT ${batch})`;
+  const deliveries = await prisma.$executeRaw`
+    DELETE FROM "WebhookDelivery" WHERE id IN (
+      SELECT d.id FROM "WebhookDelivery" d
+      WHERE d."receivedAt" < ${ts(cutoff)} AND NOT EXISTS (SELECT 1 FROM "Job" j WHERE j."deliveryId" = d.id)
+      LIMIT ${batch})`;
+  return { jobs, deliveries };
+}

@@ -19,6 +19,7 @@ import {
   failJob,
   leaseJobs,
   orderKeyOf,
+  pruneFinished,
   rescheduleJob,
   wakeJobs,
 } from "./queue.server";
@@ -308,6 +309,8 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Sleep between polls when there is nothing to do. */
   pollMs?: number;
+  /** How often to delete old finished jobs and deliveries (0 = never). Default hourly. */
+  pruneEveryMs?: number;
 }
 
 export interface RunningWorker {
@@ -331,9 +334,18 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   });
   deps.logger.info({ workerId: id, concurrency }, "worker started");
 
+  const pruneEveryMs = options.pruneEveryMs ?? 3600_000;
+  let nextPrune = Date.now() + Math.min(60_000, pruneEveryMs);
+
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
+      if (pruneEveryMs > 0 && Date.now() >= nextPrune) {
+        nextPrune = Date.now() + pruneEveryMs;
+        await pruneFinished(deps.prisma, { now: deps.now() })
+          .then((pruned) => deps.logger.debug({ workerId: id, ...pruned }, "pruned finished work"))
+          .catch((error) => deps.logger.warn({ workerId: id, err: error instanceof Error ? error.message : String(error) }, "prune failed"));
+      }
       let jobs: Job[] = [];
       notified = false;
       try {
