@@ -167,6 +167,24 @@ describe("orders and shipments", () => {
     expect(state.requests.some((r) => r.status === 429)).toBe(true);
   }, 60_000);
 
+  it("waits at least Retry-After before sending again after a 429", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 429, headers: { "Retry-After": "120" }, body: { error: "rate_limited" } });
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    const before = clock.ms;
+    await drainJobs(deps);
+    const job = await db.prisma.job.findFirstOrThrow();
+    expect(job).toMatchObject({ status: "queued", attempts: 1 });
+    expect(job.runAt.getTime() - before).toBeGreaterThanOrEqual(120_000);
+    const waiting = await record("order", order.id);
+    expect(waiting.state).toBe("pending");
+    expect(waiting.reason).toMatch(/limiting requests.*Will try again at \d\d:\d\d:\d\d UTC \(attempt 1 of 12\)/);
+    clock.advance(60_000);
+    expect(await drainJobs(deps)).toBe(0); // not yet
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null });
+  });
+
   it("takes over a job whose worker died mid-import, and the service imports it once", async () => {
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
