@@ -115,7 +115,7 @@ export default function SyncStatus() {
                   <BlockStack gap="100" key={b.id}>
                     <InlineStack align="space-between">
                       <Text as="span">
-                        Customer {b.customerId}: last {b.days} days, {b.queued} of {b.total} orders queued
+                        {b.customer}: last {b.days} days, {b.queued} of {b.total} orders queued
                       </Text>
                       <Badge tone={b.status === "done" ? "success" : b.status === "failed" ? "critical" : "info"}>
                         {b.status === "done" ? "Done" : b.status === "failed" ? "Failed" : "Running"}

@@ -26,6 +26,8 @@ export interface ImportRow {
 export interface BackfillView {
   id: string;
   customerId: string;
+  /** The customer's name or email when their grant carries one. */
+  customer: string;
   days: number;
   status: string;
   total: number;
@@ -72,6 +74,13 @@ export async function loadSyncStatus(
   const total = state ? counts[state] : Object.values(counts).reduce((a, b) => a + b, 0);
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Number(query.page) || 1), pageCount);
+  const grants = backfills.length
+    ? await prisma.customerGrant.findMany({
+        where: { shop, customerId: { in: [...new Set(backfills.map((b) => b.customerId))] } },
+        select: { customerId: true, customerName: true, customerEmail: true },
+      })
+    : [];
+  const nameOf = new Map(grants.map((g) => [g.customerId, g.customerName || g.customerEmail || null]));
   const records = await prisma.syncRecord.findMany({
     where,
     orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
@@ -102,6 +111,7 @@ export async function loadSyncStatus(
     backfills: backfills.map((b) => ({
       id: b.id,
       customerId: b.customerId,
+      customer: nameOf.get(b.customerId) ?? `Customer ${b.customerId}`,
       days: b.days,
       status: b.status,
       total: b.total,

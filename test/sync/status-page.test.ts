@@ -110,6 +110,10 @@ describe("Sync status page", () => {
     await sendWebhook(app.url, "orders/create", shopifyOrder({ customer: null }));
     await drainJobs(deps);
     await db.prisma.backfill.create({ data: { shop: SHOP, customerId: "7000000001", days: 60, total: 120, queued: 45 } });
+    await db.prisma.customerGrant.update({
+      where: { shop_customerId: { shop: SHOP, customerId: "7000000001" } },
+      data: { customerName: "Ada Lovelace" },
+    });
 
     const token = await mintSessionToken();
     const context = await newContext(browser, { Authorization: `Bearer ${token}` });
@@ -122,7 +126,7 @@ describe("Sync status page", () => {
     expect(body).toContain(`Order ${failing.id}`);
     expect(body).toContain("Gave up after 1 attempt. The service had an internal problem (HTTP 500)");
     expect(body).toContain("The order has no customer, so there is no workspace to import it into.");
-    expect(body).toContain("45 of 120 orders queued");
+    expect(body).toContain("Ada Lovelace: last 60 days, 45 of 120 orders queued");
     await page.screenshot({ path: screenshotPath("sync-status"), fullPage: true });
 
     // Filter by state.
