@@ -41,6 +41,7 @@ query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
       cancelledAt
       customer { id }
       lineItems(first: 250) {
+        pageInfo { hasNextPage endCursor }
         nodes { id title name quantity currentQuantity sku product { id } }
       }
       fulfillments(first: 50) {
@@ -54,6 +55,20 @@ query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
   }
 }`;
 
+/** The rest of an order's lines when it has more than one page of them (the service takes up to 500). */
+export const ORDER_LINES_QUERY = `#graphql
+query SyncBackfillOrderLines($id: ID!, $after: String) {
+  order(id: $id) {
+    lineItems(first: 250, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes { id title name quantity currentQuantity sku product { id } }
+    }
+  }
+}`;
+
+type GqlLine = { id: string; title?: string; name?: string; quantity: number; currentQuantity?: number; sku?: string | null; product?: { id: string } | null };
+type GqlLines = { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: GqlLine[] };
+
 interface GqlOrder {
   id: string;
   name?: string;
@@ -61,7 +76,7 @@ interface GqlOrder {
   currencyCode?: string;
   cancelledAt?: string | null;
   customer?: { id: string } | null;
-  lineItems?: { nodes: { id: string; title?: string; name?: string; quantity: number; currentQuantity?: number; sku?: string | null; product?: { id: string } | null }[] };
+  lineItems?: GqlLines;
   fulfillments?: {
     id: string;
     createdAt: string;
@@ -158,6 +173,7 @@ export async function runBackfillJob(
     })) as GqlPage;
     if (page.errors?.length) throw new Error(`Shopify Admin API: ${page.errors.map((e) => e.message).join("; ")}`);
     if (!page.data?.orders) throw new Error("Shopify Admin API returned no orders field");
+    for (const node of page.data.orders.nodes) await completeLines(job.shop, node, deps.adminGraphql);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await prisma.backfill.update({
@@ -169,7 +185,7 @@ export async function runBackfillJob(
     });
     throw error;
   }
-  const orders = page.data.orders;
+  const orders = page.data!.orders!;
   const now = deps.now();
   await prisma.$transaction(async (tx) => {
     for (const node of orders.nodes) {
@@ -202,6 +218,22 @@ export async function runBackfillJob(
       await enqueueJob(tx, { shop: job.shop, kind: "backfill", payload: next, runAt: now, maxAttempts: job.maxAttempts });
     }
   });
+}
+
+/** Fetches the remaining pages of an order's lines, so an order over 250 lines is not imported cut short. */
+async function completeLines(shop: string, node: GqlOrder, adminGraphql: AdminGraphql): Promise<void> {
+  let pageInfo = node.lineItems?.pageInfo;
+  for (let guard = 0; pageInfo?.hasNextPage && pageInfo.endCursor && guard < 10; guard++) {
+    const more = (await adminGraphql(shop, ORDER_LINES_QUERY, { id: node.id, after: pageInfo.endCursor })) as {
+      data?: { order?: { lineItems?: GqlLines } | null };
+      errors?: { message: string }[];
+    };
+    if (more.errors?.length) throw new Error(`Shopify Admin API: ${more.errors.map((e) => e.message).join("; ")}`);
+    const lines = more.data?.order?.lineItems;
+    if (!lines) throw new Error("Shopify Admin API returned no line items for an order");
+    node.lineItems!.nodes.push(...lines.nodes);
+    pageInfo = lines.pageInfo;
+  }
 }
 
 async function upsertRecord(

@@ -28,7 +28,10 @@ interface GqlOrder {
   createdAt: string;
   currencyCode: string;
   customer: { id: string };
-  lineItems: { nodes: { id: string; title: string; name: string; quantity: number; currentQuantity: number; sku: string; product: { id: string } }[] };
+  lineItems: {
+    nodes: { id: string; title: string; name: string; quantity: number; currentQuantity: number; sku: string; product: { id: string } }[];
+    pageInfo?: { hasNextPage: boolean; endCursor: string | null };
+  };
   fulfillments: { id: string; createdAt: string; status: string; trackingInfo: { company: string; number: string }[]; fulfillmentLineItems: { nodes: { quantity: number; lineItem: { id: string } }[] } }[];
 }
 
@@ -153,6 +156,24 @@ describe("backfill on connect", () => {
     expect(importCounts(state, "/api/v1/shipments").size).toBe(3);
     expect(state.shipments[0].body).toMatchObject({ carrier: "DHL", tracking_number: "JD0001" });
     expect(await db.prisma.syncRecord.count({ where: { state: "imported" } })).toBe(123);
+  }, 60_000);
+
+  it("fetches every line of an order with more than one page of lines", async () => {
+    const big = gqlOrder(7);
+    const lines = Array.from({ length: 300 }, (_, i) => ({ ...big.lineItems.nodes[0], id: `gid://shopify/LineItem/${newId()}`, title: `Line ${i}` }));
+    const seen: Record<string, unknown>[] = [];
+    serveOrders([{ ...big, lineItems: { nodes: lines.slice(0, 250), pageInfo: { hasNextPage: true, endCursor: "250" } } as GqlOrder["lineItems"] }], seen);
+    mock.use(
+      admin.query("SyncBackfillOrderLines", ({ variables }) => {
+        expect(variables).toEqual({ id: big.id, after: "250" });
+        return HttpResponse.json({ data: { order: { lineItems: { nodes: lines.slice(250), pageInfo: { hasNextPage: false, endCursor: null } } } } });
+      }),
+    );
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await settle();
+    const state = await emulatorState(emulator);
+    expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(300);
   }, 60_000);
 
   it("uses the shop's backfill window and retries an Admin API error", async () => {
