@@ -1,6 +1,6 @@
 // The only place that knows Shopify's auth settings (after Shopify's Remix app template).
 import "@shopify/shopify-app-remix/adapters/node";
-import { ApiVersion, AppDistribution, shopifyApp } from "@shopify/shopify-app-remix/server";
+import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import prisma from "./db.server";
 import { EncryptedSessionStorage } from "./connections/encrypted-session-storage.server";
@@ -10,6 +10,17 @@ const config = env();
 
 // The newest stable version in @shopify/shopify-api 15's enum; keep in step with shopify.app.toml.
 export const apiVersion = ApiVersion.October26;
+
+// Shopify's library has its own logger; follow LOG_LEVEL (it has no "off", so silent keeps errors only).
+const shopifyLogLevel = {
+  fatal: LogSeverity.Error,
+  error: LogSeverity.Error,
+  silent: LogSeverity.Error,
+  warn: LogSeverity.Warning,
+  info: LogSeverity.Info,
+  debug: LogSeverity.Debug,
+  trace: LogSeverity.Debug,
+}[config.LOG_LEVEL];
 
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,
@@ -21,6 +32,7 @@ const shopify = shopifyApp({
   sessionStorage: new EncryptedSessionStorage(new PrismaSessionStorage(prisma)),
   distribution: AppDistribution.AppStore,
   future: { unstable_newEmbeddedAuthStrategy: true },
+  logger: { level: shopifyLogLevel },
   ...(config.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [config.SHOP_CUSTOM_DOMAIN] } : {}),
 });
 
