@@ -19,6 +19,13 @@ export type Mapped<T> =
 
 type Id = string | number | bigint | null | undefined;
 
+// Failed, not skipped: there is something to import, but the service cannot take it as it is.
+const tooManyLines = (count: number, noun: "order" | "shipment"): Mapped<never> => ({
+  ok: false,
+  state: "failed",
+  reason: `The ${noun} has ${count} lines; the service accepts at most ${MAX_LINES} lines per ${noun}.`,
+});
+
 export interface ShopifyLineItem {
   id: Id;
   title?: string | null;
@@ -106,13 +113,7 @@ export function mapOrder(order: ShopifyOrder): Mapped<OrderRequest> {
   if (lines.length === 0) {
     return { ok: false, state: "skipped", reason: "Nothing left to import: every line of this order was removed." };
   }
-  if (lines.length > MAX_LINES) {
-    return {
-      ok: false,
-      state: "failed",
-      reason: `The order has ${lines.length} lines; the service accepts at most ${MAX_LINES} lines per order.`,
-    };
-  }
+  if (lines.length > MAX_LINES) return tooManyLines(lines.length, "order");
   const request: OrderRequest = { external_order_id: orderId, ordered_at: orderedAt, lines };
   if (order.currency) request.currency = order.currency;
   return validated(OrderRequestSchema, request, "order");
@@ -135,13 +136,7 @@ export function mapFulfillment(fulfillment: ShopifyFulfillment): Mapped<Shipment
   if (lines.length === 0) {
     return { ok: false, state: "skipped", reason: "Nothing to import: the fulfillment has no shipped lines." };
   }
-  if (lines.length > MAX_LINES) {
-    return {
-      ok: false,
-      state: "failed",
-      reason: `The shipment has ${lines.length} lines; the service accepts at most ${MAX_LINES} lines per shipment.`,
-    };
-  }
+  if (lines.length > MAX_LINES) return tooManyLines(lines.length, "shipment");
   const request: ShipmentRequest = { external_shipment_id: shipmentId, external_order_id: orderId, shipped_at: shippedAt, lines };
   if (fulfillment.tracking_company) request.carrier = fulfillment.tracking_company;
   const tracking = fulfillment.tracking_number ?? fulfillment.tracking_numbers?.[0];
