@@ -1,6 +1,8 @@
-// Idempotency keys derived from what is sent: the same shop, resource and content always give the same key (a
-// redelivered webhook or a retried job is replayed by the service, never imported twice), and changed content
-// gives a new key (a changed order is sent again and the service answers "updated").
+// Idempotency keys derived from what is sent: the same shop, resource and content on top of the same last accepted
+// import always give the same key (a redelivered webhook or a retried job is replayed by the service, never imported
+// twice), and changed content gives a new key (a changed order is sent again and the service answers "updated").
+// Content that comes back to an earlier version (A → B → A) follows another accepted import, so it gets a new key
+// too: the service keeps keys 24 h and would otherwise replay A's first answer and keep B.
 import { createHash } from "node:crypto";
 
 export type SyncKind = "order" | "shipment";
@@ -14,8 +16,13 @@ export function contentHash(request: unknown): string {
   return createHash("sha256").update(requestBody(request)).digest("hex");
 }
 
-/** 1 to 255 visible ASCII characters (contract 3): `sync-o-<64 hex>` or `sync-s-<64 hex>`. */
-export function idempotencyKey(shop: string, kind: SyncKind, externalId: string, bodyHash: string): string {
-  const digest = createHash("sha256").update([shop, kind, externalId, bodyHash].join("\0")).digest("hex");
+/**
+ * 1 to 255 visible ASCII characters (contract 3): `sync-o-<64 hex>` or `sync-s-<64 hex>`. `previousImport` is when
+ * the service last accepted this resource (`SyncRecord.importedAt`; none for a first import).
+ */
+export function idempotencyKey(shop: string, kind: SyncKind, externalId: string, bodyHash: string, previousImport?: Date | null): string {
+  const parts = [shop, kind, externalId, bodyHash];
+  if (previousImport) parts.push(previousImport.toISOString());
+  const digest = createHash("sha256").update(parts.join("\0")).digest("hex");
   return `sync-${kind === "order" ? "o" : "s"}-${digest}`;
 }

@@ -5,7 +5,7 @@
 // Collaborators come in as `SyncDeps` (service client, settings loader, grant store factory, Admin API, clock), so
 // tests replace exactly what they need. Nothing here imports Remix.
 import { randomUUID } from "node:crypto";
-import type { Job, PrismaClient, SyncRecord } from "@prisma/client";
+import type { Job, Prisma, PrismaClient, SyncRecord } from "@prisma/client";
 import type { GrantStore } from "../service/grant-store";
 import type { ImportOutcome } from "../service/imports";
 import type { ServiceSettings } from "../service/context";
@@ -97,8 +97,12 @@ export async function runJob(input: SyncDeps, job: Job): Promise<void> {
     log.error({ jobId: job.id, kind: job.kind, err: message }, "job crashed");
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
     if (job.attempts >= job.maxAttempts) {
-      await failJob(deps.prisma, job, reason, deps.now()).catch(() => undefined);
-      if (job.recordId) await setRecord(deps, job.recordId, { state: "failed", reason: `Gave up after ${attemptsText(job.attempts)}. ${reason}` }).catch(() => undefined);
+      const recordId = job.recordId;
+      await transition(
+        deps,
+        (tx) => failJob(tx, job, reason, deps.now()),
+        recordId ? { id: recordId, data: { state: "failed", reason: `Gave up after ${attemptsText(job.attempts)}. ${reason}` } } : undefined,
+      ).catch(() => undefined);
     } else {
       const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random));
       await rescheduleJob(deps.prisma, job, { runAt, error: reason }).catch(() => undefined);
@@ -118,6 +122,24 @@ function setRecord(deps: Resolved, id: string, data: Partial<SyncRecord>) {
   return deps.prisma.syncRecord.update({ where: { id }, data });
 }
 
+/**
+ * Moves the job (a write fenced by its lease) and, only when that worked, writes the record, in one transaction:
+ * a worker whose lease was taken over (it hung past it) must not overwrite what its successor recorded.
+ */
+async function transition(
+  deps: Resolved,
+  moveJob: (tx: Prisma.TransactionClient) => Promise<boolean>,
+  record?: { id: string; data: Partial<SyncRecord> },
+): Promise<boolean> {
+  const moved = await deps.prisma.$transaction(async (tx) => {
+    if (!(await moveJob(tx))) return false;
+    if (record) await tx.syncRecord.update({ where: { id: record.id }, data: record.data });
+    return true;
+  });
+  if (!moved) deps.logger.warn({ recordId: record?.id }, "lease lost; the new holder records the outcome");
+  return moved;
+}
+
 async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId: string, orderId: string): Promise<SyncRecord> {
   const record = await deps.prisma.syncRecord.upsert({
     where: { shop_kind_externalId: { shop: job.shop, kind, externalId } },
@@ -130,16 +152,21 @@ async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId
 
 /** Final for this content: the record shows why, the job is done (a later change or a retry runs it again). */
 async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skipped" | "failed", reason: string) {
-  await setRecord(deps, record.id, { state, reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId });
-  if (state === "failed") await failJob(deps.prisma, job, reason, deps.now());
-  else await completeJob(deps.prisma, job, deps.now());
-  deps.logger.info({ jobId: job.id, recordId: record.id, state }, "record settled");
+  const settled = await transition(
+    deps,
+    (tx) => (state === "failed" ? failJob(tx, job, reason, deps.now()) : completeJob(tx, job, deps.now())),
+    { id: record.id, data: { state, reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId } },
+  );
+  if (settled) deps.logger.info({ jobId: job.id, recordId: record.id, state }, "record settled");
 }
 
 /** Waits for something outside our control (a person, its order) without using up the attempt budget. */
 async function wait(deps: Resolved, job: Job, record: SyncRecord, reason: string, delayMs: number, extra: Partial<SyncRecord> = {}) {
-  await setRecord(deps, record.id, { state: "waiting", reason, lastAttemptAt: deps.now(), customerId: record.customerId, ...extra });
-  await rescheduleJob(deps.prisma, job, { runAt: new Date(deps.now().getTime() + delayMs), error: reason, countAttempt: false });
+  await transition(
+    deps,
+    (tx) => rescheduleJob(tx, job, { runAt: new Date(deps.now().getTime() + delayMs), error: reason, countAttempt: false }),
+    { id: record.id, data: { state: "waiting", reason, lastAttemptAt: deps.now(), customerId: record.customerId, ...extra } },
+  );
 }
 
 async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
@@ -197,11 +224,13 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
 
   const hash = contentHash(mapped.request);
   if (record.sentHash === hash && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
-    if (record.customerId !== stored) await setRecord(deps, record.id, { customerId: record.customerId });
-    await completeJob(deps.prisma, job, deps.now()); // this very content is already at the service
+    // this very content is already at the service
+    await transition(deps, (tx) => completeJob(tx, job, deps.now()), record.customerId !== stored ? { id: record.id, data: { customerId: record.customerId } } : undefined);
     return;
   }
-  const key = idempotencyKey(job.shop, kind, externalId, hash);
+  // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
+  // content that comes back after another version was accepted (A → B → A) gets a new one and is applied again.
+  const key = idempotencyKey(job.shop, kind, externalId, hash, record.importedAt);
   await setRecord(deps, record.id, { contentHash: hash, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId });
 
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
@@ -287,19 +316,19 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
   if (RETRY.has(outcome.kind) || outcome.retryable) {
     if (job.attempts >= job.maxAttempts) {
       const reason = `Gave up after ${attemptsText(job.attempts)}. ${outcome.message}`;
-      await setRecord(deps, record.id, { state: "failed", reason });
-      await failJob(deps.prisma, job, reason, now);
+      await transition(deps, (tx) => failJob(tx, job, reason, now), { id: record.id, data: { state: "failed", reason } });
       return;
     }
     const delay = backoffMs(job.attempts, outcome.retryAfterMs, deps.random);
     const runAt = new Date(now.getTime() + delay);
     const reason = `${outcome.message} Will try again at ${runAt.toISOString().slice(11, 19)} UTC (attempt ${job.attempts} of ${job.maxAttempts}).`;
-    await setRecord(deps, record.id, { state: IMPORTED.has(record.state) ? record.state : "pending", reason });
-    await rescheduleJob(deps.prisma, job, { runAt, error: outcome.message });
+    await transition(deps, (tx) => rescheduleJob(tx, job, { runAt, error: outcome.message }), {
+      id: record.id,
+      data: { state: IMPORTED.has(record.state) ? record.state : "pending", reason },
+    });
     return;
   }
-  await setRecord(deps, record.id, { state: "failed", reason: outcome.message });
-  await failJob(deps.prisma, job, outcome.message, now);
+  await transition(deps, (tx) => failJob(tx, job, outcome.message, now), { id: record.id, data: { state: "failed", reason: outcome.message } });
 }
 
 export interface WorkerOptions {

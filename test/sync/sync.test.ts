@@ -9,6 +9,7 @@ import { mapOrder } from "~/sync/mapping";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
 import { notifyWorkers } from "~/sync/signal.server";
+import { failure } from "~/service/outcomes";
 import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
 import {
   Clock,
@@ -108,6 +109,26 @@ describe("orders and shipments", () => {
     expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(2);
     expect(state.orders[0].status).toBe("updated");
     expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(1);
+    expect(await record("order", order.id)).toMatchObject({ state: "updated", reason: null });
+  });
+
+  it("sends an order changed back to earlier content again, so the service ends with the latest content", async () => {
+    const order = shopifyOrder();
+    const edited = { ...order, line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    await deliver("ORDERS_UPDATED", edited); // a line removed …
+    await settle();
+    await deliver("ORDERS_UPDATED", { ...order, updated_at: "2026-11-20T11:00:00-05:00" }); // … and restored
+    await settle();
+    const state = await emulatorState(emulator);
+    expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(2);
+    expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(3);
+    await deliver("ORDERS_UPDATED", { ...edited, updated_at: "2026-11-20T12:00:00-05:00" }); // removed once more
+    await settle();
+    const after = await emulatorState(emulator);
+    expect((after.orders[0].body as { lines: unknown[] }).lines).toHaveLength(1);
+    expect(importCounts(after, "/api/v1/orders").get(String(order.id))).toBe(4);
     expect(await record("order", order.id)).toMatchObject({ state: "updated", reason: null });
   });
 
@@ -409,5 +430,43 @@ describe("runJob", () => {
     await runJob(deps, job); // the stale worker finishes late: the service replays, nothing is overwritten
     expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done", leasedBy: expect.not.stringMatching(/^a$/) });
     expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
+  });
+
+  it("a worker whose lease was taken over cannot overwrite the record when its own request fails late", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    const [job] = await leaseJobs(db.prisma, { workerId: "stale", leaseMs: 30_000, now: clock.now() });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let sending!: () => void;
+    const sent = new Promise<void>((resolve) => (sending = resolve));
+    const late = failure("server_error", { status: 503 }, 1);
+    const staleDeps: SyncDeps = {
+      ...deps,
+      importOrder: async () => {
+        sending();
+        await gate; // hangs past its lease …
+        return late; // … then its request fails
+      },
+    };
+    const stale = runJob(staleDeps, job);
+    await sent;
+    clock.advance(31_000);
+    await settle(); // the successor imports it
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null });
+    release();
+    await stale;
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null });
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done" });
+
+    // The same for a failure that is final, and for one that waits for the customer.
+    for (const kind of ["invalid_payload", "invalid_token"] as const) {
+      const next = shopifyOrder();
+      await deliver("ORDERS_CREATE", next);
+      const [nextJob] = await leaseJobs(db.prisma, { workerId: `stale-${kind}`, leaseMs: 30_000, now: clock.now() });
+      const staleNow: SyncDeps = { ...deps, importOrder: async () => { clock.advance(31_000); await settle(); return failure(kind, {}, 1); } };
+      await runJob(staleNow, nextJob);
+      expect(await record("order", next.id)).toMatchObject({ state: "imported", reason: null });
+    }
   });
 });
