@@ -151,13 +151,14 @@ async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId
 }
 
 /** Final for this content: the record shows why, the job is done (a later change or a retry runs it again). */
-async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skipped" | "failed", reason: string) {
+async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skipped" | "failed", reason: string): Promise<boolean> {
   const settled = await transition(
     deps,
     (tx) => (state === "failed" ? failJob(tx, job, reason, deps.now()) : completeJob(tx, job, deps.now())),
     { id: record.id, data: { state, reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId } },
   );
   if (settled) deps.logger.info({ jobId: job.id, recordId: record.id, state }, "record settled");
+  return settled;
 }
 
 /** Waits for something outside our control (a person, its order) without using up the attempt budget. */
@@ -214,7 +215,18 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   }
 
   const route = await routeCustomer(deps.prisma, job.shop, customerId!);
-  if (route.kind === "not_connected") return settle(deps, job, record, "skipped", route.reason);
+  if (route.kind === "not_connected") {
+    if (!(await settle(deps, job, record, "skipped", route.reason))) return;
+    // The customer may have connected between the grant read and the skip: onCustomerConnected then ran before the
+    // skip was written and did not see it. Looking again after writing it closes that gap (one of the two sees the other).
+    if ((await routeCustomer(deps.prisma, job.shop, customerId!)).kind !== "not_connected") {
+      await deps.prisma.job.updateMany({
+        where: { id: job.id, status: "done" },
+        data: { status: "queued", runAt: deps.now(), attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
+      });
+    }
+    return;
+  }
   if (route.kind === "needs_reconnect") return wait(deps, job, record, route.reason, WAIT_FOR_PERSON_MS);
 
   const settings = await deps.loadSettings(job.shop);

@@ -254,6 +254,33 @@ describe("skip and failure reasons, one each", () => {
     expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
   });
 
+  it("imports an order whose customer connects while its job is deciding it is not connected", async () => {
+    const customerId = "7000000998";
+    const order = shopifyOrder({ customer: { id: Number(customerId) } });
+    await deliver("ORDERS_CREATE", order);
+    let connected = false;
+    // The customer finishes connecting (grant row, then onCustomerConnected) after the worker read "no grant" and
+    // before it wrote the skip.
+    const racing = new Proxy(db.prisma, {
+      get(target, prop) {
+        if (prop === "$transaction" && !connected) {
+          return async (...args: unknown[]) => {
+            connected = true;
+            await connectCustomer(db.prisma, emulator, stores, customerId, "ws-globex");
+            await onCustomerConnected(db.prisma, { shop: SHOP, customerId }, { backfill: false, now: clock.now() });
+            return (target.$transaction as (...a: unknown[]) => unknown)(...args);
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    deps = { ...deps, prisma: racing };
+    await settle();
+    expect(connected).toBe(true);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", workspaceId: "ws-globex" });
+  });
+
   it("skips an order with nothing left to import (every line removed by edits)", async () => {
     const order = shopifyOrder();
     order.line_items = order.line_items.map((l) => ({ ...l, current_quantity: 0, fulfillable_quantity: 0 }));
