@@ -94,16 +94,19 @@ export async function listGrants(
   options: { query?: string; page?: number; pageSize?: number } = {},
 ): Promise<GrantPage> {
   const pageSize = Math.min(Math.max(Math.trunc(options.pageSize ?? 20), 1), 100);
-  const query = (options.query ?? "").trim().slice(0, 200);
+  // NUL cannot be sent to PostgreSQL at all (the query would fail with a 500); no stored value contains one.
+  const query = (options.query ?? "").replaceAll("\u0000", "").trim().slice(0, 200);
+  // Prisma's `contains` becomes LIKE '%…%' without escaping, so % and _ in the search would be wildcards.
+  const pattern = query.replace(/[\\%_]/g, "\\$&");
   const where = {
     shop,
     ...(query
       ? {
           OR: [
-            { customerName: { contains: query, mode: "insensitive" as const } },
-            { customerEmail: { contains: query, mode: "insensitive" as const } },
-            { customerId: { contains: query } },
-            { workspaceId: { contains: query, mode: "insensitive" as const } },
+            { customerName: { contains: pattern, mode: "insensitive" as const } },
+            { customerEmail: { contains: pattern, mode: "insensitive" as const } },
+            { customerId: { contains: pattern } },
+            { workspaceId: { contains: pattern, mode: "insensitive" as const } },
           ],
         }
       : {}),
@@ -181,9 +184,12 @@ export async function disconnectGrant(
   grantId: string,
   options: { settings: ServiceSettings | null; keyring?: Keyring; deps?: ServiceDepsOverrides },
 ): Promise<DisconnectResult> {
+  const notFound = { ok: false, status: 404, message: "No such connected customer." } as const;
+  // An id PostgreSQL cannot even compare (it holds a NUL) is no grant of ours either.
+  if (grantId.includes("\u0000")) return notFound;
   // findFirst with the shop in the filter: another shop's grant id is simply "not found".
   const row = await prisma.customerGrant.findFirst({ where: { id: grantId, shop } });
-  if (!row) return { ok: false, status: 404, message: "No such connected customer." };
+  if (!row) return notFound;
   const who = displayName(row);
 
   let revoked = false;

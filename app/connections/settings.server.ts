@@ -36,12 +36,18 @@ export interface SettingsView {
   signingSecret: SecretStatus;
 }
 
+// A NUL cannot be stored in a PostgreSQL text column (the write would fail with a 500); no other control character
+// belongs in an address or an id either.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const hasControlChar = (s: string) => /[\u0000-\u001f\u007f]/.test(s);
+
 const httpUrl = (label: string) =>
   z
     .string({ error: `${label} is required` })
     .trim()
     .min(1, { error: `${label} is required` })
     .max(2048, { error: `${label} is too long` })
+    .refine((s) => !hasControlChar(s), { error: `${label} must not contain a control character`, abort: true })
     .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), {
       error: `${label} must be an absolute http(s) address, e.g. https://api.example.com`,
     })
@@ -61,7 +67,8 @@ const SettingsFormSchema = z.object({
     .string({ error: "Client ID is required" })
     .trim()
     .min(1, { error: "Client ID is required" })
-    .max(255, { error: "Client ID is too long" }),
+    .max(255, { error: "Client ID is too long" })
+    .refine((s) => !hasControlChar(s), { error: "Client ID must not contain a control character" }),
   clientSecret: secretInput,
   signingSecret: secretInput,
 });

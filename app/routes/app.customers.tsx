@@ -64,8 +64,10 @@ export default function Customers() {
   const [confirming, setConfirming] = useState<string | null>(null);
   const busyGrant = navigation.state !== "idle" ? navigation.formData?.get("grantId") : undefined;
 
+  // The admin loads the page with a Shopify session token in the URL (id_token): links and forms must not copy it.
   const pageLink = (page: number) => {
     const next = new URLSearchParams(searchParams);
+    next.delete("id_token");
     next.set("page", String(page));
     if (grants.query) next.set("q", grants.query);
     return `?${next.toString()}`;
@@ -106,7 +108,7 @@ export default function Customers() {
       <IndexTable.Cell>
         {/* Two steps: disconnecting revokes the customer's authorization at the service, which cannot be undone. */}
         {confirming === g.id ? (
-          <Form method="post" onSubmit={() => setConfirming(null)}>
+          <Form method="post" action="/app/customers" onSubmit={() => setConfirming(null)}>
             <input type="hidden" name="intent" value="disconnect" />
             <input type="hidden" name="grantId" value={g.id} />
             <InlineStack gap="200" wrap={false}>
@@ -143,7 +145,7 @@ export default function Customers() {
         )}
         <Card>
           <BlockStack gap="300">
-            <Form method="get">
+            <Form method="get" action="/app/customers">
               <InlineStack gap="200" blockAlign="end">
                 <div style={{ flexGrow: 1 }}>
                   <TextField

@@ -120,7 +120,8 @@ export default function Settings() {
             )}
             <Card>
               {/* noValidate: the server (zod) decides, so the same inline messages appear for every client. */}
-              <Form method="post" data-testid="settings-form" noValidate>
+              {/* An explicit action: the default repeats the page's query, which holds the session token (id_token). */}
+              <Form method="post" action="/app/settings" data-testid="settings-form" noValidate>
                 <input type="hidden" name="intent" value="save" />
                 <FormLayout>
                   <Select
@@ -172,7 +173,7 @@ export default function Settings() {
                 Sends a signed sandbox cart handoff that expires in a minute and asks the auth server to recognise the
                 client. Nothing is created that a customer could see.
               </Text>
-              <Form method="post">
+              <Form method="post" action="/app/settings">
                 <input type="hidden" name="intent" value="check" />
                 <Button submit loading={busyIntent === "check"} disabled={!settings.configured}>
                   Check connection

@@ -343,6 +343,47 @@ describe("Customers page", () => {
     expect(JSON.stringify(all)).not.toMatch(/bulk-at-|accessToken|enc:v1/);
   });
 
+  it("search matches % and _ literally; a NUL in the search or the grant id is a clear answer, not a 500", async () => {
+    for (const [customerId, customerName] of [["8101", "Percent 100% Sure"], ["8102", "Under_Score"]]) {
+      await storeGrant(
+        db.prisma,
+        { shop: TEST_SHOP, customerId, customerName, workspaceId: "ws-literal", tokens: { accessToken: "lit", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
+        { keyring },
+      );
+    }
+    const names = async (q: string) => (await loaderData(`&q=${encodeURIComponent(q)}`)).grants.items.map((g) => g.displayName);
+    expect(await names("%")).toEqual(["Percent 100% Sure"]);
+    expect(await names("100%")).toEqual(["Percent 100% Sure"]);
+    expect(await names("_")).toEqual(["Under_Score"]);
+    expect(await names("Under_")).toEqual(["Under_Score"]);
+    expect(await names("\\")).toEqual([]);
+    expect(await names("Under\u0000_")).toEqual(["Under_Score"]);
+
+    const nul = await admin("/app/customers?_data=routes%2Fapp.customers", {
+      method: "POST",
+      body: new URLSearchParams({ intent: "disconnect", grantId: "a\u0000b" }),
+    });
+    expect(nul.status).toBe(404);
+    expect(await nul.json()).toMatchObject({ ok: false, message: "No such connected customer." });
+  });
+
+  it("the page's links and forms carry no Shopify session token", async () => {
+    for (let i = 0; i < 21; i++) {
+      await storeGrant(
+        db.prisma,
+        { shop: TEST_SHOP, customerId: String(8200 + i), workspaceId: "ws-pages", tokens: { accessToken: `page-at-${i}`, refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
+        { keyring },
+      );
+    }
+    const url = await embeddedUrl(app.url, "/app/customers");
+    const idToken = new URL(url).searchParams.get("id_token")!;
+    const res = await fetch(url, { headers: { "User-Agent": CHROME_USER_AGENT } });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("page=2");
+    expect(html).not.toContain(idToken);
+  });
+
   it("a grant whose refresh fails is marked needs reconnect and shown so", async () => {
     await connectViaHttp("7201", TEST_SHOP, "Grace Hopper");
     const settings = emulatorSettings(emu.url);

@@ -104,6 +104,21 @@ describe("settings form", () => {
     expect(empty.status).toBe(400);
   });
 
+  it("text with a NUL or other control character gets field errors, not a 500", async () => {
+    const res = await post(
+      validFields({ baseUrl: "https://api.example.com/v\u00001", authUrl: "https://auth.example.com/\u0007", clientId: "client\u0000id" }),
+    );
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body).toMatchObject({ intent: "save", ok: false });
+    expect(body.fieldErrors).toEqual({
+      baseUrl: expect.stringContaining("control character"),
+      authUrl: expect.stringContaining("control character"),
+      clientId: expect.stringContaining("control character"),
+    });
+    expect(await db.prisma.shopSettings.count()).toBe(0);
+  });
+
   it("shows the errors under the fields in the browser", async () => {
     const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
@@ -169,6 +184,16 @@ describe("settings form", () => {
     const kept = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     expect(kept.clientSecretEnc).toBe(row.clientSecretEnc);
     expect(kept.signingSecretChangedAt).toEqual(row.signingSecretChangedAt);
+  });
+
+  it("the rendered page's forms carry no Shopify session token", async () => {
+    const url = await embeddedUrl(app.url, "/app/settings");
+    const idToken = new URL(url).searchParams.get("id_token")!;
+    const res = await fetch(url, { headers: { "User-Agent": CHROME_USER_AGENT } });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("settings-form");
+    expect(html).not.toContain(idToken);
   });
 
   it("the client bundle contains no secret", () => {
