@@ -162,10 +162,22 @@ async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skip
 }
 
 /** Waits for something outside our control (a person, its order) without using up the attempt budget. */
-async function wait(deps: Resolved, job: Job, record: SyncRecord, reason: string, delayMs: number, extra: Partial<SyncRecord> = {}) {
+async function wait(
+  deps: Resolved,
+  job: Job,
+  record: SyncRecord,
+  reason: string,
+  delayMs: number,
+  extra: Partial<SyncRecord> = {},
+  payload?: Prisma.InputJsonValue,
+) {
   await transition(
     deps,
-    (tx) => rescheduleJob(tx, job, { runAt: new Date(deps.now().getTime() + delayMs), error: reason, countAttempt: false }),
+    async (tx) => {
+      if (!(await rescheduleJob(tx, job, { runAt: new Date(deps.now().getTime() + delayMs), error: reason, countAttempt: false }))) return false;
+      if (payload !== undefined) await tx.job.update({ where: { id: job.id }, data: { payload } });
+      return true;
+    },
     { id: record.id, data: { state: "waiting", reason, lastAttemptAt: deps.now(), customerId: record.customerId, ...extra } },
   );
 }
@@ -229,6 +241,14 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   }
   if (route.kind === "needs_reconnect") return wait(deps, job, record, route.reason, WAIT_FOR_PERSON_MS);
 
+  if (kind === "shipment" && orderRecord!.workspaceId !== route.grant.workspaceId) {
+    // The customer reconnected to another workspace since the order was imported: the order goes there first
+    // (the service would answer order_not_found for ever), then this shipment.
+    if (await requeueOrder(deps, job.shop, orderRecord!.id)) {
+      return wait(deps, job, record, "Waiting for its order to be imported into the customer's current workspace first.", WAIT_FOR_ORDER_MS);
+    }
+  }
+
   const settings = await deps.loadSettings(job.shop);
   if (!settings) {
     return wait(deps, job, record, "The Merchant Integration Service is not set up for this shop yet (Settings).", WAIT_FOR_SETTINGS_MS);
@@ -286,6 +306,18 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   await handleFailure(deps, job, record, kind, outcome);
 }
 
+/** Queues the latest job of an order record again (true), or finds it queued or running already (true). */
+async function requeueOrder(deps: Resolved, shop: string, orderRecordId: string): Promise<boolean> {
+  const latest = await deps.prisma.job.findFirst({ where: { shop, recordId: orderRecordId }, orderBy: { seq: "desc" } });
+  if (!latest) return false; // pruned long ago: nothing to send it again from
+  if (latest.status === "queued" || latest.status === "running") return true;
+  const result = await deps.prisma.job.updateMany({
+    where: { id: latest.id, status: latest.status },
+    data: { status: "queued", runAt: deps.now(), attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
+  });
+  return result.count === 1;
+}
+
 /** Shipments of an order that just got imported: those waiting run now, those skipped for it run again. */
 async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
   const now = deps.now();
@@ -321,9 +353,12 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
     return wait(deps, job, record, `${outcome.message} Waiting for the customer to reconnect; nothing is lost.`, WAIT_FOR_PERSON_MS);
   }
   if (outcome.kind === "order_not_found") {
-    // Never dropped: the order is (re)imported first, then this runs again.
-    const delay = backoffMs(Math.min(job.attempts, 8), outcome.retryAfterMs, deps.random, 5_000);
-    return wait(deps, job, record, "Waiting for the service to have its order; will try again.", delay);
+    // Never dropped, and no attempt used up; waits that do not count attempts would never grow, so the job keeps
+    // its own count of order_not_found answers (5 s, 10 s, 20 s … up to 15 min).
+    const payload = (job.payload ?? {}) as Record<string, unknown>;
+    const times = (typeof payload.orderNotFound === "number" ? payload.orderNotFound : 0) + 1;
+    const delay = backoffMs(times, outcome.retryAfterMs, deps.random, 5_000);
+    return wait(deps, job, record, "Waiting for the service to have its order; will try again.", delay, {}, { ...payload, orderNotFound: times } as Prisma.InputJsonValue);
   }
   if (RETRY.has(outcome.kind) || outcome.retryable) {
     if (job.attempts >= job.maxAttempts) {

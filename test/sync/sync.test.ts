@@ -164,6 +164,44 @@ describe("orders and shipments", () => {
     expect(importCounts(await emulatorState(emulator), "/api/v1/shipments").get(String(fulfillment.id))).toBe(1);
   });
 
+  it("backs off a shipment the service keeps answering order_not_found, more each time", async () => {
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    await injectFault(emulator, { path: "/api/v1/shipments", status: 422, body: { error: "order_not_found" }, times: 8 });
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    const delays: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const before = clock.ms;
+      await drainJobs(deps);
+      const job = await db.prisma.job.findFirstOrThrow({ where: { kind: "shipment" } });
+      expect(job.status).toBe("queued");
+      delays.push(job.runAt.getTime() - before);
+      clock.ms = job.runAt.getTime() + 1;
+    }
+    expect(delays[7]).toBeGreaterThan(4 * delays[0]);
+    expect(delays[7]).toBeGreaterThanOrEqual(60_000);
+    await settle();
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
+  });
+
+  it("sends an order to the workspace its customer reconnected to before that order's shipment", async () => {
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", workspaceId: "ws-acme" });
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER, "ws-globex"); // reconnected to another workspace
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    await settle();
+    expect(await record("order", order.id)).toMatchObject({ workspaceId: "ws-globex" });
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported", workspaceId: "ws-globex" });
+    const state = await emulatorState(emulator);
+    expect(state.orders.filter((o) => o.external_id === String(order.id)).map((o) => o.workspace_id).sort()).toEqual(["ws-acme", "ws-globex"]);
+    expect(state.shipments.map((s) => s.workspace_id)).toEqual(["ws-globex"]);
+  });
+
   it("imports everything exactly once through 500s, 429s and timeouts", async () => {
     await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 3 });
     await injectFault(emulator, { path: "/api/v1/orders", status: 429, headers: { "Retry-After": "7" }, body: { error: "rate_limited" }, times: 2 });
