@@ -56,7 +56,8 @@ const httpUrl = (label: string) =>
     });
 
 // Secrets are write-only: an empty field means "keep the stored one". Whether one is required is decided below.
-const secretInput = z.string().max(4096, { error: "is too long" }).optional().default("");
+const secretInput = (label: string) =>
+  z.string().max(4096, { error: `${label} is too long (at most 4096 characters)` }).optional().default("");
 
 const SettingsFormSchema = z.object({
   environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
@@ -69,8 +70,8 @@ const SettingsFormSchema = z.object({
     .min(1, { error: "Client ID is required" })
     .max(255, { error: "Client ID is too long" })
     .refine((s) => !hasControlChar(s), { error: "Client ID must not contain a control character" }),
-  clientSecret: secretInput,
-  signingSecret: secretInput,
+  clientSecret: secretInput("Client secret"),
+  signingSecret: secretInput("Signing secret"),
 });
 
 export type SettingsInput = Partial<Record<SettingsField, unknown>>;

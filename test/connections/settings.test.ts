@@ -119,6 +119,17 @@ describe("settings form", () => {
     expect(await db.prisma.shopSettings.count()).toBe(0);
   });
 
+  it("an over-long secret gets a field error that names it", async () => {
+    const res = await post(validFields({ clientSecret: "c".repeat(4097), signingSecret: "s".repeat(4097) }));
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body.fieldErrors).toEqual({
+      clientSecret: "Client secret is too long (at most 4096 characters)",
+      signingSecret: "Signing secret is too long (at most 4096 characters)",
+    });
+    expect(await db.prisma.shopSettings.count()).toBe(0);
+  });
+
   it("shows the errors under the fields in the browser", async () => {
     const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
