@@ -5,6 +5,7 @@
 // It only writes job, record-link and backfill rows; the worker does the rest. Never throws into the OAuth callback.
 import type { PrismaClient } from "@prisma/client";
 import { startBackfill } from "./backfill.server";
+import { wakeJobs } from "./queue.server";
 import { notifyWorkers } from "./signal.server";
 
 export interface CustomerConnected {
@@ -39,6 +40,9 @@ export async function onCustomerConnected(
       });
       requeued += result.count;
     }
+    // Earlier jobs of the same records that wait too (an order's create behind its update) run now as well: jobs of
+    // one order run in seq order, so a sleeping earlier job would hold the re-queued latest one back for hours.
+    if (records.length > 0) await wakeJobs(prisma, { shop: event.shop, recordId: { in: records.map((r) => r.id) } }, now);
     const backfillId = options.backfill === false ? undefined : await startBackfill(prisma, { ...event, now });
     notifyWorkers();
     return { requeued, backfillId };

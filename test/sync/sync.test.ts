@@ -395,6 +395,26 @@ describe("skip and failure reasons, one each", () => {
     expect(await record("order", order.id)).toMatchObject({ state: "imported" });
   });
 
+  it("runs every waiting job of an order when the customer reconnects, not only the latest (create and update)", async () => {
+    await db.prisma.customerGrant.update({
+      where: { shop_customerId: { shop: SHOP, customerId: CUSTOMER } },
+      data: { status: "needs_reconnect", statusReason: "the customer revoked access" },
+    });
+    const order = shopifyOrder();
+    const edited = { ...order, line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    await deliver("ORDERS_CREATE", order);
+    await drainJobs(deps); // the create waits for the reconnection …
+    await deliver("ORDERS_UPDATED", edited); // … and the update behind it
+    await drainJobs(deps);
+    expect(await record("order", order.id)).toMatchObject({ state: "waiting" });
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { backfill: false, now: clock.now() });
+    await drainJobs(deps); // at once, no clock moved
+    expect(await record("order", order.id)).toMatchObject({ state: "updated" });
+    const state = await emulatorState(emulator);
+    expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(1);
+  });
+
   it("waits when the service settings are not set up", async () => {
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
