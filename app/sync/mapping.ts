@@ -42,6 +42,7 @@ export interface ShopifyOrder {
   id: Id;
   name?: string | null;
   created_at?: string | null;
+  updated_at?: string | null;
   currency?: string | null;
   cancelled_at?: string | null;
   customer?: { id?: Id } | null;
@@ -53,6 +54,7 @@ export interface ShopifyFulfillment {
   id: Id;
   order_id: Id;
   created_at?: string | null;
+  updated_at?: string | null;
   status?: string | null;
   tracking_company?: string | null;
   tracking_number?: string | null;

@@ -151,11 +151,18 @@ async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId
 }
 
 /** Final for this content: the record shows why, the job is done (a later change or a retry runs it again). */
-async function settle(deps: Resolved, job: Job, record: SyncRecord, state: "skipped" | "failed", reason: string): Promise<boolean> {
+async function settle(
+  deps: Resolved,
+  job: Job,
+  record: SyncRecord,
+  state: "skipped" | "failed",
+  reason: string,
+  newer: Partial<SyncRecord> = {},
+): Promise<boolean> {
   const settled = await transition(
     deps,
     (tx) => (state === "failed" ? failJob(tx, job, reason, deps.now()) : completeJob(tx, job, deps.now())),
-    { id: record.id, data: { state, reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId } },
+    { id: record.id, data: { state, reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId, ...newer } },
   );
   if (settled) deps.logger.info({ jobId: job.id, recordId: record.id, state }, "record settled");
   return settled;
@@ -196,6 +203,17 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   let record = await ensureRecord(deps, job, kind, externalId, orderId);
   const stored = record.customerId;
 
+  // Shopify does not deliver in order (a failed delivery is retried later): content older than what was already
+  // handled for this resource is not sent, or it would overwrite the newer content at the service.
+  const sourceAt = sourceUpdatedAt(p);
+  if (sourceAt && record.sourceUpdatedAt && sourceAt < record.sourceUpdatedAt) {
+    deps.logger.info({ jobId: job.id, recordId: record.id }, "older than the content already handled; not sent");
+    await completeJob(deps.prisma, job, deps.now());
+    return;
+  }
+  // Written with the outcome that settles this content (sent, already there, skipped or failed).
+  const newer = sourceAt && (!record.sourceUpdatedAt || sourceAt > record.sourceUpdatedAt) ? { sourceUpdatedAt: sourceAt } : {};
+
   // Which customer (and so which workspace): the order's own customer, or for a shipment its order's.
   let customerId: string | undefined;
   let orderRecord: SyncRecord | null = null;
@@ -212,15 +230,15 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     record = { ...record, customerId };
   }
 
-  if (!mapped.ok) return settle(deps, job, record, mapped.state, mapped.reason);
+  if (!mapped.ok) return settle(deps, job, record, mapped.state, mapped.reason, newer);
 
   if (kind === "order" && !customerId) {
-    return settle(deps, job, record, "skipped", "The order has no customer, so there is no workspace to import it into.");
+    return settle(deps, job, record, "skipped", "The order has no customer, so there is no workspace to import it into.", newer);
   }
   if (kind === "shipment") {
     if (!orderRecord || !IMPORTED.has(orderRecord.state) || !orderRecord.workspaceId) {
       if (orderRecord && (orderRecord.state === "skipped" || orderRecord.state === "failed")) {
-        return settle(deps, job, record, "skipped", `${ORDER_NOT_IMPORTED} ${orderRecord.reason ?? orderRecord.state}`);
+        return settle(deps, job, record, "skipped", `${ORDER_NOT_IMPORTED} ${orderRecord.reason ?? orderRecord.state}`, newer);
       }
       return wait(deps, job, record, "Waiting for its order to be imported first.", WAIT_FOR_ORDER_MS);
     }
@@ -228,7 +246,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
 
   const route = await routeCustomer(deps.prisma, job.shop, customerId!);
   if (route.kind === "not_connected") {
-    if (!(await settle(deps, job, record, "skipped", route.reason))) return;
+    if (!(await settle(deps, job, record, "skipped", route.reason, newer))) return;
     // The customer may have connected between the grant read and the skip: onCustomerConnected then ran before the
     // skip was written and did not see it. Looking again after writing it closes that gap (one of the two sees the other).
     if ((await routeCustomer(deps.prisma, job.shop, customerId!)).kind !== "not_connected") {
@@ -257,7 +275,8 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   const hash = contentHash(mapped.request);
   if (record.sentHash === hash && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
     // this very content is already at the service
-    await transition(deps, (tx) => completeJob(tx, job, deps.now()), record.customerId !== stored ? { id: record.id, data: { customerId: record.customerId } } : undefined);
+    const data = { ...(record.customerId !== stored ? { customerId: record.customerId } : {}), ...newer };
+    await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, data } : undefined);
     return;
   }
   // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
@@ -291,6 +310,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
           serviceId: outcome.data.id,
           serviceStatus: status,
           importedAt: deps.now(),
+          ...newer,
         },
       });
       return true;
@@ -304,6 +324,14 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     return;
   }
   await handleFailure(deps, job, record, kind, outcome);
+}
+
+/** Shopify's `updated_at` of a webhook payload (backfill payloads have none). */
+function sourceUpdatedAt(payload: Record<string, unknown>): Date | undefined {
+  const value = payload.updated_at;
+  if (typeof value !== "string") return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
 /** Queues the latest job of an order record again (true), or finds it queued or running already (true). */

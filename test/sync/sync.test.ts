@@ -132,6 +132,22 @@ describe("orders and shipments", () => {
     expect(await record("order", order.id)).toMatchObject({ state: "updated", reason: null });
   });
 
+  it("does not send an older version of an order that Shopify delivers late (after a newer one)", async () => {
+    const order = shopifyOrder(); // updated_at 10:15:03
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    const newest = { ...order, updated_at: "2026-11-20T10:40:00-05:00", line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    const older = { ...order, updated_at: "2026-11-20T10:30:00-05:00", line_items: order.line_items.map((l) => ({ ...l, current_quantity: 5 })) };
+    await deliver("ORDERS_UPDATED", newest);
+    await settle();
+    await deliver("ORDERS_UPDATED", older); // a retried delivery of an earlier change, arriving last
+    await settle();
+    const state = await emulatorState(emulator);
+    expect(state.orders[0].body).toEqual((mapOrder(newest) as { request: unknown }).request);
+    expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(2);
+    expect(await record("order", order.id)).toMatchObject({ state: "updated", reason: null });
+  });
+
   it("imports a fulfillment that arrived before its order after the order", async () => {
     const order = shopifyOrder();
     const fulfillment = shopifyFulfillment(order);

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "SyncRecord" ADD COLUMN     "sourceUpdatedAt" TIMESTAMP(3);
+
