@@ -55,10 +55,10 @@ async function main() {
 
   await start("node_modules/.bin/tsx", ["emulator/main.ts", "--port", String(EMULATOR_PORT)], {}, /listening on/, "emulator");
   await start(
-    "node_modules/.bin/remix-serve",
-    ["build/server/index.js"],
-    { PORT: String(APP_PORT), NODE_ENV: "production", SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}` },
-    /http:\/\//,
+    "node_modules/.bin/tsx",
+    ["server/main.ts"],
+    { PORT: String(APP_PORT), HOST: "127.0.0.1", NODE_ENV: "production", SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}` },
+    /listening on/,
     "app",
   );
 

@@ -6,9 +6,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestHandler } from "@remix-run/express";
 import express from "express";
+import type { Logger } from "pino";
 import type { Database } from "~/db/connect.server";
+import { createAppServer } from "../../server/app";
 import { TEST_API_KEY, TEST_API_SECRET } from "./shopify";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -23,10 +24,14 @@ export interface RunningApp {
  * Starts the built app on a free port, sharing `db` with the test. `env` adds or overrides variables
  * (they are read when the build is first imported, once per test file).
  */
-export async function startApp(db: Database, env: Record<string, string> = {}): Promise<RunningApp> {
+export async function startApp(
+  db: Database,
+  env: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): Promise<RunningApp> {
   ensureBuild();
+  // Listen first: the app's URL (SHOPIFY_APP_URL) must be known before the build is imported.
   const app = express();
-  app.disable("x-powered-by");
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
@@ -41,9 +46,7 @@ export async function startApp(db: Database, env: Record<string, string> = {}): 
   });
   globalThis.__appDatabase = db; // the build's db.server.ts picks it up instead of opening its own
   const build = await import(/* @vite-ignore */ pathToFileURL(BUILD).href);
-  app.use("/assets", express.static(path.join(ROOT, "build/client/assets"), { immutable: true, maxAge: "1y" }));
-  app.use(express.static(path.join(ROOT, "build/client"), { maxAge: "1h" }));
-  app.all("*", createRequestHandler({ build, mode: "production" }));
+  app.use(createAppServer({ build, clientDir: path.join(ROOT, "build/client"), logger: options.logger }));
   return {
     url,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
