@@ -37,6 +37,7 @@ query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
       id
       name
       createdAt
+      updatedAt
       currencyCode
       cancelledAt
       customer { id }
@@ -47,6 +48,7 @@ query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
       fulfillments(first: 50) {
         id
         createdAt
+        updatedAt
         status
         trackingInfo(first: 1) { company number }
         fulfillmentLineItems(first: 250) { nodes { quantity lineItem { id } } }
@@ -73,6 +75,8 @@ interface GqlOrder {
   id: string;
   name?: string;
   createdAt: string;
+  /** When Shopify last changed it: a snapshot older than content a webhook already brought is not sent. */
+  updatedAt?: string;
   currencyCode?: string;
   cancelledAt?: string | null;
   customer?: { id: string } | null;
@@ -80,6 +84,7 @@ interface GqlOrder {
   fulfillments?: {
     id: string;
     createdAt: string;
+    updatedAt?: string;
     status?: string;
     trackingInfo?: { company?: string | null; number?: string | null }[];
     fulfillmentLineItems?: { nodes: { quantity: number; lineItem: { id: string } }[] };
@@ -100,6 +105,7 @@ export function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
     id: idString(node.id),
     name: node.name,
     created_at: node.createdAt,
+    updated_at: node.updatedAt ?? null,
     currency: node.currencyCode,
     cancelled_at: node.cancelledAt ?? null,
     customer: node.customer ? { id: idString(node.customer.id) } : null,
@@ -120,6 +126,7 @@ export function restFulfillmentsFromGraphql(node: GqlOrder): ShopifyFulfillment[
     id: idString(f.id),
     order_id: orderId,
     created_at: f.createdAt,
+    updated_at: f.updatedAt ?? null,
     status: f.status?.toLowerCase() ?? null,
     tracking_company: f.trackingInfo?.[0]?.company ?? null,
     tracking_number: f.trackingInfo?.[0]?.number ?? null,

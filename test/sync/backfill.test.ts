@@ -113,6 +113,29 @@ async function settle(rounds = 30) {
 }
 
 describe("backfill on connect", () => {
+  it("does not send an order snapshot older than what a webhook already brought", async () => {
+    const order = { ...gqlOrder(0), updatedAt: "2026-11-20T15:00:00Z" }; // fetched before the edit below
+    serveOrders([order], []);
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const lineId = Number(order.lineItems.nodes[0].id.split("/").pop());
+    const edited = {
+      id: Number(order.id.split("/").pop()),
+      created_at: order.createdAt,
+      updated_at: "2026-11-20T15:05:00Z",
+      currency: "EUR",
+      customer: { id: Number(CUSTOMER) },
+      line_items: [{ id: lineId, title: "Mug 0", name: "Mug 0", quantity: 2, current_quantity: 1, sku: "MUG-0", product_id: 632910392 }],
+    };
+    await recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_UPDATED", eventId: "evt-edit", payload: edited });
+    await settle();
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await settle();
+    const state = await emulatorState(emulator);
+    expect(importCounts(state, "/api/v1/orders").get(String(edited.id))).toBe(1);
+    expect((state.orders[0].body as { lines: { quantity: number }[] }).lines[0].quantity).toBe(1);
+    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done" });
+  });
+
   it("imports the customer's orders of the last 60 days, page by page, with progress", async () => {
     const orders = Array.from({ length: 120 }, (_, i) => gqlOrder(i, i < 3));
     const seen: Record<string, unknown>[] = [];
