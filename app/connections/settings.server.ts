@@ -132,6 +132,21 @@ export async function saveSettings(
   // A secret is required the first time; afterwards an empty field keeps the stored one.
   if (!str(input.clientSecret) && !existing?.clientSecretEnc) fieldErrors.clientSecret = "Client secret is required";
   if (!str(input.signingSecret) && !existing?.signingSecretEnc) fieldErrors.signingSecret = "Signing secret is required";
+  // A stored secret is only ever used with the addresses it was saved with: otherwise anyone with access to this
+  // page could point the Auth URL (or a base URL) at their own server and have "Check connection" send it there.
+  // The client secret goes to the Auth URL; the signing secret belongs to the base URLs.
+  if (existing && parsed.success) {
+    if (!str(input.clientSecret) && existing.clientSecretEnc && parsed.data.authUrl !== existing.authUrl) {
+      fieldErrors.clientSecret ??= "Enter the client secret again: the Auth URL changed";
+    }
+    const moved = [
+      parsed.data.baseUrl !== existing.baseUrl ? "base URL" : null,
+      parsed.data.sandboxBaseUrl !== existing.sandboxBaseUrl ? "sandbox base URL" : null,
+    ].filter(Boolean);
+    if (!str(input.signingSecret) && existing.signingSecretEnc && moved.length > 0) {
+      fieldErrors.signingSecret ??= `Enter the signing secret again: the ${moved.join(" and ")} changed`;
+    }
+  }
   if (!parsed.success || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, values };
 
   const data = parsed.data;

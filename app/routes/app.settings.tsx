@@ -54,9 +54,10 @@ function formatDate(iso: string) {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-function secretHelp(status: SecretStatus) {
+// `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
+function secretHelp(status: SecretStatus, urls: string) {
   return status.set
-    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it; type a new one to replace it.`
+    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
     : "Not set yet.";
 }
 
@@ -142,14 +143,14 @@ export default function Settings() {
                   <TextField
                     label="Client secret"
                     type="password"
-                    helpText={secretHelp(settings.clientSecret)}
+                    helpText={secretHelp(settings.clientSecret, "Auth URL")}
                     {...field("clientSecret")}
                     autoComplete="new-password"
                   />
                   <TextField
                     label="Signing secret"
                     type="password"
-                    helpText={secretHelp(settings.signingSecret)}
+                    helpText={secretHelp(settings.signingSecret, "base URLs")}
                     {...field("signingSecret")}
                     autoComplete="new-password"
                   />

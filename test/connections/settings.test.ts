@@ -197,6 +197,58 @@ describe("settings form", () => {
     expect(kept.signingSecretChangedAt).toEqual(row.signingSecretChangedAt);
   });
 
+  it("a changed Auth URL needs the client secret again, a changed (sandbox) base URL the signing secret", async () => {
+    expect((await post(validFields())).status).toBe(200);
+    const before = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
+    const elsewhere = "https://collector.example.net";
+    const cases: { change: Record<string, string>; field: string; message: string }[] = [
+      { change: { authUrl: elsewhere }, field: "clientSecret", message: "Enter the client secret again: the Auth URL changed" },
+      { change: { baseUrl: elsewhere }, field: "signingSecret", message: "Enter the signing secret again: the base URL changed" },
+      { change: { sandboxBaseUrl: elsewhere }, field: "signingSecret", message: "Enter the signing secret again: the sandbox base URL changed" },
+    ];
+    for (const { change, field, message } of cases) {
+      const res = await post(validFields({ ...change, clientSecret: "", signingSecret: "" }));
+      expect(res.status).toBe(422);
+      const body = await res.json();
+      expect(body.fieldErrors).toEqual({ [field]: message });
+      // Typing the other secret is not enough.
+      const other = field === "clientSecret" ? { signingSecret: SIGNING_SECRET, clientSecret: "" } : { clientSecret: CLIENT_SECRET, signingSecret: "" };
+      const still = await post(validFields({ ...change, ...other }));
+      expect(still.status).toBe(422);
+      expect((await still.json()).fieldErrors).toEqual({ [field]: message });
+    }
+    // Nothing was stored: the secrets still go only where they were saved for.
+    expect(await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toEqual(before);
+
+    // All three changed at once: both fields, each with its reason.
+    const all = await post(validFields({ authUrl: elsewhere, baseUrl: elsewhere, sandboxBaseUrl: elsewhere, clientSecret: "", signingSecret: "" }));
+    expect((await all.json()).fieldErrors).toEqual({
+      clientSecret: "Enter the client secret again: the Auth URL changed",
+      signingSecret: "Enter the signing secret again: the base URL and sandbox base URL changed",
+    });
+
+    // Re-entered, the change is saved; unchanged URLs (even with spaces around them) still keep the stored secrets.
+    const saved = await post(validFields({ authUrl: elsewhere, signingSecret: "" }));
+    expect(saved.status).toBe(200);
+    expect((await saved.json()).changedSecrets).toEqual(["clientSecret"]);
+    const kept = await post(validFields({ authUrl: ` ${elsewhere} `, clientSecret: "", signingSecret: "" }));
+    expect(kept.status).toBe(200);
+    expect((await kept.json()).changedSecrets).toEqual([]);
+
+    // In the browser the reason shows under the field.
+    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const page = await context.newPage();
+    await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    await page.waitForSelector("[data-testid=settings-form]");
+    await page.fill("input[name=authUrl]", emu.url);
+    await page.click("[data-testid=settings-form] button[type=submit]");
+    await page.waitForSelector("text=Enter the client secret again: the Auth URL changed");
+    await page.screenshot({ path: screenshotPath("settings-secret-again"), fullPage: true });
+    await context.close();
+
+    expect((await post(validFields())).status).toBe(200);
+  });
+
   it("the rendered page's forms carry no Shopify session token", async () => {
     const url = await embeddedUrl(app.url, "/app/settings");
     const idToken = new URL(url).searchParams.get("id_token")!;
@@ -245,12 +297,13 @@ describe("check connection", () => {
 
   it("says which host it could not reach", async () => {
     const closed = "http://127.0.0.1:9"; // discard port: nothing listens
-    await post(validFields({ sandboxBaseUrl: closed, authUrl: closed, clientSecret: "", signingSecret: "" }));
+    // New addresses: both secrets are entered again (a stored secret never goes to an address it was not saved for).
+    await post(validFields({ sandboxBaseUrl: closed, authUrl: closed }));
     const result = await check();
     expect(result.ok).toBe(false);
     expect(result.message).toContain("could not reach 127.0.0.1:9");
     expect(result.lines.every((l) => l.message.includes("could not reach 127.0.0.1:9"))).toBe(true);
-    await post(validFields({ clientSecret: "", signingSecret: "" }));
+    await post(validFields());
   });
 
   it("a replaced signing secret is used from the next check on (emulator rotation)", async () => {
