@@ -362,9 +362,11 @@ async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
   for (const { id } of skipped) {
     const latest = await deps.prisma.job.findFirst({ where: { shop, recordId: id }, orderBy: { seq: "desc" } });
     if (latest && latest.status !== "running" && latest.status !== "queued") {
-      await deps.prisma.job.update({
-        where: { id: latest.id },
-        data: { status: "queued", runAt: now, attempts: 0, lastError: null, finishedAt: null },
+      // Only from the status just read: a job leased meanwhile (a retry, another worker) must not go back to queued
+      // while it runs, or a second worker would run it at the same time.
+      await deps.prisma.job.updateMany({
+        where: { id: latest.id, status: latest.status },
+        data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
       });
     }
   }

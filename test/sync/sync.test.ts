@@ -533,6 +533,53 @@ describe("runJob", () => {
     expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
   });
 
+  it("waking a skipped shipment after its order imports leaves alone a job another worker just leased", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("ORDERS_CREATE", order);
+    await settle();
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    await settle();
+    expect((await record("shipment", fulfillment.id)).reason).toMatch(/^Its order was not imported/);
+    const shipmentRecord = await record("shipment", fulfillment.id);
+    const orderRecord = await record("order", order.id);
+    expect(await retryRecordJob(db.prisma, SHOP, orderRecord.id, clock.now())).toBe(true);
+    // Between the worker reading the shipment's job (done) and writing it, the merchant retries the shipment and
+    // another worker leases it.
+    let raced = false;
+    const jobs = new Proxy(db.prisma.job, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as (...a: unknown[]) => Promise<unknown>;
+        if (prop !== "findFirst") return typeof value === "function" ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          const found = (await value.apply(target, args)) as { kind?: string } | null;
+          if (found?.kind === "shipment" && !raced) {
+            raced = true;
+            await retryRecordJob(db.prisma, SHOP, shipmentRecord.id, clock.now());
+            expect(await leaseJobs(db.prisma, { workerId: "other", now: clock.now(), kinds: ["shipment"] })).toHaveLength(1);
+          }
+          return found;
+        };
+      },
+    });
+    const racing = new Proxy(db.prisma, {
+      get(target, prop) {
+        if (prop === "job") return jobs;
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const [orderJob] = await leaseJobs(db.prisma, { workerId: "w", now: clock.now(), kinds: ["order"] });
+    await runJob({ ...deps, prisma: racing }, orderJob);
+    expect(raced).toBe(true);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
+    expect(await db.prisma.job.findFirstOrThrow({ where: { recordId: shipmentRecord.id }, orderBy: { seq: "desc" } })).toMatchObject({
+      status: "running",
+      leasedBy: "other",
+    });
+  });
+
   it("a worker whose lease was taken over cannot overwrite the record when its own request fails late", async () => {
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
