@@ -16,6 +16,21 @@ export function contentHash(request: unknown): string {
   return createHash("sha256").update(requestBody(request)).digest("hex");
 }
 
+const DATE_FIELDS = new Set(["ordered_at", "shipped_at"]);
+
+/**
+ * What the request says, not how its bytes spell it: dates as UTC instants. Webhooks write dates in the shop's
+ * zone and the Admin API (backfill) in UTC, so the same version of an order would otherwise look changed and be
+ * sent again. Decides "already at the service"; the key still comes from the exact bytes (contentHash), since the
+ * service fingerprints those.
+ */
+export function meaningHash(request: unknown): string {
+  const canonical = JSON.stringify(request, (key, value) =>
+    DATE_FIELDS.has(key) && typeof value === "string" && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value,
+  );
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
 /**
  * 1 to 255 visible ASCII characters (contract 3): `sync-o-<64 hex>` or `sync-s-<64 hex>`. `previousImport` is when
  * the service last accepted this resource (`SyncRecord.importedAt`; none for a first import).

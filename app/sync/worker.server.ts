@@ -10,7 +10,7 @@ import type { GrantStore } from "../service/grant-store";
 import type { ImportOutcome } from "../service/imports";
 import type { ServiceSettings } from "../service/context";
 import type { Failure } from "../service/outcomes";
-import { contentHash, idempotencyKey, type SyncKind } from "./idempotency";
+import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency";
 import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping";
 import {
   backoffMs,
@@ -273,7 +273,8 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   }
 
   const hash = contentHash(mapped.request);
-  if (record.sentHash === hash && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
+  const meaning = meaningHash(mapped.request);
+  if (record.sentHash === meaning && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
     // this very content is already at the service
     const data = { ...(record.customerId !== stored ? { customerId: record.customerId } : {}), ...newer };
     await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, data } : undefined);
@@ -305,7 +306,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
         data: {
           state,
           reason: null,
-          sentHash: hash,
+          sentHash: meaning,
           workspaceId: route.grant.workspaceId,
           serviceId: outcome.data.id,
           serviceStatus: status,

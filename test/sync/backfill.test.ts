@@ -136,6 +136,33 @@ describe("backfill on connect", () => {
     expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done" });
   });
 
+  it("does not send again an order a webhook already imported in the same version, written with another offset", async () => {
+    // Shopify's webhooks write dates in the shop's zone, the Admin API in UTC: same instant, other bytes.
+    const order = { ...gqlOrder(1), createdAt: "2026-11-20T17:00:00Z", updatedAt: "2026-11-20T17:30:00Z" };
+    serveOrders([order], []);
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const line = order.lineItems.nodes[0];
+    await recordSyncDelivery(db.prisma, {
+      shop: SHOP,
+      topic: "ORDERS_CREATE",
+      eventId: "evt-same-version",
+      payload: {
+        id: Number(order.id.split("/").pop()),
+        created_at: "2026-11-20T12:00:00-05:00",
+        updated_at: "2026-11-20T12:30:00-05:00",
+        currency: "EUR",
+        customer: { id: Number(CUSTOMER) },
+        line_items: [{ id: Number(line.id.split("/").pop()), title: line.title, name: line.name, quantity: 2, current_quantity: 2, sku: line.sku, product_id: 632910392 }],
+      },
+    });
+    await settle();
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await settle();
+    const state = await emulatorState(emulator);
+    expect(importCounts(state, "/api/v1/orders").get(order.id.split("/").pop()!)).toBe(1);
+    expect(await db.prisma.backfill.findFirstOrThrow({ orderBy: { createdAt: "desc" } })).toMatchObject({ status: "done" });
+  });
+
   it("imports the customer's orders of the last 60 days, page by page, with progress", async () => {
     const orders = Array.from({ length: 120 }, (_, i) => gqlOrder(i, i < 3));
     const seen: Record<string, unknown>[] = [];
