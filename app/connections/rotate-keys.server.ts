@@ -18,7 +18,15 @@ export interface RotationReport {
 interface Column {
   table: "shopSettings" | "oAuthState" | "customerGrant" | "session";
   idField: "shop" | "state" | "id";
-  field: "clientSecretEnc" | "signingSecretEnc" | "codeVerifierEnc" | "accessTokenEnc" | "refreshTokenEnc" | "accessToken" | "refreshToken";
+  field:
+    | "clientSecretEnc"
+    | "signingSecretEnc"
+    | "codeVerifierEnc"
+    | "pendingTokensEnc"
+    | "accessTokenEnc"
+    | "refreshTokenEnc"
+    | "accessToken"
+    | "refreshToken";
   /** Shopify's sessions may still hold plain text written before EncryptedSessionStorage: encrypt those too. */
   mayBePlain?: boolean;
 }
@@ -27,6 +35,7 @@ const COLUMNS: Column[] = [
   { table: "shopSettings", idField: "shop", field: "clientSecretEnc" },
   { table: "shopSettings", idField: "shop", field: "signingSecretEnc" },
   { table: "oAuthState", idField: "state", field: "codeVerifierEnc" },
+  { table: "oAuthState", idField: "state", field: "pendingTokensEnc" },
   { table: "customerGrant", idField: "id", field: "accessTokenEnc" },
   { table: "customerGrant", idField: "id", field: "refreshTokenEnc" },
   { table: "session", idField: "id", field: "accessToken", mayBePlain: true },

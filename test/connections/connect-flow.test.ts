@@ -1,6 +1,8 @@
 // Customer workspace connection end to end: storefront page (app proxy) → OAuth with PKCE at the emulator →
-// callback on the app → grant stored encrypted → back on the store; every failure path; the Customers page;
-// tenant isolation between two shops.
+// callback on the app (code exchanged, tokens kept pending) → completion step on the store (app proxy), where the
+// logged-in customer must be the one who started → grant stored encrypted → back on the store; every failure
+// path (a different or anonymous customer finishing someone else's flow among them); the Customers page; tenant
+// isolation between two shops.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
@@ -82,6 +84,47 @@ async function callback(location: string) {
   return { status: res.status, location: res.headers.get("location"), text: await res.text() };
 }
 
+const COMPLETE = `https://${TEST_SHOP}/apps/workspace/connect/complete?state=`;
+
+/**
+ * Follows a storefront URL (https://<shop>/apps/workspace/…) through the app proxy as `customerId` (null: anonymous),
+ * the way Shopify forwards it: the query is kept and signed along with shop and logged_in_customer_id.
+ */
+async function storefront(location: string, customerId: string | null, shop = TEST_SHOP) {
+  const url = new URL(location);
+  const path = url.pathname.replace(/^\/apps\/workspace/, "");
+  const res = await fetch(proxyUrl(app.url, path, { customerId, shop, extra: Object.fromEntries(url.searchParams) }), {
+    redirect: "manual",
+    headers: { "User-Agent": CHROME_USER_AGENT },
+  });
+  return { status: res.status, location: res.headers.get("location"), text: await res.text(), headers: res.headers };
+}
+
+/** The callback's redirect to the completion step, checked for its shape. */
+function completionOf(result: { status: number; location: string | null }) {
+  expect(result.status).toBe(302);
+  expect(result.location).toMatch(/^https:\/\/test-shop\.myshopify\.com\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/);
+  return result.location!;
+}
+
+/** What the callback left pending on the state row, decrypted (the test may look; nobody else can). */
+async function pendingTokens(state: string) {
+  const row = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
+  expect(row.pendingTokensEnc).not.toBeNull();
+  return JSON.parse(decryptSecret(row.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+}
+
+/** True while the service still honours this authorization. */
+async function stillValidAtService(tokens: { accessToken: string; refreshToken: string }) {
+  const outcome = await importOrder(
+    emulatorSettings(emu.url),
+    new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write", "shipments:write"] }),
+    { ...ORDER, external_order_id: `probe-${randomBytes(4).toString("hex")}` },
+    { idempotencyKey: `probe-${randomBytes(8).toString("hex")}` },
+  );
+  return outcome.ok;
+}
+
 const grantOf = (customerId: string, shop = TEST_SHOP) =>
   db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
 
@@ -93,8 +136,13 @@ async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
   const t2 = performance.now();
   const result = await callback(location);
   const t3 = performance.now();
-  expect(result.location).toBe(`https://${shop}/apps/workspace/connect?result=connected`);
-  console.info(`connect over HTTP: start ${(t1 - t0).toFixed(0)} ms, consent ${(t2 - t1).toFixed(0)} ms, callback ${(t3 - t2).toFixed(0)} ms`);
+  expect(result.location).toMatch(new RegExp(`^https://${shop.replace(/\./g, "\\.")}/apps/workspace/connect/complete\\?state=`));
+  const done = await storefront(result.location!, customerId, shop);
+  const t4 = performance.now();
+  expect(done.location).toBe(`https://${shop}/apps/workspace/connect?result=connected`);
+  console.info(
+    `connect over HTTP: start ${(t1 - t0).toFixed(0)} ms, consent ${(t2 - t1).toFixed(0)} ms, callback ${(t3 - t2).toFixed(0)} ms, completion ${(t4 - t3).toFixed(0)} ms`,
+  );
   return { authorize, callbackUrl: location };
 }
 
@@ -170,6 +218,8 @@ describe("connect a workspace in the browser", () => {
     const states = await db.prisma.oAuthState.findMany({ where: { customerId: "7001" } });
     expect(states).toHaveLength(1);
     expect(states[0].usedAt).not.toBeNull();
+    expect(states[0].exchangedAt).not.toBeNull();
+    expect(states[0].pendingTokensEnc).toBeNull(); // erased once stored as the grant
     expect(keyIdOf(states[0].codeVerifierEnc)).toBe("k1");
 
     // The Customers page shows the grant.
@@ -245,7 +295,8 @@ describe("failure paths store nothing and say what happened", () => {
     }
     expect(await grantOf("7102")).toBeNull();
     // The genuine callback still works afterwards: the forgeries did not consume anything.
-    expect((await callback(location.toString())).location).toContain("result=connected");
+    const completion = completionOf(await callback(location.toString()));
+    expect((await storefront(completion, "7102")).location).toContain("result=connected");
   });
 
   it("expired state → result=expired", async () => {
@@ -274,8 +325,10 @@ describe("failure paths store nothing and say what happened", () => {
     const authorize = await startFlow("7105");
     const location = await consent(authorize, "approve");
     const results = await Promise.all([callback(location), callback(location), callback(location)]);
-    const codes = results.map((r) => new URL(r.location!).searchParams.get("result")).sort();
-    expect(codes).toEqual(["already_used", "already_used", "connected"]);
+    const codes = results.map((r) => new URL(r.location!).searchParams.get("result") ?? "completion").sort();
+    expect(codes).toEqual(["already_used", "already_used", "completion"]);
+    const completion = results.find((r) => r.location!.startsWith(COMPLETE))!;
+    expect((await storefront(completion.location!, "7105")).location).toContain("result=connected");
     expect((await grantOf("7105"))?.tokenVersion).toBe(0);
   });
 
@@ -304,6 +357,137 @@ describe("failure paths store nothing and say what happened", () => {
     const post = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }), { method: "POST", redirect: "manual" });
     expect(post.status).toBe(409);
     expect(await db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
+  });
+});
+
+// ---- the completion step: bound to the customer who started ------------------------------------------------
+
+describe("the completion step stores the grant only for the customer who started", () => {
+  it("a victim (another logged-in customer) approving the attacker's link: nothing stored, tokens revoked at the service", async () => {
+    // The attacker (7601) starts and copies the authorization URL; the victim approves it in their own browser.
+    const authorize = await startFlow("7601");
+    const state = authorize.searchParams.get("state")!;
+    const completion = completionOf(await callback(await consent(authorize, "approve", "ws-globex")));
+    const pending = await pendingTokens(state);
+    expect(await stillValidAtService(pending)).toBe(true);
+
+    // The victim's browser lands on the store's completion step, logged in as the victim (7602).
+    const victim = await storefront(completion, "7602");
+    expect(victim.status).toBe(302);
+    expect(victim.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=wrong_customer`);
+    expect(victim.headers.get("cache-control")).toBe("no-store");
+    expect(victim.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(await grantOf("7601")).toBeNull();
+    expect(await grantOf("7602")).toBeNull();
+    const row = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
+    expect(row.pendingTokensEnc).toBeNull();
+    expect(await stillValidAtService(pending)).toBe(false); // the authorization was revoked at the service
+    const words = await storefront(victim.location!, "7602");
+    expect(words.text).toContain('data-result="wrong_customer"');
+    expect(words.text).toContain("started from a different customer account");
+
+    // The attacker, who knows the state (it is in the URL they copied), gets nothing either: not with the
+    // victim's completion link, and not with the state alone.
+    expect((await storefront(completion, "7601")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=already_used`);
+    expect((await storefront(`${COMPLETE}${state}`, "7601")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
+    expect(await grantOf("7601")).toBeNull();
+    // The pending tokens never reached the browser.
+    for (const answer of [victim, words]) expect(JSON.stringify([answer.text, answer.location])).not.toContain(pending.accessToken);
+  });
+
+  it("the attacker cannot finish with the state alone before the victim's browser does", async () => {
+    const authorize = await startFlow("7611");
+    const state = authorize.searchParams.get("state")!;
+    const completion = completionOf(await callback(await consent(authorize, "approve")));
+    for (const guess of [`${COMPLETE}${state}`, `${COMPLETE}${state}&proof=${randomBytes(32).toString("base64url")}`, completion.replace(/proof=[\w-]+/, "proof=")]) {
+      expect((await storefront(guess, "7611")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
+    }
+    expect(await grantOf("7611")).toBeNull();
+    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
+    // (Here the browser that approved is the owner's: it finishes.)
+    expect((await storefront(completion, "7611")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+  });
+
+  it("in Chromium: the victim ends on the store with plain words, nothing connected", async () => {
+    const authorize = await startFlow("7621");
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await routeStorefront(page, { appUrl: app.url, customerId: "7622", customer: { name: "Victim", email: "victim@example.com" } });
+    await page.goto(authorize.toString());
+    await page.click("button[value=approve]");
+    await page.waitForURL(`https://${TEST_SHOP}/apps/workspace/connect?result=wrong_customer`);
+    await page.waitForSelector("[data-result=wrong_customer]");
+    expect(await page.textContent("[data-result=wrong_customer]")).toContain("different customer account");
+    expect(await page.$("[data-status=not_connected]")).not.toBeNull();
+    await page.screenshot({ path: screenshotPath("connect-wrong-customer"), fullPage: true });
+    await context.close();
+    expect(await grantOf("7621")).toBeNull();
+    expect(await grantOf("7622")).toBeNull();
+    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: authorize.searchParams.get("state")! } })).pendingTokensEnc).toBeNull();
+  });
+
+  it("an anonymous shopper is sent to log in and back to the completion step; the owner then finishes", async () => {
+    const authorize = await startFlow("7631");
+    const state = authorize.searchParams.get("state")!;
+    const completion = completionOf(await callback(await consent(authorize, "approve")));
+    const anonymous = await storefront(completion, null);
+    expect(anonymous.status).toBe(302);
+    const back = new URL(completion);
+    expect(anonymous.location).toBe(`/account/login?return_url=${encodeURIComponent(back.pathname + back.search)}`);
+    expect(anonymous.headers.get("referrer-policy")).toBe("no-referrer");
+    // Nothing stored or used up yet.
+    expect(await grantOf("7631")).toBeNull();
+    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
+    // Logged in, Shopify sends them to return_url: the same completion step, now as the owner.
+    const returnUrl = new URL(anonymous.location!, `https://${TEST_SHOP}`).searchParams.get("return_url")!;
+    const done = await storefront(`https://${TEST_SHOP}${returnUrl}`, "7631");
+    expect(done.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    expect(await grantOf("7631")).toMatchObject({ status: "active", workspaceId: "ws-acme" });
+
+    // In Chromium, the anonymous shopper ends on the store's login page with the completion step to return to.
+    const second = await startFlow("7632");
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await routeStorefront(page, { appUrl: app.url, customerId: null });
+    await page.goto(second.toString());
+    await page.click("button[value=approve]");
+    await page.waitForSelector("[data-page=login]");
+    expect(await page.textContent("[data-page=login]")).toMatch(/return_url=\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/);
+    await context.close();
+    expect(await grantOf("7632")).toBeNull();
+  });
+
+  it("completing twice: the second says already used and changes nothing", async () => {
+    const authorize = await startFlow("7641");
+    const completion = completionOf(await callback(await consent(authorize, "approve")));
+    expect((await storefront(completion, "7641")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    const before = await grantOf("7641");
+    const again = await storefront(completion, "7641");
+    expect(again.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=already_used`);
+    expect(await grantOf("7641")).toEqual(before);
+    // Concurrent completions of a fresh flow: exactly one connects.
+    const next = await startFlow("7642");
+    const nextCompletion = completionOf(await callback(await consent(next, "approve")));
+    const results = await Promise.all([0, 1, 2].map(() => storefront(nextCompletion, "7642")));
+    expect(results.map((r) => new URL(r.location!).searchParams.get("result")).sort()).toEqual(["already_used", "already_used", "connected"]);
+    expect((await grantOf("7642"))?.tokenVersion).toBe(0);
+  });
+
+  it("an expired pending state: nothing stored, tokens revoked and erased", async () => {
+    const authorize = await startFlow("7651");
+    const state = authorize.searchParams.get("state")!;
+    const completion = completionOf(await callback(await consent(authorize, "approve")));
+    const pending = await pendingTokens(state);
+    await db.prisma.oAuthState.update({ where: { state }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const late = await storefront(completion, "7651");
+    expect(late.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=expired`);
+    expect(await grantOf("7651")).toBeNull();
+    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).toBeNull();
+    expect(await stillValidAtService(pending)).toBe(false);
+    // An unknown or malformed state: plain words, nothing else.
+    for (const bad of [`${COMPLETE}${randomBytes(32).toString("base64url")}&proof=x`, `${COMPLETE}%7B%7B`, `https://${TEST_SHOP}/apps/workspace/connect/complete`]) {
+      expect((await storefront(bad, "7651")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
+    }
   });
 });
 
@@ -503,8 +687,13 @@ describe("tenant isolation", () => {
     const state = await db.prisma.oAuthState.findUnique({ where: { state: extra.state } });
     expect(state).toMatchObject({ shop: TEST_SHOP, usedAt: null });
 
-    // Completed through the callback, it lands on shop A's customer only, and sends the shopper to shop A.
-    expect((await callback(callbackUrl.toString())).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    // Through the callback, it goes on to shop A's completion step only; shop B's proxy cannot finish it either.
+    const completion = completionOf(await callback(callbackUrl.toString()));
+    const viaB = await storefront(completion, "7401", SHOP_B);
+    expect(viaB.location).toBe(`https://${SHOP_B}/apps/workspace/connect?result=invalid_state`);
+    expect(await grantOf("7401", SHOP_B)).toBeNull();
+    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: extra.state } })).pendingTokensEnc).not.toBeNull();
+    expect((await storefront(completion, "7401")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
     expect(await grantOf("7401")).not.toBeNull();
     expect(await grantOf("7401", SHOP_B)).toBeNull();
   });

@@ -1,9 +1,10 @@
 // The connect flow's module (no Remix) against the emulator, with an injected clock and a log collector:
-// state lifetime, one-time use, the hook, and that nothing secret reaches a log line or a result.
+// state lifetime, one-time use, the pending tokens between callback and completion, the hook, and that nothing
+// secret reaches a log line or a result.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
-import { completeConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
+import { completeConnect, finishConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
 import { decryptSecret, parseKeyring } from "~/connections/secret-box.server";
 import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
@@ -30,6 +31,11 @@ afterAll(async () => {
   await db?.close();
 });
 
+/** The storefront completion step the callback sent the browser to, as the proxy would hand it over. */
+async function finish(completionUrl: string, customerId: string | null, options: Parameters<typeof finishConnect>[2] = {}) {
+  return finishConnect(db.prisma, { shop: SHOP, customerId, url: completionUrl, prefix: "/apps/workspace" }, { keyring, ...options });
+}
+
 async function approve(authorizationUrl: string) {
   const url = new URL(authorizationUrl);
   const form = new URLSearchParams(url.searchParams);
@@ -52,21 +58,33 @@ describe("oauth flow module", () => {
     expect(state.customerName).toBeNull(); // unrendered Liquid is not a name
     const verifier = decryptSecret(state.codeVerifierEnc, keyring);
 
-    const result = await completeConnect(db.prisma, await approve(started.authorizationUrl), {
-      keyring,
-      log: (event, facts) => lines.push(JSON.stringify({ event, ...facts })),
-      onConnected: async (e) => {
-        hooks.push(e);
-        throw new Error("a failing hook must not fail the connection");
-      },
-    });
+    const log = (event: string, facts: Record<string, unknown>) => lines.push(JSON.stringify({ event, ...facts }));
+    const onConnected = async (e: { shop: string; customerId: string }) => {
+      hooks.push(e);
+      throw new Error("a failing hook must not fail the connection");
+    };
+    // The callback exchanges the code but stores no grant: it sends the browser to the store's completion step.
+    const callback = await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring, log, onConnected });
+    expect(callback).toMatchObject({ kind: "redirect", result: "pending" });
+    if (callback.kind !== "redirect") return;
+    expect(callback.location).toMatch(new RegExp(`^https://${SHOP}/apps/workspace/connect/complete\\?state=${state.state}&proof=[\\w-]{43}$`));
+    expect(hooks).toEqual([]);
+    expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: "55" } })).toBe(0);
+    const pendingRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: state.state } });
+    const pending = JSON.parse(decryptSecret(pendingRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+    expect(pendingRow.exchangedAt).not.toBeNull();
+    expect(pendingRow.proofHash).not.toContain(new URL(callback.location).searchParams.get("proof")!);
+
+    const result = await finish(callback.location, "55", { log, onConnected });
     expect(result).toMatchObject({ kind: "redirect", result: "connected", location: `https://${SHOP}/apps/workspace/connect?result=connected` });
     expect(hooks).toEqual([{ shop: SHOP, customerId: "55" }]);
+    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: state.state } })).pendingTokensEnc).toBeNull();
 
     const grant = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
     expect(grant.workspaceId).toBe("ws-globex");
-    const secrets = [verifier, decryptSecret(grant.accessTokenEnc, keyring), decryptSecret(grant.refreshTokenEnc!, keyring), "sandbox-client-secret"];
-    const logged = lines.join("\n") + JSON.stringify(result);
+    expect(decryptSecret(grant.accessTokenEnc, keyring)).toBe(pending.accessToken);
+    const secrets = [verifier, pending.accessToken, pending.refreshToken, "sandbox-client-secret"];
+    const logged = lines.join("\n") + JSON.stringify(result) + JSON.stringify(callback);
     for (const secret of secrets) expect(logged).not.toContain(secret);
     expect(lines.some((l) => l.includes("customer_connected"))).toBe(true);
   });
@@ -86,12 +104,37 @@ describe("oauth flow module", () => {
     const oldRefresh = decryptSecret(first.refreshTokenEnc!, keyring);
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55" }, { appUrl: APP, keyring });
     if (!started.ok) throw new Error("not started");
-    expect((await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring })).kind).toBe("redirect");
+    const callback = await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring });
+    if (callback.kind !== "redirect") throw new Error("no redirect");
+    expect(await finish(callback.location, "55")).toMatchObject({ result: "connected" });
     const second = await db.prisma.customerGrant.findUniqueOrThrow({ where: { id: first.id } });
     expect(second.tokenVersion).toBe(first.tokenVersion + 1);
     const { refreshTokens } = await import("~/service");
     const reuse = await refreshTokens(emulatorSettings(emu.url), oldRefresh);
     expect(reuse).toMatchObject({ ok: false, kind: "invalid_grant" });
+  });
+
+  it("a different customer finishing gets nothing; the tokens are revoked, and the log names no secret", async () => {
+    const lines: string[] = [];
+    const log = (event: string, facts: Record<string, unknown>) => lines.push(JSON.stringify({ event, ...facts }));
+    const started = await startConnect(db.prisma, { shop: SHOP, customerId: "57" }, { appUrl: APP, keyring });
+    if (!started.ok) throw new Error("not started");
+    const callback = await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring, log });
+    if (callback.kind !== "redirect") throw new Error("no redirect");
+    const stateRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
+    const pending = JSON.parse(decryptSecret(stateRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+    const hooks: unknown[] = [];
+    const result = await finish(callback.location, "58", { log, onConnected: async (e) => void hooks.push(e) });
+    expect(result).toMatchObject({ kind: "redirect", result: "wrong_customer" });
+    expect(hooks).toEqual([]);
+    expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: { in: ["57", "58"] } } })).toBe(0);
+    const { refreshTokens } = await import("~/service");
+    expect(await refreshTokens(emulatorSettings(emu.url), pending.refreshToken)).toMatchObject({ ok: false, kind: "invalid_grant" });
+    expect(lines.some((l) => l.includes("connect_complete_wrong_customer"))).toBe(true);
+    const logged = lines.join("\n") + JSON.stringify(result) + JSON.stringify(callback);
+    for (const secret of [pending.accessToken, pending.refreshToken]) expect(logged).not.toContain(secret);
+    // Anonymous: a login redirect back to the same step; nothing touched.
+    expect(await finish(callback.location, null)).toMatchObject({ kind: "login" });
   });
 
   it("a shop without settings gets not_configured and no state", async () => {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
-import { rotateEncryptionKeys } from "~/connections/rotate-keys.server";
+import { countStale, rotateEncryptionKeys } from "~/connections/rotate-keys.server";
 import {
   decryptSecret,
   encryptSecret,
@@ -152,6 +152,29 @@ describe("key rotation", () => {
     // Running it again changes nothing.
     const again = await rotateEncryptionKeys(db.prisma, both);
     expect(Object.values(again.reencrypted).every((n) => n === 0)).toBe(true);
+  });
+
+  it("tokens pending on a connection attempt are re-encrypted too", async () => {
+    const ring = parseKeyring(OLD);
+    await db.prisma.oAuthState.create({
+      data: {
+        state: "p".repeat(43),
+        shop: "a.myshopify.com",
+        customerId: "2",
+        codeVerifierEnc: encryptSecret("verifier-2", ring),
+        pendingTokensEnc: encryptSecret('{"accessToken":"pending-access"}', ring),
+        redirectUri: "http://x/connect/callback",
+        expiresAt: new Date(Date.now() + 60_000),
+      },
+    });
+    const both = parseKeyring(`${NEW},${OLD}`);
+    expect(await countStale(db.prisma, both)).toBe(2);
+    const report = await rotateEncryptionKeys(db.prisma, both);
+    expect(report.reencrypted["oAuthState.pendingTokensEnc"]).toBe(1);
+    expect(report.remaining).toBe(0);
+    const row = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: "p".repeat(43) } });
+    expect(keyIdOf(row.pendingTokensEnc!)).toBe("new");
+    expect(decryptSecret(row.pendingTokensEnc!, parseKeyring(NEW))).toBe('{"accessToken":"pending-access"}');
   });
 
   it("`npm run rotate-key` (the script) re-encrypts a real data directory", async () => {
