@@ -182,7 +182,9 @@ export async function runBackfillJob(
     if (!page.data?.orders) throw new Error("Shopify Admin API returned no orders field");
     for (const node of page.data.orders.nodes) await completeLines(job.shop, node, deps.adminGraphql);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // A bare network error says only "fetch failed" (undici) or "Failed to fetch": name what could not be reached.
+    const unreachable = error instanceof TypeError && /fetch/i.test(error.message);
+    const message = unreachable ? "Shopify's Admin API could not be reached" : error instanceof Error ? error.message : String(error);
     await prisma.backfill.update({
       where: { id: payload.backfillId },
       data:

@@ -243,4 +243,15 @@ describe("backfill on connect", () => {
     expect(String(seen[0].query)).toContain(`created_at:>='${new Date(clock.ms - 14 * 86_400_000).toISOString().slice(0, 10)}`);
     expect((await emulatorState(emulator)).orders).toHaveLength(1);
   }, 60_000);
+
+  it("says plainly when Shopify's Admin API cannot be reached", async () => {
+    mock.use(admin.query("SyncBackfillOrders", () => HttpResponse.error()));
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await drainJobs(deps);
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "running",
+      error: "Retrying: Shopify's Admin API could not be reached",
+    });
+  });
 });
