@@ -5,18 +5,20 @@
 //   does inside Shopify's admin) and signs /apps/workspace/* storefront requests the way Shopify's app proxy does.
 // The app itself is not told about the emulator: a merchant enters its URLs on the Settings page, as for the real service.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createHmac, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import http from "node:http";
-import { SignJWT } from "jose";
 import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
+// The same stand-ins for Shopify the tests use: session tokens, app proxy signatures, a storefront's Liquid.
+import { mintSessionToken, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
+import { layout, renderLiquid } from "../test/helpers/storefront";
 
 const SHOP = process.env.DEMO_SHOP ?? "demo-shop.myshopify.com";
 const PUBLIC_PORT = Number(process.env.PORT ?? 3000);
 const APP_PORT = PUBLIC_PORT + 1;
 const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 8787);
 const DEMO_CUSTOMER = process.env.DEMO_CUSTOMER_ID ?? "1001";
+const DEMO_CUSTOMER_PROFILE = { name: "Demo Customer", email: "customer@example.com" };
 
 const children: ChildProcess[] = [];
 const stopAll = () => children.forEach((child) => child.kill("SIGTERM"));
@@ -70,19 +72,45 @@ async function main() {
         res.writeHead(302, { location: "/app" }).end();
         return;
       }
+      if (url.pathname === "/_demo/order") {
+        // What Shopify would send when the demo customer places an order: a signed orders/create webhook.
+        const order = sampleOrder(url.searchParams.get("as_customer") ?? DEMO_CUSTOMER);
+        await sendWebhook(`http://127.0.0.1:${APP_PORT}`, "orders/create", order, {
+          shop: SHOP,
+          hmac: webhookHmac(JSON.stringify(order), config.SHOPIFY_API_SECRET),
+        });
+        res.writeHead(302, { location: "/app" }).end();
+        return;
+      }
       if (url.pathname.startsWith("/apps/workspace")) {
         url.pathname = url.pathname.replace(/^\/apps\/workspace/, "/proxy");
         const customer = url.searchParams.get("as_customer") ?? DEMO_CUSTOMER;
         url.searchParams.delete("as_customer");
         signProxy(url, config.SHOPIFY_API_SECRET, customer);
       } else {
-        headers.authorization = `Bearer ${await sessionToken(config.SHOPIFY_API_KEY, config.SHOPIFY_API_SECRET)}`;
+        const token = await mintSessionToken(SHOP, { apiKey: config.SHOPIFY_API_KEY, secret: config.SHOPIFY_API_SECRET, lifetimeSeconds: 60 });
+        headers.authorization = `Bearer ${token}`;
       }
       const upstream = http.request(
         { host: "127.0.0.1", port: APP_PORT, method: req.method, path: url.pathname + url.search, headers },
         (response) => {
-          res.writeHead(response.statusCode ?? 502, response.headers);
-          response.pipe(res);
+          // The app sends shoppers back to the store's own domain (https://<shop>/apps/workspace/…): here, that is us.
+          const location = response.headers.location;
+          if (location?.startsWith(`https://${SHOP}/`)) {
+            response.headers.location = location.replace(`https://${SHOP}/`, `http://localhost:${PUBLIC_PORT}/`);
+          }
+          if (!String(response.headers["content-type"]).includes("application/liquid")) {
+            res.writeHead(response.statusCode ?? 502, response.headers);
+            response.pipe(res);
+            return;
+          }
+          // Shopify renders the app's Liquid inside the theme; the stand-in does just enough of that.
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => {
+            const page = layout(SHOP, renderLiquid(Buffer.concat(chunks).toString("utf8"), DEMO_CUSTOMER_PROFILE));
+            res.writeHead(response.statusCode ?? 200, { "content-type": "text/html; charset=utf-8" }).end(page);
+          });
         },
       );
       upstream.on("error", () => res.writeHead(502).end("The app is not answering."));
@@ -93,36 +121,36 @@ async function main() {
 Ready.
   Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app
   Storefront connect page:        http://localhost:${PUBLIC_PORT}/apps/workspace/connect  (as customer ${DEMO_CUSTOMER}; add ?as_customer=ID)
-  Service emulator:               http://127.0.0.1:${EMULATOR_PORT}
+  Place an order (as a webhook):  http://localhost:${PUBLIC_PORT}/_demo/order  (then see it on Sync status)
+  Service emulator:               http://127.0.0.1:${EMULATOR_PORT}  (/_emulator/state lists what it received)
 Paste the emulator's credentials printed above into Settings. Ctrl-C stops everything.`);
     });
 }
 
-function signProxy(url: URL, secret: string, customerId: string) {
-  url.searchParams.set("shop", SHOP);
-  url.searchParams.set("logged_in_customer_id", customerId);
-  url.searchParams.set("path_prefix", "/apps/workspace");
-  url.searchParams.set("timestamp", String(Math.floor(Date.now() / 1000)));
-  url.searchParams.delete("signature");
-  const message = [...url.searchParams.keys()]
-    .sort()
-    .map((key) => `${key}=${url.searchParams.getAll(key).join(",")}`)
-    .join("");
-  url.searchParams.set("signature", createHmac("sha256", secret).update(message).digest("hex"));
+let orderNumber = 0;
+function sampleOrder(customerId: string) {
+  const id = Date.now() * 100 + (orderNumber++ % 100);
+  const now = new Date().toISOString();
+  return {
+    id,
+    name: `#D${orderNumber}`,
+    created_at: now,
+    updated_at: now,
+    currency: "EUR",
+    customer: { id: Number(customerId) },
+    line_items: [
+      { id: id + 1, title: "Blue mug", name: "Blue mug", quantity: 2, current_quantity: 2, sku: "MUG-BLUE", product_id: 632910392, price: "12.50" },
+    ],
+  };
 }
 
-function sessionToken(apiKey: string, secret: string) {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ dest: `https://${SHOP}`, sid: randomUUID() })
-    .setProtectedHeader({ alg: "HS256" })
-    .setIssuer(`https://${SHOP}/admin`)
-    .setAudience(apiKey)
-    .setSubject("1")
-    .setIssuedAt(now)
-    .setNotBefore(now - 5)
-    .setExpirationTime(now + 60)
-    .setJti(randomUUID())
-    .sign(new TextEncoder().encode(secret));
+function signProxy(url: URL, secret: string, customerId: string) {
+  const params = Object.fromEntries(url.searchParams.entries());
+  delete params.signature;
+  url.search = signProxyQuery(
+    { ...params, shop: SHOP, logged_in_customer_id: customerId, path_prefix: "/apps/workspace", timestamp: String(Math.floor(Date.now() / 1000)) },
+    secret,
+  ).toString();
 }
 
 main().catch((error) => {

@@ -8,12 +8,15 @@ export const TEST_API_SECRET = "test-api-secret";
 export const TEST_SHOP = "test-shop.myshopify.com";
 
 /** A session token as App Bridge would mint it (HS256 with the app's API secret). */
-export async function mintSessionToken(shop = TEST_SHOP, options: { secret?: string; lifetimeSeconds?: number } = {}) {
+export async function mintSessionToken(
+  shop = TEST_SHOP,
+  options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {},
+) {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ dest: `https://${shop}`, sid: randomUUID() })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(`https://${shop}/admin`)
-    .setAudience(TEST_API_KEY)
+    .setAudience(options.apiKey ?? TEST_API_KEY)
     .setSubject("1")
     .setIssuedAt(now - 5)
     .setNotBefore(now - 5)

@@ -15,14 +15,16 @@ export interface StorefrontOptions {
   prefix?: string;
 }
 
-function renderLiquid(body: string, customer: StorefrontOptions["customer"]) {
+/** The app's Liquid answer "rendered" just enough: the customer's name and email. */
+export function renderLiquid(body: string, customer: StorefrontOptions["customer"]) {
   return body
     .replace(/\{%\s*layout none\s*%\}/g, "")
     .replace(/\{\{\s*customer\.name\s*\|\s*escape\s*\}\}/g, customer?.name ?? "")
     .replace(/\{\{\s*customer\.email\s*\|\s*escape\s*\}\}/g, customer?.email ?? "");
 }
 
-const layout = (shop: string, main: string) =>
+/** A tiny theme layout around a page's main content. */
+export const layout = (shop: string, main: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${shop}</title></head><body><header><strong>${shop}</strong></header><main>${main}</main></body></html>`;
 
 export async function routeStorefront(target: Page | BrowserContext, options: StorefrontOptions) {
