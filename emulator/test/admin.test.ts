@@ -1,15 +1,8 @@
 // The emulator's own surface (contract 7) and the claim page (contract 1).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { addFault, cart, errorOf, getTokens, order, postHandoff, postImport, start, state, type TestEmulator } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { addFault, cart, errorOf, getTokens, order, postHandoff, postImport, sharedEmulator, state } from "./helpers";
 
-let t: TestEmulator;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await fetch(`${t.url}/_emulator/reset`, { method: "POST" });
-});
+const t = sharedEmulator();
 
 describe("GET /_emulator/state", () => {
   it("lists handoffs, orders, shipments and the request log in arrival order", async () => {

@@ -1,16 +1,9 @@
 // POST /api/v1/cart-handoffs: signature (contract 1), order of checks, idempotency, schema limits.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sha256Hex, sign, signedString } from "../signature";
-import { addFault, cart, errorOf, nonce, postHandoff, start, state, TEST_CONFIG, type TestEmulator } from "./helpers";
+import { addFault, cart, errorOf, nonce, postHandoff, sharedEmulator, start, state, TEST_CONFIG } from "./helpers";
 
-let t: TestEmulator;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await fetch(`${t.url}/_emulator/reset`, { method: "POST" });
-});
+const t = sharedEmulator();
 
 const VECTOR_BODY =
   '{"external_cart_id":"cart-1001","cart_reference":"r-1","lines":[{"external_line_id":"l1","title":"Blue mug","quantity":2,"unit_price_minor":1250,"currency":"EUR"}]}';

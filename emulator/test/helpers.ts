@@ -1,5 +1,6 @@
 // Shared test helpers: an emulator on a free port with a hand-driven clock, signed handoffs, OAuth tokens.
 import { createHash, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startEmulator, type EmulatorConfig, type RunningEmulator } from "../server";
 import { sign } from "../signature";
 
@@ -37,6 +38,22 @@ export interface TestEmulator {
   clock: { now: number };
   advance(seconds: number): void;
   close(): Promise<void>;
+}
+
+/**
+ * One emulator for the test file, forgotten (reset) before each test. The returned object is filled in before the
+ * first test runs, so tests use it as they would the result of `start()`.
+ */
+export function sharedEmulator(): TestEmulator {
+  const t = {} as TestEmulator;
+  beforeAll(async () => {
+    Object.assign(t, await start());
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await fetch(`${t.url}/_emulator/reset`, { method: "POST" });
+  });
+  return t;
 }
 
 export async function start(config: EmulatorConfig = TEST_CONFIG, t0 = T0): Promise<TestEmulator> {

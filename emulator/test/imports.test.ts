@@ -1,15 +1,20 @@
 // POST /api/v1/orders and /api/v1/shipments: contract 2 order of checks, upserts, isolation, idempotency.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { addFault, errorOf, getTokens, order, postImport, shipment, start, state, type TestEmulator, type Tokens } from "./helpers";
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  addFault,
+  errorOf,
+  getTokens,
+  order,
+  postImport,
+  sharedEmulator,
+  shipment,
+  state,
+  type Tokens,
+} from "./helpers";
 
-let t: TestEmulator;
+const t = sharedEmulator();
 let both: Tokens;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.close());
 beforeEach(async () => {
-  await fetch(`${t.url}/_emulator/reset`, { method: "POST" });
   both = await getTokens(t);
 });
 

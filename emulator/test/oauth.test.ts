@@ -1,5 +1,5 @@
 // OAuth 2.0 endpoints (contract 4): authorize, consent, token (code + PKCE, refresh), revoke.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   authorizeQuery,
   basic,
@@ -12,19 +12,11 @@ import {
   pkce,
   postImport,
   REDIRECT,
+  sharedEmulator,
   shipment,
-  start,
-  type TestEmulator,
 } from "./helpers";
 
-let t: TestEmulator;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await fetch(`${t.url}/_emulator/reset`, { method: "POST" });
-});
+const t = sharedEmulator();
 
 const authorizeGet = (q: URLSearchParams) => fetch(`${t.url}/oauth/authorize?${q}`, { redirect: "manual" });
 const locationOf = (res: Response) => new URL(res.headers.get("location") ?? "about:blank");
