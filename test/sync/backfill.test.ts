@@ -11,7 +11,7 @@ import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession } from "../helpers/shopify";
-import { Clock, connectCustomer, emulatorState, importCounts, newId, SHOP, startTestEmulator, syncDeps } from "./support";
+import { Clock, connectCustomer, emulatorState, importCounts, newId, resetSyncState, SHOP, startTestEmulator, syncDeps } from "./support";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/2026-10/graphql.json`);
 const mock = setupServer();
@@ -94,10 +94,7 @@ afterAll(async () => {
   await db?.close();
 });
 beforeEach(async () => {
-  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
-  for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
-    await (db.prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
-  }
+  await resetSyncState(db.prisma, emulator);
   stores = new Map();
   clock = new Clock();
   deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql: adminGraphqlViaSession(db.prisma) };

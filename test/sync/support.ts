@@ -93,6 +93,14 @@ export function syncDeps(prisma: PrismaClient, emulator: RunningEmulator, stores
   };
 }
 
+/** Back to nothing between tests: the emulator's data and every sync table of the shared test database. */
+export async function resetSyncState(prisma: PrismaClient, emulator: RunningEmulator) {
+  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
+  for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
+    await (prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
+  }
+}
+
 export interface EmulatorState {
   orders: { external_id: string; workspace_id: string; status: string; body: unknown }[];
   shipments: { external_id: string; workspace_id: string; body: unknown }[];

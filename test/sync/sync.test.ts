@@ -17,6 +17,7 @@ import {
   emulatorState,
   importCounts,
   injectFault,
+  resetSyncState,
   newId,
   SHOP,
   settingsFor,
@@ -41,10 +42,7 @@ afterAll(async () => {
   await db?.close();
 });
 beforeEach(async () => {
-  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
-  for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
-    await (db.prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
-  }
+  await resetSyncState(db.prisma, emulator);
   stores = new Map();
   clock = new Clock();
   deps = syncDeps(db.prisma, emulator, stores, clock);
