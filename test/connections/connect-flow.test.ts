@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
+import type { RunningEmulator } from "../../emulator/server";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/grant-store.server";
 import { storeGrant } from "~/connections/grants.server";
 import { decryptSecret, keyIdOf, parseKeyring } from "~/connections/secret-box.server";
@@ -14,7 +14,7 @@ import { importOrder, MemoryGrantStore, revokeToken } from "~/service";
 import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { emulatorSettings } from "../helpers/emulator-oauth";
+import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { embeddedUrl, mintSessionToken, proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 import { routeStorefront } from "../helpers/storefront";
 
@@ -153,11 +153,7 @@ beforeAll(async () => {
   await seedOfflineSession(db.prisma, TEST_SHOP);
   await seedOfflineSession(db.prisma, SHOP_B);
   app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
-  const client = DEFAULT_CONFIG.clients[0];
-  emu = await startEmulator({
-    port: 0,
-    config: { ...DEFAULT_CONFIG, clients: [{ ...client, redirect_uris: [`${app.url}/connect/callback`] }] },
-  });
+  emu = await startEmulatorFor(app.url);
   const s = emulatorSettings(emu.url);
   const saved = await saveSettings(TEST_SHOP, { ...s, environment: s.environment });
   expect(saved.status).toBe(200);

@@ -6,12 +6,13 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
+import type { RunningEmulator } from "../../emulator/server";
 import { loadServiceSettings } from "~/connections/settings.server";
 import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { startEmulatorFor } from "../helpers/emulator-oauth";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 
 const KEYS = `s1:${randomBytes(32).toString("base64")}`;
@@ -59,10 +60,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await seedOfflineSession(db.prisma);
   app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
-  emu = await startEmulator({
-    port: 0,
-    config: { ...DEFAULT_CONFIG, clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [`${app.url}/connect/callback`] }] },
-  });
+  emu = await startEmulatorFor(app.url);
   browser = await launchBrowser();
 }, 240_000);
 

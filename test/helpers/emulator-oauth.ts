@@ -1,6 +1,7 @@
 // Drives the emulator's OAuth consent with the app's own OAuth client (app/service/oauth.ts), so a test gets a
 // connected grant the way a real customer would: authorize → consent form POST → callback → code exchange.
 import { completeAuthorization, startAuthorization, type ServiceSettings, type TokenSet } from "~/service";
+import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
 
 export interface ConnectOptions {
   clientId?: string;
@@ -27,6 +28,15 @@ export interface ConnectedWorkspace {
 }
 
 /** Emulator settings for the app's client: every URL at the emulator, the documented sandbox app's credentials. */
+/** The emulator's sandbox app, with the OAuth callback of the app under test registered as its redirect URI. */
+export function startEmulatorFor(appUrl: string): Promise<RunningEmulator> {
+  const client = DEFAULT_CONFIG.clients[0];
+  return startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, clients: [{ ...client, redirect_uris: [`${appUrl}/connect/callback`] }] },
+  });
+}
+
 export function emulatorSettings(emulatorUrl: string, overrides: Partial<ServiceSettings> = {}): ServiceSettings {
   return {
     environment: "sandbox",
