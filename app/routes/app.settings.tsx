@@ -16,6 +16,7 @@ import {
   type SecretStatus,
   type SettingsView,
 } from "../connections/settings.server";
+import { onSettingsSaved } from "../sync/on-settings-saved.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
@@ -42,6 +43,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   if (intent === "save") {
     const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
+    if (result.ok) await onSettingsSaved(prisma, session.shop);
     return result.ok
       ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
       : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });

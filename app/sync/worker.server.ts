@@ -63,6 +63,8 @@ const silent: SyncLogger = { debug() {}, info() {}, warn() {}, error() {} };
 /** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
 const WAIT_FOR_PERSON_MS = 6 * 3600_000;
 const WAIT_FOR_SETTINGS_MS = 10 * 60_000;
+/** The reason on records that wait for the shop's settings; saving settings wakes them (on-settings-saved.server.ts). */
+export const SETTINGS_MISSING_REASON = "The Merchant Integration Service is not set up for this shop yet (Settings).";
 const WAIT_FOR_ORDER_MS = 60_000;
 
 const IMPORTED = new Set(["imported", "updated"]);
@@ -269,7 +271,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
 
   const settings = await deps.loadSettings(job.shop);
   if (!settings) {
-    return wait(deps, job, record, "The Merchant Integration Service is not set up for this shop yet (Settings).", WAIT_FOR_SETTINGS_MS);
+    return wait(deps, job, record, SETTINGS_MISSING_REASON, WAIT_FOR_SETTINGS_MS);
   }
 
   const hash = contentHash(mapped.request);

@@ -13,6 +13,7 @@ import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startEmulatorFor } from "../helpers/emulator-oauth";
+import { SETTINGS_MISSING_REASON } from "~/sync/worker.server";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 
 const KEYS = `s1:${randomBytes(32).toString("base64")}`;
@@ -245,6 +246,21 @@ describe("settings form", () => {
     await context.close();
 
     expect((await post(validFields())).status).toBe(200);
+  });
+
+  it("saving wakes imports that waited for the settings, instead of leaving them to their 10-minute timer", async () => {
+    const record = await db.prisma.syncRecord.create({
+      data: { shop: TEST_SHOP, kind: "order", externalId: "settings-wait-1", orderId: "settings-wait-1", state: "waiting", reason: SETTINGS_MISSING_REASON },
+    });
+    const later = new Date(Date.now() + 10 * 60_000);
+    const job = await db.prisma.job.create({
+      data: { shop: TEST_SHOP, kind: "order", orderKey: "order:settings-wait-1", payload: {}, runAt: later, recordId: record.id },
+    });
+    expect((await post(validFields())).status).toBe(200);
+    const woken = await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(woken.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    await db.prisma.job.delete({ where: { id: job.id } });
+    await db.prisma.syncRecord.delete({ where: { id: record.id } });
   });
 
   it("the rendered page's forms carry no Shopify session token", async () => {

@@ -7,6 +7,7 @@ import { recordSyncDelivery } from "~/sync/intake.server";
 import { contentHash, idempotencyKey } from "~/sync/idempotency";
 import { mapOrder } from "~/sync/mapping";
 import { onCustomerConnected } from "~/sync/on-connect.server";
+import { onSettingsSaved } from "~/sync/on-settings-saved.server";
 import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes";
@@ -438,6 +439,11 @@ describe("skip and failure reasons, one each", () => {
       reason: "The Merchant Integration Service is not set up for this shop yet (Settings).",
     });
     expect(await db.prisma.job.findFirstOrThrow()).toMatchObject({ status: "queued", attempts: 0 });
+
+    // Saving the settings wakes it at once: no clock moved, no 10-minute wait.
+    expect(await onSettingsSaved(db.prisma, SHOP, clock.now())).toBe(1);
+    await drainJobs(deps);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
   });
 
   it("skips a cancelled fulfillment", async () => {
