@@ -20,7 +20,9 @@ let emulator: RunningEmulator;
 const children: ChildProcess[] = [];
 
 function startWorkerProcess(extra: Record<string, string> = {}): ChildProcess {
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/worker.ts"], {
+  // Node itself with tsx's loader, not the tsx wrapper: a SIGKILL must reach the worker, not a parent that
+  // would die and leave the real worker running.
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
     cwd: ROOT,
     env: {
       ...process.env,
