@@ -31,7 +31,7 @@ async function startInProcessWorker() {
   const db = database();
   const worker = startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
     workerId: `web-${process.pid}`,
-    concurrency: Number(process.env.WORKER_CONCURRENCY ?? 4),
+    concurrency: env().WORKER_CONCURRENCY,
   });
   onShutdown(() => worker.stop());
 }

@@ -32,6 +32,10 @@ const schema = z.object({
   SHOP_CUSTOM_DOMAIN: z.string().optional(),
   ENCRYPTION_KEYS: keyList,
   WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  WORKER_POLL_MS: z.coerce.number().int().positive().default(1_000),
+  WORKER_POOL_SIZE: z.coerce.number().int().positive().default(5),
+  WORKER_LEASE_MS: z.coerce.number().int().positive().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

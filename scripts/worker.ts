@@ -13,12 +13,12 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 
-const db = openDatabase({ url: config.DATABASE_URL, poolSize: Number(process.env.WORKER_POOL_SIZE ?? 5) });
+const db = openDatabase({ url: config.DATABASE_URL, poolSize: config.WORKER_POOL_SIZE });
 await db.ready;
 const worker = startWorker(createSyncDeps(db.prisma, { postgres: true }), {
-  concurrency: Number(process.env.WORKER_CONCURRENCY ?? 4),
-  pollMs: Number(process.env.WORKER_POLL_MS ?? 1_000),
-  leaseMs: process.env.WORKER_LEASE_MS ? Number(process.env.WORKER_LEASE_MS) : undefined,
+  concurrency: config.WORKER_CONCURRENCY,
+  pollMs: config.WORKER_POLL_MS,
+  leaseMs: config.WORKER_LEASE_MS,
 });
 console.log(`worker ${worker.id} ready`);
 

@@ -39,3 +39,12 @@ describe("configuration", () => {
     expect(config.ENCRYPTION_KEYS.split(",")).toHaveLength(2);
   });
 });
+
+describe("worker configuration", () => {
+  it("defaults, and refuses a value that is not a positive whole number", () => {
+    expect(parseEnv({ NODE_ENV: "test" })).toMatchObject({ WORKER_CONCURRENCY: 4, WORKER_POLL_MS: 1000, WORKER_POOL_SIZE: 5 });
+    expect(parseEnv({ NODE_ENV: "test", WORKER_CONCURRENCY: "8" }).WORKER_CONCURRENCY).toBe(8);
+    expect(() => parseEnv({ NODE_ENV: "test", WORKER_CONCURRENCY: "lots" })).toThrowError(/WORKER_CONCURRENCY:/);
+    expect(() => parseEnv({ NODE_ENV: "test", WORKER_LEASE_MS: "0" })).toThrowError(/WORKER_LEASE_MS:/);
+  });
+});
