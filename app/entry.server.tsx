@@ -4,7 +4,7 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { addDocumentResponseHeaders } from "./shopify.server";
-import { startBackgroundServices } from "./background.server";
+import { startBackgroundServices } from "./sync/background.server";
 
 export const streamTimeout = 5000;
 

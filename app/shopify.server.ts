@@ -3,7 +3,7 @@ import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import prisma from "./db.server";
-import { EncryptedSessionStorage } from "./connections/encrypted-session-storage.server";
+import { EncryptedSessionStorage } from "./crypto/encrypted-session-storage.server";
 import { env } from "./env.server";
 
 const config = env();

@@ -43,7 +43,7 @@ Object.assign(process.env, {
 const { database } = await import("../app/db.server");
 const { recordDelivery, recordSyncDelivery } = await import("../app/sync/intake.server");
 const { enqueueJob, orderKeyOf } = await import("../app/sync/queue.server");
-const { receiveSyncWebhook } = await import("../app/webhooks.server");
+const { receiveSyncWebhook } = await import("../app/sync/webhook.server");
 const { authenticate } = await import("../app/shopify.server");
 
 const db = database();

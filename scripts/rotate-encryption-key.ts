@@ -3,8 +3,8 @@
 // Prints counts only, never values.
 import { database } from "../app/db.server";
 import { env } from "../app/env.server";
-import { rotateEncryptionKeys } from "../app/connections/rotate-keys.server";
-import { parseKeyring } from "../app/connections/secret-box.server";
+import { rotateEncryptionKeys } from "../app/crypto/rotate-keys.server";
+import { parseKeyring } from "../app/crypto/secret-box.server";
 
 async function main() {
   const config = env();

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
-import { checkDatabase } from "~/health.server";
+import { checkDatabase } from "~/db/health.server";
 import { createTestDatabase } from "./helpers/db";
 
 describe("health check", () => {

@@ -20,9 +20,9 @@ import {
   type ServiceDepsOverrides,
   type ServiceSettings,
   type TokenSet,
-} from "../service";
-import { storeGrant } from "./grants.server";
-import { decryptSecret, encryptSecret, type Keyring } from "./secret-box.server";
+} from "../service/client.server";
+import { storeGrant } from "./grant-lifecycle.server";
+import { decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "./settings.server";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;

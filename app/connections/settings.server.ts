@@ -3,8 +3,8 @@
 // Nothing here caches: every request reads the row again, so a replaced secret is used from the next request on.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { checkConnection, refreshTokens, type ServiceDepsOverrides, type ServiceSettings } from "../service";
-import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "./secret-box.server";
+import { checkConnection, refreshTokens, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
+import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
 
 export const SETTINGS_FIELDS = [
   "environment",

@@ -16,12 +16,12 @@ import {
 } from "@shopify/polaris";
 import { useState } from "react";
 import prisma from "../db.server";
-import { readForm } from "../connections/form.server";
+import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
-import { disconnectGrant, listGrants } from "../connections/grants.server";
+import { disconnectGrant, listGrants } from "../connections/grant-lifecycle.server";
 import { loadServiceSettings } from "../connections/settings.server";
 
-// Thin route: every query is scoped by the session's shop inside app/connections/grants.server.ts.
+// Thin route: every query is scoped by the session's shop inside app/connections/grant-lifecycle.server.ts.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);

@@ -4,7 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import prisma from "../db.server";
-import { readForm } from "../connections/form.server";
+import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
 import {
   checkServiceConnection,

@@ -1,5 +1,5 @@
 import { json } from "@remix-run/node";
-import { checkDatabase } from "../health.server";
+import { checkDatabase } from "../db/health.server";
 
 // For load balancers and uptime checks: 200 when the database answers, 503 when it does not.
 export const loader = async () => {

@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { readForm } from "../connections/form.server";
+import { readForm } from "../lib/form.server";
 import { env } from "../env.server";
 import { authenticate } from "../shopify.server";
 import { renderConnectPage } from "../connections/connect-page.server";
-import { getCustomerConnection } from "../connections/grants.server";
+import { getCustomerConnection } from "../connections/grant-lifecycle.server";
 import { isResultCode, proxyPrefix, startConnect } from "../connections/oauth-flow.server";
 import { getSettingsView } from "../connections/settings.server";
 

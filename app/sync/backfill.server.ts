@@ -3,8 +3,8 @@
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
-import { idString } from "./mapping";
-import type { ShopifyFulfillment, ShopifyOrder } from "./mapping";
+import { idString } from "./mapping.server";
+import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
 /** Keep in step with app/shopify.server.ts (ApiVersion.October26). */

@@ -3,9 +3,9 @@
 // the shop's offline session, and a pino logger. Tests build their own SyncDeps instead.
 import pino from "pino";
 import type { PrismaClient } from "@prisma/client";
-import { createServiceContext, importOrder, importShipment, type ServiceSettings } from "../service";
+import { createServiceContext, importOrder, importShipment, type ServiceSettings } from "../service/client.server";
 import { loadServiceSettings } from "../connections/settings.server";
-import { grantStoreFor } from "../connections/grant-store.server";
+import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { env } from "../env.server";
 import { adminGraphqlViaSession } from "./backfill.server";
 import type { SyncDeps, SyncLogger } from "./worker.server";

@@ -2,7 +2,7 @@
 // the same event (same X-Shopify-Event-Id) is recorded once. Processing happens later, in the worker.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { idString } from "./mapping";
+import { idString } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 
 export interface Delivery {

@@ -6,12 +6,12 @@
 // tests replace exactly what they need. Nothing here imports Remix.
 import { randomUUID } from "node:crypto";
 import type { Job, Prisma, PrismaClient, SyncRecord } from "@prisma/client";
-import type { GrantStore } from "../service/grant-store";
-import type { ImportOutcome } from "../service/imports";
-import type { ServiceSettings } from "../service/context";
-import type { Failure } from "../service/outcomes";
-import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency";
-import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping";
+import type { GrantStore } from "../service/grant-store.server";
+import type { ImportOutcome } from "../service/imports.server";
+import type { ServiceSettings } from "../service/context.server";
+import type { Failure } from "../service/outcomes.server";
+import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
+import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
 import {
   backoffMs,
   completeJob,

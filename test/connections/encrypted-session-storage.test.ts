@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
-import { EncryptedSessionStorage } from "~/connections/encrypted-session-storage.server";
-import { rotateEncryptionKeys } from "~/connections/rotate-keys.server";
-import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
+import { EncryptedSessionStorage } from "~/crypto/encrypted-session-storage.server";
+import { rotateEncryptionKeys } from "~/crypto/rotate-keys.server";
+import { keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 
 const OLD = `old:${randomBytes(32).toString("base64")}`;

@@ -1,9 +1,9 @@
 // The Prisma GrantStore the sync engine uses: tokens encrypted at rest, compare-and-set on tokenVersion, needs_reconnect.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrismaGrantStore, grantStoreFor } from "~/connections/grant-store.server";
-import { storeGrant } from "~/connections/grants.server";
-import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
+import { createPrismaGrantStore, grantStoreFor } from "~/connections/prisma-grant-store.server";
+import { storeGrant } from "~/connections/grant-lifecycle.server";
+import { keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
 const keyring = parseKeyring(`gs:${randomBytes(32).toString("base64")}`);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
 import { completeConnect, finishConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
-import { decryptSecret, parseKeyring } from "~/connections/secret-box.server";
+import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings } from "../helpers/emulator-oauth";
@@ -109,7 +109,7 @@ describe("oauth flow module", () => {
     expect(await finish(callback.location, "55")).toMatchObject({ result: "connected" });
     const second = await db.prisma.customerGrant.findUniqueOrThrow({ where: { id: first.id } });
     expect(second.tokenVersion).toBe(first.tokenVersion + 1);
-    const { refreshTokens } = await import("~/service");
+    const { refreshTokens } = await import("~/service/client.server");
     const reuse = await refreshTokens(emulatorSettings(emu.url), oldRefresh);
     expect(reuse).toMatchObject({ ok: false, kind: "invalid_grant" });
   });
@@ -128,7 +128,7 @@ describe("oauth flow module", () => {
     expect(result).toMatchObject({ kind: "redirect", result: "wrong_customer" });
     expect(hooks).toEqual([]);
     expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: { in: ["57", "58"] } } })).toBe(0);
-    const { refreshTokens } = await import("~/service");
+    const { refreshTokens } = await import("~/service/client.server");
     expect(await refreshTokens(emulatorSettings(emu.url), pending.refreshToken)).toMatchObject({ ok: false, kind: "invalid_grant" });
     expect(lines.some((l) => l.includes("connect_complete_wrong_customer"))).toBe(true);
     const logged = lines.join("\n") + JSON.stringify(result) + JSON.stringify(callback);

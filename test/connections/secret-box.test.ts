@@ -8,14 +8,14 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
-import { countStale, rotateEncryptionKeys } from "~/connections/rotate-keys.server";
+import { countStale, rotateEncryptionKeys } from "~/crypto/rotate-keys.server";
 import {
   decryptSecret,
   encryptSecret,
   keyIdOf,
   parseKeyring,
   SecretBoxError,
-} from "~/connections/secret-box.server";
+} from "~/crypto/secret-box.server";
 import { createPostgresDatabase, createTestDatabase, type TestDatabase } from "../helpers/db";
 
 const key = () => randomBytes(32).toString("base64");

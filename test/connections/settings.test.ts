@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
 import { loadServiceSettings } from "~/connections/settings.server";
-import { keyIdOf, parseKeyring } from "~/connections/secret-box.server";
+import { keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

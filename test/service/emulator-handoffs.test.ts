@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
 import { startEmulator } from "../../emulator/server";
-import { checkConnection, createCartHandoff, type ServiceSettings } from "~/service";
-import { realSleep } from "~/service/context";
+import { checkConnection, createCartHandoff, type ServiceSettings } from "~/service/client.server";
+import { realSleep } from "~/service/context.server";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { CART, controlled, emulatorState, fakeTime, injectFault, recordingFetch, resetEmulator } from "./support";
 

@@ -10,8 +10,8 @@ import {
   revokeToken,
   type GrantStore,
   type ServiceSettings,
-} from "~/service";
-import { realSleep } from "~/service/context";
+} from "~/service/client.server";
+import { realSleep } from "~/service/context.server";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
 import { emulatorState, fakeTime, injectFault, ORDER, recordingFetch, resetEmulator } from "./support";
 

@@ -2,8 +2,8 @@
 // error bodies with only `error`, non-JSON or empty; free `status`; Retry-After missing or an HTTP-date;
 // `expires_in` absent. Also: payload validation before sending, network errors, timeouts, no secrets in messages.
 import { describe, expect, it } from "vitest";
-import { createCartHandoff, importOrder, importShipment, MemoryGrantStore, type Outcome } from "~/service";
-import { sendAttempt, type Endpoint } from "~/service/http";
+import { createCartHandoff, importOrder, importShipment, MemoryGrantStore, type Outcome } from "~/service/client.server";
+import { sendAttempt, type Endpoint } from "~/service/http.server";
 import { ResourceResponseSchema } from "~/service/schemas";
 import { CART, controlled, json, ORDER, scriptedFetch, SETTINGS } from "./support";
 

@@ -1,7 +1,7 @@
 // The OAuth wrapper's failure mapping with a scripted fetch: network trouble, timeouts, odd error bodies,
 // an http auth URL that is not loopback, and the authorization URL's PKCE parameters.
 import { describe, expect, it } from "vitest";
-import { completeAuthorization, refreshTokens, revokeToken, startAuthorization } from "~/service";
+import { completeAuthorization, refreshTokens, revokeToken, startAuthorization } from "~/service/client.server";
 import { controlled, json, scriptedFetch, SETTINGS } from "./support";
 
 describe("OAuth failures in plain words", () => {

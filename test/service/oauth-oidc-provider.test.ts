@@ -11,7 +11,7 @@ import {
   revokeToken,
   startAuthorization,
   type ServiceSettings,
-} from "~/service";
+} from "~/service/client.server";
 
 const REDIRECT = "http://localhost:3000/connect/callback";
 const SCOPES = ["orders:write", "shipments:write"];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfter } from "~/service";
-import { withRetries } from "~/service/retry";
-import { failure, success } from "~/service/outcomes";
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfter } from "~/service/client.server";
+import { withRetries } from "~/service/retry.server";
+import { failure, success } from "~/service/outcomes.server";
 import { fakeTime } from "./support";
 
 describe("backoff", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCartHandoff, sha256Hex, signatureHeader, signedString } from "~/service";
+import { createCartHandoff, sha256Hex, signatureHeader, signedString } from "~/service/client.server";
 import { controlled, json, scriptedFetch, SETTINGS } from "./support";
 
 // service-contract.md 1, "Test vector (implementations must reproduce it)".

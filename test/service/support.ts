@@ -1,7 +1,7 @@
 // Shared test doubles for the service client tests: a fake clock whose sleep only records and advances, and a
 // scripted fetch that records every request (headers and exact body bytes).
 import type { LoggedRequest } from "../../emulator/store";
-import type { ServiceDepsOverrides, ServiceSettings } from "~/service";
+import type { ServiceDepsOverrides, ServiceSettings } from "~/service/client.server";
 
 export function fakeTime(start = 1_795_000_000_000) {
   let t = start;

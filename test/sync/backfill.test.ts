@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
-import type { GrantStore } from "~/service";
+import type { GrantStore } from "~/service/client.server";
 import { adminGraphqlViaSession } from "~/sync/backfill.server";
 import { recordSyncDelivery } from "~/sync/intake.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";

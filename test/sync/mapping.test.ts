@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OrderRequestSchema, ShipmentRequestSchema } from "~/service/schemas";
-import { contentHash, idempotencyKey } from "~/sync/idempotency";
-import { customerIdOf, idString, mapFulfillment, mapOrder, orderIdOf, parseShopifyJson, type ShopifyOrder } from "~/sync/mapping";
+import { contentHash, idempotencyKey } from "~/sync/idempotency.server";
+import { customerIdOf, idString, mapFulfillment, mapOrder, orderIdOf, parseShopifyJson, type ShopifyOrder } from "~/sync/mapping.server";
 
 // Parsed as the webhook handler parses them: 64-bit ids kept exact.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
-import type { GrantStore } from "~/service";
+import type { GrantStore } from "~/service/client.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";

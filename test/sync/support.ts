@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
 import { DEFAULT_CONFIG, type EmulatorConfig } from "../../emulator/config";
-import { createServiceContext, importOrder, importShipment, MemoryGrantStore, type GrantStore, type ServiceSettings } from "~/service";
+import { createServiceContext, importOrder, importShipment, MemoryGrantStore, type GrantStore, type ServiceSettings } from "~/service/client.server";
 import type { SyncDeps } from "~/sync/worker.server";
 import { TEST_SHOP } from "../helpers/shopify";
 

@@ -1,16 +1,16 @@
 // The sync engine against the service emulator: intake → queue → worker → emulator, counted at the emulator.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
-import type { GrantStore } from "~/service";
+import type { GrantStore } from "~/service/client.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { recordSyncDelivery } from "~/sync/intake.server";
-import { contentHash, idempotencyKey } from "~/sync/idempotency";
-import { mapOrder } from "~/sync/mapping";
+import { contentHash, idempotencyKey } from "~/sync/idempotency.server";
+import { mapOrder } from "~/sync/mapping.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { onSettingsSaved } from "~/sync/on-settings-saved.server";
 import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
 import { notifyWorkers } from "~/sync/signal.server";
-import { failure } from "~/service/outcomes";
+import { failure } from "~/service/outcomes.server";
 import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
 import {
   Clock,

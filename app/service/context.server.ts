@@ -2,7 +2,7 @@
 // sleep, randomness, timeouts, retry budget) comes in here, with real defaults, so the modules stay pure-ish.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.server";
 
 export type ServiceEnvironment = "sandbox" | "production";
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";

@@ -3,9 +3,9 @@
 // empty or carry only `error`; then the status decides.
 import type { z } from "zod";
 import { describeIssues } from "./schemas";
-import { hostOf, type ServiceDeps } from "./context";
-import { failure, success, type Failure, type FailureKind, type Outcome } from "./outcomes";
-import { parseRetryAfter } from "./retry";
+import { hostOf, type ServiceDeps } from "./context.server";
+import { failure, success, type Failure, type FailureKind, type Outcome } from "./outcomes.server";
+import { parseRetryAfter } from "./retry.server";
 
 export type Endpoint = "cart-handoffs" | "orders" | "shipments";
 

@@ -2,8 +2,8 @@
 // search for the Customers page, disconnect (revoke at the service, then delete the tokens). Every query is
 // scoped by shop: a shop can only ever see or change its own customers' grants.
 import type { PrismaClient } from "@prisma/client";
-import { revokeToken, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service";
-import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "./secret-box.server";
+import { revokeToken, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
+import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
 
 export interface NewGrant {
   shop: string;

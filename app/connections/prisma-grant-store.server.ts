@@ -2,8 +2,8 @@
 // and decrypted on the way out. The sync engine uses it for imports; token refreshes are compare-and-set on
 // tokenVersion, so two workers refreshing at once cannot both save (the loser reloads and uses the winner's).
 import type { PrismaClient } from "@prisma/client";
-import type { GrantStore, GrantTokens, StoredGrant } from "../service";
-import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "./secret-box.server";
+import type { GrantStore, GrantTokens, StoredGrant } from "../service/client.server";
+import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
 
 export interface GrantKey {
   shop: string;

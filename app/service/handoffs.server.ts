@@ -13,11 +13,11 @@ import {
   type ServiceDepsOverrides,
   type ServiceEnvironment,
   type ServiceSettings,
-} from "./context";
-import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt } from "./http";
-import type { Outcome } from "./outcomes";
-import { withRetries } from "./retry";
-import { signedHeaders } from "./signature";
+} from "./context.server";
+import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt } from "./http.server";
+import type { Outcome } from "./outcomes.server";
+import { withRetries } from "./retry.server";
+import { signedHeaders } from "./signature.server";
 
 export interface HandoffOptions {
   idempotencyKey: string;

@@ -2,8 +2,8 @@
 // 5xx, network errors and timeouts (and a 429 without Retry-After) back off exponentially with full jitter.
 // Everything else is final. The caller's attempt function builds each request afresh (new signature, current
 // token) but must keep the same Idempotency-Key and body bytes: that is what makes these retries safe.
-import type { ServiceDeps } from "./context";
-import { failure, type Failure, type Outcome } from "./outcomes";
+import type { ServiceDeps } from "./context.server";
+import { failure, type Failure, type Outcome } from "./outcomes.server";
 
 export interface RetryPolicy {
   /** Attempts allowed for one call (1 = no retries). A 401 answered by one refresh and resend is one attempt. */

@@ -1,9 +1,9 @@
 // Work that runs beside the web server in the same process: the sync worker (unless WORKER_IN_PROCESS=false,
 // for deployments that scale workers apart with `npm run worker`) and a clean shutdown on SIGTERM.
-import { database } from "./db.server";
-import { env } from "./env.server";
-import { createSyncDeps } from "./sync/deps.server";
-import { startWorker } from "./sync/worker.server";
+import { database } from "../db.server";
+import { env } from "../env.server";
+import { createSyncDeps } from "./deps.server";
+import { startWorker } from "./worker.server";
 
 type Stopper = () => Promise<void>;
 const stoppers: Stopper[] = [];

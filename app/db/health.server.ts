@@ -1,4 +1,4 @@
-import { database } from "./db.server";
+import { database } from "../db.server";
 
 export interface Health {
   ok: boolean;

@@ -2,7 +2,7 @@
 // authorization URL (S256 + state), callback validation, code exchange, refresh and revocation.
 // Client authentication is client_secret_basic unless the settings say client_secret_post.
 import * as oauth from "oauth4webapi";
-import { hostOf, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context";
+import { hostOf, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context.server";
 
 export const SERVICE_SCOPES = ["orders:write", "shipments:write"] as const;
 

@@ -5,8 +5,8 @@ import { AppProvider, Button, Card, FormLayout, Page, Text, TextField } from "@s
 import polarisTranslations from "@shopify/polaris/locales/en.json";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
 import { useState } from "react";
-import { login } from "../shopify.server";
-import { loginErrorMessage } from "../login-errors";
+import { login } from "../../shopify.server";
+import { loginErrorMessage } from "./error.server";
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 

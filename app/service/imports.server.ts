@@ -20,12 +20,12 @@
 import type { z } from "zod";
 import { OrderRequestSchema, ResourceResponseSchema, ShipmentRequestSchema } from "./schemas";
 import type { OrderRequest, ResourceResponse, ShipmentRequest } from "./schemas";
-import { joinUrl, serviceBaseUrl, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context";
-import type { GrantStore, StoredGrant } from "./grant-store";
-import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt, type Endpoint } from "./http";
-import { refreshTokens, type OAuthFailure } from "./oauth";
-import { failure, type Failure, type Outcome } from "./outcomes";
-import { withRetries } from "./retry";
+import { joinUrl, serviceBaseUrl, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context.server";
+import type { GrantStore, StoredGrant } from "./grant-store.server";
+import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt, type Endpoint } from "./http.server";
+import { refreshTokens, type OAuthFailure } from "./oauth.server";
+import { failure, type Failure, type Outcome } from "./outcomes.server";
+import { withRetries } from "./retry.server";
 
 export interface ImportOptions {
   idempotencyKey: string;

@@ -1,9 +1,9 @@
 // Shared by the webhooks.* routes: verify with Shopify's library, then hand plain data to the domain.
-import { authenticate } from "./shopify.server";
-import prisma from "./db.server";
-import { recordSyncDelivery } from "./sync/intake.server";
-import { parseShopifyJson } from "./sync/mapping";
-import { notifyWorkers } from "./sync/signal.server";
+import { authenticate } from "../shopify.server";
+import prisma from "../db.server";
+import { recordSyncDelivery } from "./intake.server";
+import { parseShopifyJson } from "./mapping.server";
+import { notifyWorkers } from "./signal.server";
 
 /**
  * Verifies the HMAC (401 otherwise, nothing stored), records the delivery and its job durably in one statement,

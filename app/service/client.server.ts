@@ -1,0 +1,31 @@
+// The app's client for the Merchant Integration Service. Plain TypeScript, no Remix: routes and the worker call
+// these functions with the merchant's settings (and, for imports, the customer's grant store).
+export {
+  createServiceContext,
+  ServiceSettingsSchema,
+  type ServiceContext,
+  type ServiceDeps,
+  type ServiceDepsOverrides,
+  type ServiceEnvironment,
+  type ServiceLogger,
+  type ServiceSettings,
+} from "./context.server";
+export { failure, type Failure, type FailureKind, type Outcome, type Success } from "./outcomes.server";
+export { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from "./retry.server";
+export { signatureHeader, signedHeaders, signedString, sha256Hex, type SignatureInput } from "./signature.server";
+export { checkConnection, createCartHandoff, type ConnectionCheck, type HandoffOptions, type HandoffOutcome } from "./handoffs.server";
+export { importOrder, importShipment, type ImportOptions, type ImportOutcome } from "./imports.server";
+export {
+  completeAuthorization,
+  refreshTokens,
+  revokeToken,
+  SERVICE_SCOPES,
+  startAuthorization,
+  type AuthorizationStart,
+  type OAuthFailure,
+  type OAuthFailureKind,
+  type OAuthResult,
+  type TokenSet,
+} from "./oauth.server";
+export { MemoryGrantStore, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
+export type * from "./schemas";
