@@ -57,9 +57,15 @@ export async function redactCustomer(
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
     await tx.oAuthState.deleteMany({ where: { shop, customerId } });
 
-    // The customer's orders: those the sync log ties to them, and those Shopify lists.
+    // The customer's orders: those the sync log ties to them, those whose stored payload names them (not run yet,
+    // so not in the log's customer column), and those Shopify lists.
     const owned = await tx.syncRecord.findMany({ where: { shop, customerId, kind: "order" }, select: { externalId: true } });
-    const orderIds = [...new Set([...owned.map((r) => r.externalId), ...(input.ordersToRedact ?? [])])];
+    const stored = await tx.$queryRaw<{ id: string | null }[]>`
+      SELECT payload->>'id' AS id FROM "WebhookDelivery" WHERE shop = ${shop} AND payload->'customer'->>'id' = ${customerId}
+      UNION SELECT payload->'data'->>'id' FROM "Job" WHERE shop = ${shop} AND payload->'data'->'customer'->>'id' = ${customerId}`;
+    const orderIds = [
+      ...new Set([...owned.map((r) => r.externalId), ...stored.flatMap((r) => (r.id ? [r.id] : [])), ...(input.ordersToRedact ?? [])]),
+    ];
     const orderKeys = orderIds.map(orderKeyOf);
 
     // Waiting work of theirs is never run: its payload goes, the reason says why.
