@@ -82,7 +82,7 @@ export function fulfillmentWithContactData(s: Shopper, order: ReturnType<typeof 
 /** "Table.column" for every text or JSON column of every table in which `needle` occurs (case-insensitive). */
 export async function findEverywhere(prisma: PrismaClient, needle: string): Promise<string[]> {
   const columns = await prisma.$queryRaw<{ table_name: string; column_name: string }[]>`
-    SELECT table_name, column_name FROM information_schema.columns
+    SELECT table_name::text AS table_name, column_name::text AS column_name FROM information_schema.columns
     WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations'
       AND data_type IN ('text', 'character varying', 'json', 'jsonb')`;
   const hits: string[] = [];
