@@ -65,7 +65,7 @@ async function connect(shop: string, shopper: Shopper) {
     workspaceId: workspace.workspaceId,
     tokens: workspace.tokens,
   });
-  stores.set(String(shopper.id), new MemoryGrantStore({ ...workspace.tokens, refreshToken: workspace.refreshToken }));
+  stores.set(String(shopper.id), new MemoryGrantStore({ ...workspace.tokens, refreshToken: workspace.refreshToken, workspaceId: workspace.workspaceId }));
   return workspace;
 }
 
