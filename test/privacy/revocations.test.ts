@@ -11,6 +11,7 @@ import { parseKeyring } from "~/crypto/secret-box.server";
 import { runHousekeeping } from "~/privacy/housekeeping.server";
 import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/privacy/revocations.server";
 import { refreshTokens } from "~/service/client.server";
+import { startWorker } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 
@@ -100,6 +101,25 @@ describe("the revocation outbox", () => {
     }
     expect(calls).toBe(MAX_ATTEMPTS);
     expect(await db.prisma.tokenRevocation.count()).toBe(0);
+  });
+});
+
+describe("the worker", () => {
+  it("drains the outbox on its housekeeping timer, with no job to run", async () => {
+    const workspace = await connectWorkspace(emu.url, { redirectUri: `${APP}/connect/callback` });
+    await queueRevocations(db.prisma, emulatorSettings(emu.url), [{ token: workspace.refreshToken, hint: "refresh_token" }]);
+    const unused = () => Promise.reject(new Error("no imports in this test"));
+    const worker = startWorker(
+      { prisma: db.prisma, loadSettings: async () => null, grantStore: () => { throw new Error("unused"); }, importOrder: unused, importShipment: unused },
+      { pruneEveryMs: 20, pollMs: 20 },
+    );
+    try {
+      for (let i = 0; i < 100 && (await db.prisma.tokenRevocation.count()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await worker.stop();
+    }
+    expect(await db.prisma.tokenRevocation.count()).toBe(0);
+    expect(await stillValid(workspace.refreshToken)).toBe(false);
   });
 });
 

@@ -2,6 +2,7 @@
 // each topic does its work once, a redelivery changes nothing, and all of them work after an uninstall. Shopify's
 // token endpoint (a reinstall's token exchange) is answered by MSW; the service is the emulator.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
@@ -12,11 +13,11 @@ import { shopScopedModels } from "~/privacy/compliance.server";
 import { refreshTokens } from "~/service/client.server";
 import { enqueueJob, leaseJobs } from "~/sync/queue.server";
 import { startApp, type RunningApp } from "../helpers/app";
-import { CHROME_USER_AGENT } from "../helpers/browser";
+import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { mintTokens } from "../sync/support";
-import { mintSessionToken, seedOfflineSession, sendWebhook, TEST_SHOP, webhookHmac } from "../helpers/shopify";
+import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook, TEST_SHOP, webhookHmac } from "../helpers/shopify";
 import { findEverywhere, newShopper, orderWithContactData } from "./support";
 
 let db: TestDatabase;
@@ -157,9 +158,36 @@ describe("customers/data_request", () => {
     // Another shop's admin neither sees nor closes it.
     const other = await admin("/app/privacy?_data=routes%2Fapp.privacy", { method: "POST", shop: "other.myshopify.com", body: new URLSearchParams({ intent: "handled", requestId: requests[0].id }) });
     expect(other.status).not.toBe(200);
-    const handled = await admin("/app/privacy?_data=routes%2Fapp.privacy", { method: "POST", body: new URLSearchParams({ intent: "handled", requestId: requests[0].id }) });
-    expect(handled.status).toBe(200);
+
+    // In the browser: the request is listed with its download; "Mark handled" takes it off the list.
+    const browser = await launchBrowser();
+    try {
+      const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+      const tab = await context.newPage();
+      expect((await tab.goto(await embeddedUrl(app.url, "/app/privacy")))?.status()).toBe(200);
+      await tab.getByRole("button", { name: "Download the data of customer 9100" }).waitFor();
+      await tab.screenshot({ path: screenshotPath("privacy-data-request"), fullPage: true });
+      const [download] = await Promise.all([tab.waitForEvent("download"), tab.getByRole("button", { name: "Download the data of customer 9100" }).click()]);
+      expect(JSON.parse(readFileSync((await download.path())!, "utf8"))).toMatchObject({ customerId: "9100", connection: { customerEmail: "export.me@example.com" } });
+      await tab.getByRole("button", { name: "Mark the request of customer 9100 handled" }).click();
+      await tab.getByText("No open data requests").waitFor();
+    } finally {
+      await browser.close();
+    }
+    expect(await db.prisma.dataRequest.count({ where: { handledAt: { not: null } } })).toBe(1);
     expect(((await (await admin("/app/privacy?_data=routes%2Fapp.privacy")).json()) as { requests: unknown[] }).requests).toEqual([]);
+  });
+});
+
+describe("the Settings page's retention period", () => {
+  it("shows the default and saves a new period within the bounds", async () => {
+    expect(await (await admin("/app/settings?_data=routes%2Fapp.settings")).json()).toMatchObject({ retentionDays: 90 });
+    const save = (days: string) =>
+      admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", body: new URLSearchParams({ intent: "retention", retentionDays: days }) });
+    for (const bad of ["3", "366", "30.5", "abc", ""]) expect((await save(bad)).status, bad).toBe(422);
+    expect((await save("30")).status).toBe(200);
+    expect(await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({ retentionDays: 30 });
+    expect(await (await admin("/app/settings?_data=routes%2Fapp.settings")).json()).toMatchObject({ retentionDays: 30 });
   });
 });
 
