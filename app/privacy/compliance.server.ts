@@ -6,7 +6,7 @@ import { Prisma, type PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import type { ServiceSettings } from "../service/client.server";
-import { orderKeyOf } from "../sync/queue.server";
+import { orderKeyOf, type Db } from "../sync/queue.server";
 import { grantToken, pendingToken, queueRevocations } from "./revocations.server";
 
 export const REDACTED_REASON = "Not sent: the customer's data was erased at their request (customers/redact).";
@@ -35,6 +35,18 @@ async function settingsOrNull(prisma: PrismaClient, shop: string, keyring?: Keyr
   }
 }
 
+/**
+ * The Shopify ids of a customer's orders the app knows: those the sync log ties to them, and those whose stored
+ * payload names them (an order not run yet has no customer in the log).
+ */
+export async function customerOrderIds(db: Db, shop: string, customerId: string): Promise<string[]> {
+  const owned = await db.syncRecord.findMany({ where: { shop, customerId, kind: "order" }, select: { externalId: true } });
+  const stored = await db.$queryRaw<{ id: string | null }[]>`
+    SELECT payload->>'id' AS id FROM "WebhookDelivery" WHERE shop = ${shop} AND payload->'customer'->>'id' = ${customerId}
+    UNION SELECT payload->'data'->>'id' FROM "Job" WHERE shop = ${shop} AND payload->'data'->'customer'->>'id' = ${customerId}`;
+  return [...new Set([...owned.map((r) => r.externalId), ...stored.flatMap((r) => (r.id ? [r.id] : []))])];
+}
+
 const jsonIds = (ids: string[]) => Prisma.sql`ARRAY[${Prisma.join(ids.length ? ids : [""])}]::text[]`;
 
 export async function redactCustomer(
@@ -57,15 +69,7 @@ export async function redactCustomer(
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
     await tx.oAuthState.deleteMany({ where: { shop, customerId } });
 
-    // The customer's orders: those the sync log ties to them, those whose stored payload names them (not run yet,
-    // so not in the log's customer column), and those Shopify lists.
-    const owned = await tx.syncRecord.findMany({ where: { shop, customerId, kind: "order" }, select: { externalId: true } });
-    const stored = await tx.$queryRaw<{ id: string | null }[]>`
-      SELECT payload->>'id' AS id FROM "WebhookDelivery" WHERE shop = ${shop} AND payload->'customer'->>'id' = ${customerId}
-      UNION SELECT payload->'data'->>'id' FROM "Job" WHERE shop = ${shop} AND payload->'data'->'customer'->>'id' = ${customerId}`;
-    const orderIds = [
-      ...new Set([...owned.map((r) => r.externalId), ...stored.flatMap((r) => (r.id ? [r.id] : [])), ...(input.ordersToRedact ?? [])]),
-    ];
+    const orderIds = [...new Set([...(await customerOrderIds(tx, shop, customerId)), ...(input.ordersToRedact ?? [])])];
     const orderKeys = orderIds.map(orderKeyOf);
 
     // Waiting work of theirs is never run: its payload goes, the reason says why.

@@ -3,6 +3,7 @@
 // retention removes handled ones after the shop's period, customers/redact and shop/redact erase them.
 // Token material is never part of an export (it is the service's credential, not the customer's data).
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { customerOrderIds } from "./compliance.server";
 
 export interface DataRequestInput {
   shop: string;
@@ -15,7 +16,8 @@ export interface DataRequestInput {
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 /** What the app holds about the customer right now, as plain JSON. */
-export async function buildCustomerExport(prisma: PrismaClient, shop: string, customerId: string, orderIds: string[], now = new Date()) {
+export async function buildCustomerExport(prisma: PrismaClient, shop: string, customerId: string, requested: string[], now = new Date()) {
+  const orderIds = [...new Set([...requested, ...(await customerOrderIds(prisma, shop, customerId))])];
   const [grant, connections, records, backfills, handoffs] = await Promise.all([
     prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } }),
     prisma.oAuthState.findMany({ where: { shop, customerId }, orderBy: { createdAt: "asc" } }),

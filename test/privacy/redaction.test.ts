@@ -183,6 +183,31 @@ describe("customers/redact", () => {
   });
 });
 
+describe("customers/data_request", () => {
+  it("exports what the app holds about the customer: connection, attempts, imports, stored fields, handoffs; no tokens", async () => {
+    await configure(SHOP);
+    const shopper = newShopper();
+    const [{ order, waiting }] = await history(SHOP, [shopper, newShopper()]);
+    const { id } = await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [String(order.id)] });
+    const { export: data } = await db.prisma.dataRequest.findUniqueOrThrow({ where: { id } });
+    expect(data).toMatchObject({
+      customerId: String(shopper.id),
+      connection: { customerEmail: shopper.email, workspaceId: "ws-acme", status: "active" },
+      connectionAttempts: [{ customerEmail: shopper.email, completed: false }],
+      cartHandoffs: [{ lineCount: 1, totalMinor: "0" }],
+      pastOrderImports: [{ days: 60 }],
+    });
+    const exported = data as { imports: { shopifyId: string; state: string }[]; storedWebhookData: { topic: string; fields: { id: unknown } }[] };
+    expect(exported.imports.map((i) => [i.shopifyId, i.state])).toEqual(
+      expect.arrayContaining([[String(order.id), "imported"], [String(waiting.id), "pending"]]),
+    );
+    expect(exported.storedWebhookData.map((d) => d.topic).sort()).toEqual(["FULFILLMENTS_CREATE", "ORDERS_CREATE", "ORDERS_CREATE"]);
+    expect(JSON.stringify(data)).not.toMatch(/access_?token|refresh_?token|enc:v1:/i);
+    // A redelivery of the same request adds nothing.
+    expect(await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [] })).toEqual({ id, duplicate: true });
+  });
+});
+
 describe("shop/redact", () => {
   it("revokes every grant, then leaves no row of the shop in any model", async () => {
     await configure(SHOP);
