@@ -3,9 +3,9 @@
 // each works after an uninstall. A redelivery of an event already handled (same event id) changes nothing: the
 // delivery row is recorded after the work, with no payload (the work's own rows say what was done).
 import type { PrismaClient } from "@prisma/client";
-import { authenticate } from "../shopify.server";
 import prisma from "../db.server";
 import { recordDelivery } from "../sync/intake.server";
+import { verifyWebhook } from "../sync/webhook.server";
 import { redactCustomer, redactShop } from "./compliance.server";
 import { recordDataRequest } from "./export.server";
 import { onAppUninstalled, onScopesUpdated } from "./lifecycle.server";
@@ -25,7 +25,7 @@ async function alreadyHandled(db: PrismaClient, shop: string, eventId: string) {
 
 /** Verifies, skips a redelivery, runs `work`, then records the event (unless `record` is false). */
 async function handle(request: Request, work: (event: Verified) => Promise<void>, options: { record?: boolean } = {}) {
-  const { shop, topic, payload, webhookId, eventId } = await authenticate.webhook(request);
+  const { shop, topic, payload, webhookId, eventId } = await verifyWebhook(request);
   const event: Verified = { shop, topic, payload: (payload ?? {}) as Payload, webhookId, eventId: eventId || webhookId };
   if (await alreadyHandled(prisma, shop, event.eventId)) return new Response(null, { status: 200 });
   await work(event);

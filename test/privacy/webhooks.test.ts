@@ -136,6 +136,31 @@ describe("customers/redact", () => {
     expect((await sendWebhook(app.url, "customers/redact", body, { eventId: "evt-redact-1" })).status).toBe(200);
     expect(await snapshot()).toEqual(before);
   });
+
+  it("erases the right customer when Shopify's id is beyond 2^53 (the raw body is read with exact ids)", async () => {
+    await configure(TEST_SHOP);
+    const big = "115310627314723954"; // JSON.parse alone makes it 115310627314723950
+    await connect(TEST_SHOP, big, "Big Id", "big.id@example.com");
+    await connect(TEST_SHOP, "115310627314723950", "Neighbour Id", "neighbour@example.com");
+    const body = `{"shop_domain":"${TEST_SHOP}","customer":{"id":${big},"email":"big.id@example.com"},"orders_to_redact":[]}`;
+    const response = await fetch(new URL("/webhooks/customers/redact", app.url), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Shopify-Topic": "customers/redact",
+        "X-Shopify-Shop-Domain": TEST_SHOP,
+        "X-Shopify-Hmac-Sha256": webhookHmac(body),
+        "X-Shopify-Webhook-Id": "wh-big",
+        "X-Shopify-Event-Id": "evt-big",
+        "X-Shopify-Api-Version": "2026-10",
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    expect(await db.prisma.customerGrant.findMany({ where: { customerId: { in: [big, "115310627314723950"] } }, select: { customerId: true } })).toEqual([
+      { customerId: "115310627314723950" },
+    ]);
+  });
 });
 
 describe("customers/data_request", () => {
