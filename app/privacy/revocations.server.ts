@@ -2,7 +2,8 @@
 // and never in the way of a merchant or shopper. A token that cannot be revoked at once goes to the
 // TokenRevocation outbox, which the worker drains with backoff (drainRevocations, from housekeeping.server.ts).
 //
-// A row is one sealed value (auth endpoint, client credentials, token) with no shop or customer in clear: the
+// A row is one sealed value (the service settings without the signing secret, and the token) with no shop or
+// customer in clear: the
 // revocation must still happen after the shop's settings are gone (shop/redact), and the row must not keep
 // anything of the shop. Rows are given up after MAX_ATTEMPTS or MAX_AGE_MS: a service token expires on its own.
 import type { PrismaClient } from "@prisma/client";
@@ -16,8 +17,8 @@ export interface TokenToRevoke {
   hint: TokenHint;
 }
 
-/** What revoking needs, and only that (no signing secret, no base URLs). */
-type RevocationTarget = Pick<ServiceSettings, "authUrl" | "clientId" | "clientSecret" | "clientAuthMethod">;
+/** The settings as they were when the token was let go of, without the signing secret (revoking never signs). */
+type RevocationTarget = Omit<ServiceSettings, "signingSecret">;
 interface Sealed extends TokenToRevoke {
   target: RevocationTarget;
 }
@@ -67,12 +68,7 @@ export async function queueRevocations(
 ): Promise<number> {
   const real = tokens.filter((t): t is TokenToRevoke => Boolean(t));
   if (!settings || real.length === 0) return 0;
-  const target: RevocationTarget = {
-    authUrl: settings.authUrl,
-    clientId: settings.clientId,
-    clientSecret: settings.clientSecret,
-    clientAuthMethod: settings.clientAuthMethod,
-  };
+  const { signingSecret: _unused, ...target } = settings;
   const now = options.now ?? new Date();
   const rows = real.map((t) => ({ sealed: encryptSecret(JSON.stringify({ ...t, target } satisfies Sealed), options.keyring), runAt: now, createdAt: now }));
   const created = await db.tokenRevocation.createMany({ data: rows });
@@ -131,7 +127,7 @@ export async function drainRevocations(
       sealed = null; // its key was removed from ENCRYPTION_KEYS: nobody can ever revoke it
     }
     const outcome: OAuthResult<void> = sealed
-      ? await revoke({ ...sealed.target, environment: "production", baseUrl: "", sandboxBaseUrl: "", signingSecret: "" }, sealed.token, sealed.hint)
+      ? await revoke({ ...sealed.target, signingSecret: "" }, sealed.token, sealed.hint)
       : { ok: false, kind: "unexpected_response", retryable: false, message: "undecryptable" };
     if (outcome.ok || outcome.kind === "invalid_grant") {
       await prisma.tokenRevocation.deleteMany({ where: { id: row.id } });
