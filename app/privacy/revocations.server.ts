@@ -3,9 +3,8 @@
 // TokenRevocation outbox, which the worker drains with backoff (drainRevocations, from housekeeping.server.ts).
 //
 // A row is one sealed value (the service settings without the signing secret, and the token) with no shop or
-// customer in clear: the
-// revocation must still happen after the shop's settings are gone (shop/redact), and the row must not keep
-// anything of the shop. Rows are given up after MAX_ATTEMPTS or MAX_AGE_MS: a service token expires on its own.
+// customer in clear: the revocation must still happen after the shop's settings are gone (shop/redact), and the
+// row must not keep anything of the shop. Rows are given up after MAX_ATTEMPTS or MAX_AGE_MS: a service token expires on its own.
 import type { PrismaClient } from "@prisma/client";
 import { revokeToken, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
 import { decryptOptional, decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
