@@ -8,7 +8,7 @@ import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { env } from "../env.server";
 import { adminGraphqlViaSession } from "./backfill.server";
-import type { SyncDeps, SyncLogger } from "./worker.server";
+import type { SyncDeps, SyncLogger } from "./job-context.server";
 
 let logger: pino.Logger | undefined;
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */

@@ -9,6 +9,7 @@
 // - Paused shops (ShopSettings.syncPaused) are not leased; their jobs wait, nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+import { because } from "./reasons";
 
 export type Db = PrismaClient | Prisma.TransactionClient;
 export type JobKind = "order" | "shipment" | "backfill";
@@ -74,7 +75,7 @@ export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Pr
     if (!job.recordId) continue;
     await prisma.syncRecord.update({
       where: { id: job.recordId },
-      data: { state: "failed", reason: `Gave up after ${job.attempts} attempts: the worker stopped while processing it each time.` },
+      data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) },
     });
   }
   const requeued = await prisma.$executeRaw`
@@ -183,18 +184,53 @@ export function backoffMs(attempt: number, retryAfterMs?: number, random: () => 
   return Math.max(delay, retryAfterMs ?? 0);
 }
 
+/** What a job's columns become when it is queued again now, with a fresh attempt budget. */
+const requeued = (now: Date) => ({
+  status: "queued",
+  runAt: now,
+  attempts: 0,
+  lastError: null,
+  leasedBy: null,
+  leaseUntil: null,
+  finishedAt: null,
+});
+
+/**
+ * Queues one job again now with a fresh attempt budget, only from the status the caller read: a job leased
+ * meanwhile (a retry, another worker) must not go back to queued while it runs, or two workers would run it.
+ */
+export async function requeueJob(db: Db, job: { id: string; status: string }, now = new Date()): Promise<boolean> {
+  const result = await db.job.updateMany({ where: { id: job.id, status: job.status }, data: requeued(now) });
+  return result.count === 1;
+}
+
+export type RequeueResult = "requeued" | "running" | "queued" | "none" | "lost";
+
+/**
+ * Queues the latest job of a record again now (a manual retry, a customer who connected, an order that got
+ * imported). A running job is left alone; a queued one too with `unlessQueued`. "none": pruned long ago, nothing
+ * to send it again from; "lost": its status changed between the read and the write.
+ */
+export async function requeueLatest(
+  db: Db,
+  shop: string,
+  recordId: string,
+  now = new Date(),
+  options: { unlessQueued?: boolean } = {},
+): Promise<RequeueResult> {
+  const latest = await db.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
+  if (!latest) return "none";
+  if (latest.status === "running") return "running";
+  if (latest.status === "queued" && options.unlessQueued) return "queued";
+  return (await requeueJob(db, latest, now)) ? "requeued" : "lost";
+}
+
 /**
  * Manual retry from the admin page: the latest job of a record is queued again now with a fresh attempt budget.
  * Only job rows change; the record shows its new state once the worker has run.
  */
 export async function retryRecordJob(prisma: PrismaClient, shop: string, recordId: string, now = new Date()): Promise<boolean> {
-  const job = await prisma.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
-  if (!job || job.status === "running") return false;
-  const result = await prisma.job.updateMany({
-    where: { id: job.id, status: { not: "running" } },
-    data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
-  });
-  return result.count === 1;
+  return (await requeueLatest(prisma, shop, recordId, now)) === "requeued";
 }
 
 /** Wakes jobs that wait on something that just happened (an order imported, a customer reconnected). */
