@@ -10,6 +10,7 @@
 //    that customer is the state's customer. Anyone else: nothing stored, the tokens revoked at the service and
 //    erased. Otherwise a customer could get someone else to approve their link and have that person's workspace
 //    receive their orders.
+import { errorName } from "../lib/errors";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import {
@@ -373,7 +374,7 @@ export async function finishConnect(prisma: PrismaClient, input: FinishInput, op
     try {
       await options.onConnected({ shop: row.shop, customerId: row.customerId });
     } catch (err) {
-      log("on_connected_failed", { shop: row.shop, error: err instanceof Error ? err.name : "unknown" });
+      log("on_connected_failed", { shop: row.shop, error: errorName(err) });
     }
   }
   return to("connected", row.returnTo);

@@ -3,3 +3,8 @@
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Only the kind of error (its class name), where even its message might carry something secret. */
+export function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "unknown";
+}

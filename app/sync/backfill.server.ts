@@ -2,6 +2,7 @@
 // from the Admin GraphQL API, one page per job, and queued for import like webhook orders (the same mapper, the
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
+import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { idString } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
@@ -184,7 +185,7 @@ export async function runBackfillJob(
   } catch (error) {
     // A bare network error says only "fetch failed" (undici) or "Failed to fetch": name what could not be reached.
     const unreachable = error instanceof TypeError && /fetch/i.test(error.message);
-    const message = unreachable ? "Shopify's Admin API could not be reached" : error instanceof Error ? error.message : String(error);
+    const message = unreachable ? "Shopify's Admin API could not be reached" : errorMessage(error);
     await prisma.backfill.update({
       where: { id: payload.backfillId },
       data:

@@ -4,6 +4,8 @@
 // 2. their orders of the last N days are fetched from the Admin API and imported (a Backfill row shows progress).
 // It only writes job, record-link and backfill rows; the worker does the rest. Never throws into the OAuth callback.
 import type { PrismaClient } from "@prisma/client";
+import { errorMessage } from "../lib/errors";
+import { logger } from "../lib/logger.server";
 import { startBackfill } from "./backfill.server";
 import { requeueLatest, wakeJobs } from "./queue.server";
 import { notifyWorkers } from "./signal.server";
@@ -41,8 +43,8 @@ export async function onCustomerConnected(
     notifyWorkers();
     return { requeued, backfillId };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error("onCustomerConnected failed", { shop: event.shop, error: message });
+    const message = errorMessage(error);
+    logger("sync").error({ shop: event.shop, err: message }, "onCustomerConnected failed");
     return { requeued: 0, error: message };
   }
 }

@@ -1,6 +1,7 @@
 // A SyncRecord's state transitions while its job holds the lease: settle (skipped/failed), wait, retry, give up,
 // imported. Each moves the job (a write fenced by its lease) and, only when that worked, writes the record, in one
 // transaction: a worker whose lease was taken over (it hung past it) must not overwrite what its successor recorded.
+import { formatUtcTime } from "../lib/dates";
 import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import { completeJob, failJob, rescheduleJob } from "./queue.server";
 import type { Resolved } from "./job-context.server";
@@ -81,7 +82,7 @@ export async function wait(
 
 /** A temporary failure: the job runs again at `runAt` (this attempt counted); the record says when. */
 export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, message: string, runAt: Date) {
-  const at = runAt.toISOString().slice(11, 19);
+  const at = formatUtcTime(runAt);
   await transition(deps, (tx) => rescheduleJob(tx, job, { runAt, error: message }), {
     id: record.id,
     data: {
