@@ -2,14 +2,13 @@
 // from the Admin GraphQL API, one page per job, and queued for import like webhook orders (the same mapper, the
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
+import { SHOPIFY_API_VERSION } from "../lib/shopify-api-version";
 import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { idString } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
-/** Keep in step with app/shopify.server.ts (ApiVersion.October26). */
-export const ADMIN_API_VERSION = "2026-10";
 export const BACKFILL_PAGE_SIZE = 50;
 
 export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
@@ -19,7 +18,7 @@ export function adminGraphqlViaSession(prisma: PrismaClient, fetchFn: typeof fet
   return async (shop, query, variables) => {
     const session = await prisma.session.findFirst({ where: { shop, isOnline: false }, select: { accessToken: true } });
     if (!session) throw new Error(`no offline session for ${shop}: the app must be installed`);
-    const response = await fetchFn(`https://${shop}/admin/api/${ADMIN_API_VERSION}/graphql.json`, {
+    const response = await fetchFn(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Shopify-Access-Token": session.accessToken },
       body: JSON.stringify({ query, variables }),

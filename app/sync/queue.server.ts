@@ -55,8 +55,6 @@ export interface LeaseOptions {
   limit?: number;
   leaseMs?: number;
   now?: Date;
-  /** Only these kinds (default all). */
-  kinds?: JobKind[];
 }
 
 export const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
@@ -100,15 +98,11 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const now = options.now ?? new Date();
   const limit = options.limit ?? 1;
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
-  const kindFilter = options.kinds?.length
-    ? Prisma.sql`AND j.kind IN (${Prisma.join(options.kinds)})`
-    : Prisma.empty;
   await reclaimExpired(prisma, now);
   const leased = await prisma.$queryRaw<{ id: string }[]>`
     WITH candidates AS (
       SELECT j.id, j."orderKey", j.seq FROM "Job" j
       WHERE j.status = 'queued' AND j."runAt" <= ${ts(now)}
-        ${kindFilter}
         AND NOT EXISTS (SELECT 1 FROM "ShopSettings" s WHERE s.shop = j.shop AND s."syncPaused")
         AND (j."orderKey" IS NULL OR NOT EXISTS (
           SELECT 1 FROM "Job" p
