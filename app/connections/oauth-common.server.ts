@@ -21,7 +21,7 @@ import { decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box
 export const STATE_TTL_MS = 10 * 60 * 1000;
 /** Expired states are kept a day so a late callback is told "expired" rather than "not recognised". */
 export const STATE_RETENTION_MS = 24 * 60 * 60 * 1000;
-export const CALLBACK_PATH = "/connect/callback";
+const CALLBACK_PATH = "/connect/callback";
 /** The storefront completion step, under the connect page's path (…/connect/complete). */
 export const COMPLETE_SUFFIX = "/complete";
 export const DEFAULT_PROXY_PREFIX = "/apps/workspace";

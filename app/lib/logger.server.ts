@@ -5,7 +5,7 @@ import { env } from "../env.server";
 
 let root: pino.Logger | undefined;
 
-export function rootLogger(): pino.Logger {
+function rootLogger(): pino.Logger {
   root ??= pino({ level: env().LOG_LEVEL });
   return root;
 }

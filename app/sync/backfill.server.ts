@@ -9,7 +9,7 @@ import { idString } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
-export const BACKFILL_PAGE_SIZE = 50;
+const BACKFILL_PAGE_SIZE = 50;
 
 export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
 
@@ -28,7 +28,7 @@ export function adminGraphqlViaSession(prisma: PrismaClient, fetchFn: typeof fet
   };
 }
 
-export const BACKFILL_QUERY = `#graphql
+const BACKFILL_QUERY = `#graphql
 query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
   ordersCount(query: $query, limit: null) { count }
   orders(first: $first, after: $after, query: $query, sortKey: CREATED_AT) {
@@ -58,7 +58,7 @@ query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
 }`;
 
 /** The rest of an order's lines when it has more than one page of them (the service takes up to 500). */
-export const ORDER_LINES_QUERY = `#graphql
+const ORDER_LINES_QUERY = `#graphql
 query SyncBackfillOrderLines($id: ID!, $after: String) {
   order(id: $id) {
     lineItems(first: 250, after: $after) {
@@ -100,7 +100,7 @@ interface GqlPage {
 }
 
 /** A GraphQL order in the REST webhook shape the mapper reads. */
-export function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
+function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
   return {
     id: idString(node.id),
     name: node.name,
@@ -120,7 +120,7 @@ export function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
   };
 }
 
-export function restFulfillmentsFromGraphql(node: GqlOrder): ShopifyFulfillment[] {
+function restFulfillmentsFromGraphql(node: GqlOrder): ShopifyFulfillment[] {
   const orderId = idString(node.id);
   return (node.fulfillments ?? []).map((f) => ({
     id: idString(f.id),

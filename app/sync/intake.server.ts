@@ -55,7 +55,7 @@ const SYNC_TOPICS: Record<string, "order" | "shipment"> = {
 };
 
 /** "orders/create" and "ORDERS_CREATE" alike. */
-export function syncKindOf(topic: string): "order" | "shipment" | undefined {
+function syncKindOf(topic: string): "order" | "shipment" | undefined {
   return SYNC_TOPICS[topic.toUpperCase().replace(/\//g, "_")];
 }
 

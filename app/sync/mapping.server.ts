@@ -75,7 +75,7 @@ export function idString(id: Id): string | undefined {
 }
 
 /** RFC 3339 with a zone as the service wants it; Shopify's `2026-11-01T10:00:00-04:00` passes unchanged. */
-export function toDateTime(value: string | null | undefined): string | undefined {
+function toDateTime(value: string | null | undefined): string | undefined {
   if (!value) return undefined;
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
   const ms = Date.parse(value);

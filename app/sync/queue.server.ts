@@ -15,7 +15,7 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 export type JobKind = "order" | "shipment" | "backfill";
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
-export const DEFAULT_MAX_ATTEMPTS = 12;
+const DEFAULT_MAX_ATTEMPTS = 12;
 
 export interface NewJob {
   shop: string;
@@ -57,13 +57,13 @@ export interface LeaseOptions {
   now?: Date;
 }
 
-export const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
+const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
 
 /**
  * Jobs whose lease expired (their worker died or hung) go back to the queue at once; attempts already counted.
  * A job that used up its attempts this way (it keeps killing workers) fails instead, with its record.
  */
-export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
+async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
   const exhausted = await prisma.$queryRaw<{ recordId: string | null; attempts: number }[]>`
     UPDATE "Job" SET status = 'failed', "finishedAt" = ${ts(now)}, "updatedAt" = ${ts(now)}, "leaseUntil" = NULL,
       "lastError" = 'The worker stopped while processing this job on every attempt; gave up.'
@@ -233,7 +233,7 @@ export async function wakeJobs(db: Db, where: Prisma.JobWhereInput, now = new Da
   return result.count;
 }
 
-export const RETENTION_DAYS = 30;
+const RETENTION_DAYS = 30;
 
 /**
  * Housekeeping: done jobs of imports that succeeded (and finished backfill pages), and webhook deliveries no job

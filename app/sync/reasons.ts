@@ -88,7 +88,3 @@ export function because(code: SyncReasonCode, details: ReasonDetails = {}): { re
 
 /** No reason (imported, or pending with nothing to say). */
 export const NO_REASON = { reasonCode: null, reason: null } as const;
-
-export function isSyncReasonCode(value: unknown): value is SyncReasonCode {
-  return typeof value === "string" && (SYNC_REASON_CODES as readonly string[]).includes(value);
-}

@@ -53,7 +53,7 @@ export interface SyncStatusView {
 
 const formatTime = (date: Date | null) => (date ? formatUtc(date) : null);
 
-export function parseStateFilter(value: string | null): SyncState | null {
+function parseStateFilter(value: string | null): SyncState | null {
   return value && (SYNC_STATES as readonly string[]).includes(value) ? (value as SyncState) : null;
 }
 
