@@ -3,18 +3,17 @@
 // pending; the store's completion step (storefront-completion.server.ts) decides whether it is stored.
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import { completeAuthorization, SERVICE_SCOPES, type ServiceSettings } from "../service/client.server";
+import { completeAuthorization, SERVICE_SCOPES } from "../service/client.server";
 import { decryptSecret } from "../crypto/secret-box.server";
 import {
   completionUrl,
   sealTokens,
+  settingsAndSecret,
   sha256,
   STATE_FORMAT,
   storefrontUrl,
-  type ConnectResultCode,
-  type ConnectStepOptions,
 } from "./oauth-common.server";
-import { loadServiceSettings } from "./settings.server";
+import type { ConnectResultCode, ConnectStepOptions } from "./oauth-common.server";
 
 export type CallbackResult =
   /** Send the shopper back to the store with this result ("pending": to the completion step). */
@@ -66,15 +65,12 @@ export async function handleOAuthCallback(
     return back(result);
   }
 
-  let settings: ServiceSettings | null = null;
-  let codeVerifier: string;
-  try {
-    settings = await loadServiceSettings(prisma, row.shop, options.keyring);
-    codeVerifier = decryptSecret(row.codeVerifierEnc, options.keyring);
-  } catch {
+  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => decryptSecret(row.codeVerifierEnc, options.keyring));
+  if (!opened) {
     log("connect_callback_decrypt_failed", { shop: row.shop });
     return back("failed");
   }
+  const { settings, secret: codeVerifier } = opened;
   if (!settings) return back("not_configured");
 
   const exchanged = await completeAuthorization(settings, {

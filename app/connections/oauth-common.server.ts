@@ -15,8 +15,10 @@
 //    erased. Otherwise a customer could get someone else to approve their link and have that person's workspace
 //    receive their orders.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { ServiceDepsOverrides, TokenSet } from "../service/client.server";
+import type { PrismaClient } from "@prisma/client";
+import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
 import { decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { loadServiceSettings } from "./settings.server";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;
 /** Expired states are kept a day so a late callback is told "expired" rather than "not recognised". */
@@ -89,3 +91,20 @@ export interface ConnectStepOptions {
 
 export const STATE_FORMAT = /^[A-Za-z0-9_-]{16,128}$/;
 
+
+/**
+ * The shop's settings (null: not configured) and one secret of the state row, decrypted; null when either cannot
+ * be decrypted (a rotated-away key): the step answers "failed" and logs it, never the secret.
+ */
+export async function settingsAndSecret<T>(
+  prisma: PrismaClient,
+  shop: string,
+  keyring: Keyring | undefined,
+  open: () => T,
+): Promise<{ settings: ServiceSettings | null; secret: T } | null> {
+  try {
+    return { settings: await loadServiceSettings(prisma, shop, keyring), secret: open() };
+  } catch {
+    return null;
+  }
+}

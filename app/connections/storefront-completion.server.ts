@@ -2,20 +2,19 @@
 // for logged_in_customer_id). Stores the pending grant only when that customer started the flow; anyone else:
 // nothing stored, the tokens revoked at the service and erased.
 import type { PrismaClient } from "@prisma/client";
-import { revokeToken, type ServiceSettings, type TokenSet } from "../service/client.server";
+import { revokeToken } from "../service/client.server";
 import { errorName } from "../lib/errors";
 import { storeGrant } from "./grant-lifecycle.server";
 import {
   COMPLETE_SUFFIX,
   openTokens,
   sameHash,
+  settingsAndSecret,
   sha256,
   STATE_FORMAT,
   storefrontUrl,
-  type ConnectResultCode,
-  type ConnectStepOptions,
 } from "./oauth-common.server";
-import { loadServiceSettings } from "./settings.server";
+import type { ConnectResultCode, ConnectStepOptions } from "./oauth-common.server";
 
 export interface CompletionInput {
   /** From the verified app proxy request. */
@@ -78,15 +77,13 @@ export async function completeOnStorefront(
   });
   if (taken.count !== 1) return to("already_used", row.returnTo);
 
-  let settings: ServiceSettings | null = null;
-  let tokens: TokenSet;
-  try {
-    settings = await loadServiceSettings(prisma, row.shop, options.keyring);
-    tokens = openTokens(row.pendingTokensEnc, options.keyring);
-  } catch {
+  const sealed = row.pendingTokensEnc;
+  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => openTokens(sealed, options.keyring));
+  if (!opened) {
     log("connect_complete_decrypt_failed", { shop: row.shop });
     return to("failed", row.returnTo);
   }
+  const { settings, secret: tokens } = opened;
 
   const discard = async (result: ConnectResultCode): Promise<CompletionResult> => {
     // Best effort: revoking the refresh token ends the whole authorization at the service.
