@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { formatUtc } from "../lib/dates";
 import { json } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import {
@@ -53,7 +54,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   return json<ActionData>({ ok: result.ok, message: result.message }, { status: result.ok ? 200 : result.status });
 };
 
-const formatDate = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "Never");
+const formatDate = (iso: string | null) => (iso ? formatUtc(iso) : "Never");
 
 export default function Customers() {
   const { grants } = useLoaderData<typeof loader>();

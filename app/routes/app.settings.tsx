@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { formatUtc } from "../lib/dates";
 import { json } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
@@ -57,15 +58,10 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "retention".' }, { status: 400 });
 };
 
-// Deterministic (same on server and client, no locale or time zone), so hydration matches.
-function formatDate(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
 function secretHelp(status: SecretStatus, urls: string) {
   return status.set
-    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
+    ? `Set, changed on ${status.changedAt ? formatUtc(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
     : "Not set yet.";
 }
 

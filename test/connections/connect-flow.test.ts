@@ -3,6 +3,7 @@
 // logged-in customer must be the one who started → grant stored encrypted → back on the store; every failure
 // path (a different or anonymous customer finishing someone else's flow among them); the Customers page; tenant
 // isolation between two shops.
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
@@ -10,7 +11,7 @@ import type { RunningEmulator } from "../../emulator/server";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/prisma-grant-store.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { decryptSecret, keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
-import { importOrder, MemoryGrantStore, revokeToken } from "~/service/client.server";
+import { importOrder, revokeToken } from "~/service/client.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -13,7 +13,7 @@ import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startEmulatorFor } from "../helpers/emulator-oauth";
-import { SETTINGS_MISSING_REASON } from "~/sync/worker.server";
+import { reasonText } from "~/sync/reasons";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 
 const KEYS = `s1:${randomBytes(32).toString("base64")}`;
@@ -250,7 +250,7 @@ describe("settings form", () => {
 
   it("saving wakes imports that waited for the settings, instead of leaving them to their 10-minute timer", async () => {
     const record = await db.prisma.syncRecord.create({
-      data: { shop: TEST_SHOP, kind: "order", externalId: "settings-wait-1", orderId: "settings-wait-1", state: "waiting", reason: SETTINGS_MISSING_REASON },
+      data: { shop: TEST_SHOP, kind: "order", externalId: "settings-wait-1", orderId: "settings-wait-1", state: "waiting", reasonCode: "settings_missing", reason: reasonText("settings_missing") },
     });
     const later = new Date(Date.now() + 10 * 60_000);
     const job = await db.prisma.job.create({

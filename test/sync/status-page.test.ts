@@ -1,4 +1,5 @@
 // The app over HTTP: signed webhooks into the queue, and the Sync status page in headless Chromium.
+import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
@@ -60,7 +61,7 @@ describe("webhooks into the queue", () => {
         "X-Shopify-Hmac-Sha256": webhookHmac(body),
         "X-Shopify-Webhook-Id": "wh-big-id",
         "X-Shopify-Event-Id": "evt-big-id",
-        "X-Shopify-Api-Version": "2026-10",
+        "X-Shopify-Api-Version": SHOPIFY_API_VERSION,
       },
       body,
     });

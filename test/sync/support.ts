@@ -1,10 +1,11 @@
 // Shared pieces of the sync tests: an emulator, a connected customer (grant row + tokens minted in the emulator),
 // the worker's collaborators pointed at the emulator, a movable clock, and Shopify-shaped payloads.
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
 import { DEFAULT_CONFIG, type EmulatorConfig } from "../../emulator/config";
-import { createServiceContext, importOrder, importShipment, MemoryGrantStore, type GrantStore, type ServiceSettings } from "~/service/client.server";
+import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "~/service/client.server";
 import type { SyncDeps } from "~/sync/worker.server";
 import { TEST_SHOP } from "../helpers/shopify";
 
