@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
@@ -23,7 +23,7 @@ import { onSettingsSaved } from "../sync/on-settings-saved.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return json({ settings: await getSettingsView(prisma, session.shop) });
+  return { settings: await getSettingsView(prisma, session.shop) };
 };
 
 type ActionData =
@@ -38,17 +38,17 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);
-    return json<ActionData>({ intent: "check", check });
+    return data<ActionData>({ intent: "check", check });
   }
   if (intent === "save") {
     const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
     if (result.ok) await onSettingsSaved(prisma, session.shop);
     return result.ok
-      ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
-      : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
+      ? data<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
+      : data<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
   }
-  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save" or "check".' }, { status: 400 });
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save" or "check".' }, { status: 400 });
 };
 
 // Deterministic (same on server and client, no locale or time zone), so hydration matches.
@@ -65,7 +65,7 @@ function secretHelp(status: SecretStatus, urls: string) {
 
 export default function Settings() {
   const { settings: loaded } = useLoaderData<typeof loader>();
-  const actionData = useActionData<ActionData>();
+  const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
 

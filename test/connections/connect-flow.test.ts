@@ -16,10 +16,13 @@ import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "..
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { embeddedUrl, mintSessionToken, proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
+import { dataPath, readData } from "../helpers/route-data";
 import { routeStorefront } from "../helpers/storefront";
 
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
+const SETTINGS_DATA = dataPath("/app/settings", "routes/app.settings");
+const CUSTOMERS_DATA = dataPath("/app/customers", "routes/app.customers");
 const SHOP_B = "shop-b.myshopify.com";
 const ORDER = {
   external_order_id: "order-9001",
@@ -48,8 +51,8 @@ async function admin(path: string, init: RequestInit & { shop?: string } = {}) {
 }
 
 async function saveSettings(shop: string, fields: Record<string, string>) {
-  const res = await admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", shop, body: new URLSearchParams({ intent: "save", ...fields }) });
-  return { status: res.status, body: await res.json() };
+  const res = await admin(SETTINGS_DATA, { method: "POST", shop, body: new URLSearchParams({ intent: "save", ...fields }) });
+  return { status: res.status, body: await readData(res) };
 }
 
 /** POSTs the storefront form through the proxy signer; returns the emulator's authorize URL. */
@@ -491,9 +494,9 @@ describe("the completion step stores the grant only for the customer who started
 
 describe("Customers page", () => {
   const loaderData = async (query = "", shop = TEST_SHOP) => {
-    const res = await admin(`/app/customers?_data=routes%2Fapp.customers${query}`, { shop });
+    const res = await admin(dataPath(`/app/customers?${query.replace(/^&/, "")}`, "routes/app.customers"), { shop });
     expect(res.status).toBe(200);
-    return (await res.json()) as { grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number } };
+    return (await readData(res)) as { grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number } };
   };
 
   it("searches and paginates; shows the customer id when no name is known", async () => {
@@ -539,12 +542,12 @@ describe("Customers page", () => {
     expect(await names("\\")).toEqual([]);
     expect(await names("Under\u0000_")).toEqual(["Under_Score"]);
 
-    const nul = await admin("/app/customers?_data=routes%2Fapp.customers", {
+    const nul = await admin(CUSTOMERS_DATA, {
       method: "POST",
       body: new URLSearchParams({ intent: "disconnect", grantId: "a\u0000b" }),
     });
     expect(nul.status).toBe(404);
-    expect(await nul.json()).toMatchObject({ ok: false, message: "No such connected customer." });
+    expect(await readData(nul)).toMatchObject({ ok: false, message: "No such connected customer." });
   });
 
   it("the page's links and forms carry no Shopify session token", async () => {
@@ -619,14 +622,14 @@ describe("Customers page", () => {
     const outcome = await importOrder(emulatorSettings(emu.url), new MemoryGrantStore(tokens), ORDER, { idempotencyKey: "after-disconnect" });
     expect(outcome.ok).toBe(false);
 
-    const missing = await admin("/app/customers?_data=routes%2Fapp.customers", {
+    const missing = await admin(CUSTOMERS_DATA, {
       method: "POST",
       body: new URLSearchParams({ intent: "disconnect", grantId: row!.id }),
     });
     expect(missing.status).toBe(404);
-    const bad = await admin("/app/customers?_data=routes%2Fapp.customers", { method: "POST", body: new URLSearchParams({ intent: "nope" }) });
+    const bad = await admin(CUSTOMERS_DATA, { method: "POST", body: new URLSearchParams({ intent: "nope" }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ ok: false, message: expect.stringContaining("disconnect") });
+    expect(await readData(bad)).toMatchObject({ ok: false, message: expect.stringContaining("disconnect") });
   });
 });
 
@@ -640,13 +643,13 @@ describe("tenant isolation", () => {
       { keyring },
     );
     const a = await grantOf("7501");
-    const res = await admin("/app/customers?_data=routes%2Fapp.customers&q=Shop%20A", { shop: SHOP_B });
-    const data = await res.json();
+    const res = await admin(dataPath("/app/customers?q=Shop%20A", "routes/app.customers"), { shop: SHOP_B });
+    const data = await readData(res);
     expect(data.grants.total).toBe(0);
     expect(JSON.stringify(data)).not.toContain("7501");
-    expect((await (await admin("/app/customers?_data=routes%2Fapp.customers")).json()).grants.total).toBeGreaterThan(0);
+    expect((await readData(await admin(CUSTOMERS_DATA))).grants.total).toBeGreaterThan(0);
 
-    const attempt = await admin("/app/customers?_data=routes%2Fapp.customers", {
+    const attempt = await admin(CUSTOMERS_DATA, {
       method: "POST",
       shop: SHOP_B,
       body: new URLSearchParams({ intent: "disconnect", grantId: a!.id }),
@@ -656,12 +659,12 @@ describe("tenant isolation", () => {
   });
 
   it("shop B's session cannot read or use shop A's settings", async () => {
-    const res = await admin("/app/settings?_data=routes%2Fapp.settings", { shop: SHOP_B });
-    const data = await res.json();
+    const res = await admin(SETTINGS_DATA, { shop: SHOP_B });
+    const data = await readData(res);
     expect(data.settings).toMatchObject({ configured: false, clientId: "", authUrl: "", clientSecret: { set: false } });
     expect(JSON.stringify(data)).not.toContain(emu.url);
-    const check = await admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", shop: SHOP_B, body: new URLSearchParams({ intent: "check" }) });
-    expect((await check.json()).check).toMatchObject({ ok: false, message: expect.stringContaining("Not configured") });
+    const check = await admin(SETTINGS_DATA, { method: "POST", shop: SHOP_B, body: new URLSearchParams({ intent: "check" }) });
+    expect((await readData(check)).check).toMatchObject({ ok: false, message: expect.stringContaining("Not configured") });
   });
 
   it("the same customer id in shop B is a different customer; B's proxy cannot complete A's state", async () => {

@@ -14,6 +14,7 @@ import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "..
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startEmulatorFor } from "../helpers/emulator-oauth";
 import { SETTINGS_MISSING_REASON } from "~/sync/worker.server";
+import { dataPath, readData } from "../helpers/route-data";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 
 const KEYS = `s1:${randomBytes(32).toString("base64")}`;
@@ -34,7 +35,7 @@ async function admin(pathAndQuery: string, init: RequestInit = {}) {
   });
 }
 
-const DATA = "/app/settings?_data=routes%2Fapp.settings";
+const DATA = dataPath("/app/settings", "routes/app.settings");
 const post = (fields: Record<string, string>) => admin(DATA, { method: "POST", body: new URLSearchParams(fields) });
 
 function validFields(overrides: Record<string, string> = {}) {
@@ -54,7 +55,7 @@ function validFields(overrides: Record<string, string> = {}) {
 async function check() {
   const res = await post({ intent: "check" });
   expect(res.status).toBe(200);
-  return (await res.json()).check as { ok: boolean; message: string; lines: { name: string; ok: boolean; message: string }[] };
+  return (await readData(res)).check as { ok: boolean; message: string; lines: { name: string; ok: boolean; message: string }[] };
 }
 
 beforeAll(async () => {
@@ -83,7 +84,7 @@ describe("settings form", () => {
       clientId: "   ",
     });
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readData(res);
     expect(body).toMatchObject({ intent: "save", ok: false });
     expect(body.fieldErrors).toEqual({
       environment: expect.stringContaining("sandbox or production"),
@@ -98,7 +99,7 @@ describe("settings form", () => {
 
     const unknown = await post({ intent: "launch" });
     expect(unknown.status).toBe(400);
-    expect(await unknown.json()).toMatchObject({ intent: "unknown", error: expect.stringContaining("save") });
+    expect(await readData(unknown)).toMatchObject({ intent: "unknown", error: expect.stringContaining("save") });
     const empty = await admin(DATA, { method: "POST" });
     expect(empty.status).toBe(400);
   });
@@ -108,7 +109,7 @@ describe("settings form", () => {
       validFields({ baseUrl: "https://api.example.com/v\u00001", authUrl: "https://auth.example.com/\u0007", clientId: "client\u0000id" }),
     );
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readData(res);
     expect(body).toMatchObject({ intent: "save", ok: false });
     expect(body.fieldErrors).toEqual({
       baseUrl: expect.stringContaining("control character"),
@@ -121,7 +122,7 @@ describe("settings form", () => {
   it("an over-long secret gets a field error that names it", async () => {
     const res = await post(validFields({ clientSecret: "c".repeat(4097), signingSecret: "s".repeat(4097) }));
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readData(res);
     expect(body.fieldErrors).toEqual({
       clientSecret: "Client secret is too long (at most 4096 characters)",
       signingSecret: "Signing secret is too long (at most 4096 characters)",
@@ -152,7 +153,7 @@ describe("settings form", () => {
     const saved = await res.text();
     expect(saved).not.toContain(CLIENT_SECRET);
     expect(saved).not.toContain(SIGNING_SECRET);
-    expect(JSON.parse(saved)).toMatchObject({ ok: true, changedSecrets: ["clientSecret", "signingSecret"] });
+    expect(await readData(new Response(saved))).toMatchObject({ ok: true, changedSecrets: ["clientSecret", "signingSecret"] });
 
     const row = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     expect(keyIdOf(row.clientSecretEnc!)).toBe("s1");
@@ -172,7 +173,7 @@ describe("settings form", () => {
     const loader = await (await admin(DATA)).text();
     expect(loader).not.toContain(CLIENT_SECRET);
     expect(loader).not.toContain(SIGNING_SECRET);
-    expect(JSON.parse(loader).settings.clientSecret).toEqual({ set: true, changedAt: row.clientSecretChangedAt!.toISOString() });
+    expect((await readData(new Response(loader))).settings.clientSecret).toEqual({ set: true, changedAt: row.clientSecretChangedAt!.toISOString() });
 
     // The rendered page (server HTML with its embedded loader data) in a browser.
     const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
@@ -190,7 +191,7 @@ describe("settings form", () => {
 
     // Saving again with empty secret fields keeps them (and their dates).
     const again = await post(validFields({ clientSecret: "", signingSecret: "", clientId: "sandbox-client" }));
-    expect((await again.json()).changedSecrets).toEqual([]);
+    expect((await readData(again)).changedSecrets).toEqual([]);
     const kept = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     expect(kept.clientSecretEnc).toBe(row.clientSecretEnc);
     expect(kept.signingSecretChangedAt).toEqual(row.signingSecretChangedAt);
@@ -208,20 +209,20 @@ describe("settings form", () => {
     for (const { change, field, message } of cases) {
       const res = await post(validFields({ ...change, clientSecret: "", signingSecret: "" }));
       expect(res.status).toBe(422);
-      const body = await res.json();
+      const body = await readData(res);
       expect(body.fieldErrors).toEqual({ [field]: message });
       // Typing the other secret is not enough.
       const other = field === "clientSecret" ? { signingSecret: SIGNING_SECRET, clientSecret: "" } : { clientSecret: CLIENT_SECRET, signingSecret: "" };
       const still = await post(validFields({ ...change, ...other }));
       expect(still.status).toBe(422);
-      expect((await still.json()).fieldErrors).toEqual({ [field]: message });
+      expect((await readData(still)).fieldErrors).toEqual({ [field]: message });
     }
     // Nothing was stored: the secrets still go only where they were saved for.
     expect(await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toEqual(before);
 
     // All three changed at once: both fields, each with its reason.
     const all = await post(validFields({ authUrl: elsewhere, baseUrl: elsewhere, sandboxBaseUrl: elsewhere, clientSecret: "", signingSecret: "" }));
-    expect((await all.json()).fieldErrors).toEqual({
+    expect((await readData(all)).fieldErrors).toEqual({
       clientSecret: "Enter the client secret again: the Auth URL changed",
       signingSecret: "Enter the signing secret again: the base URL and sandbox base URL changed",
     });
@@ -229,10 +230,10 @@ describe("settings form", () => {
     // Re-entered, the change is saved; unchanged URLs (even with spaces around them) still keep the stored secrets.
     const saved = await post(validFields({ authUrl: elsewhere, signingSecret: "" }));
     expect(saved.status).toBe(200);
-    expect((await saved.json()).changedSecrets).toEqual(["clientSecret"]);
+    expect((await readData(saved)).changedSecrets).toEqual(["clientSecret"]);
     const kept = await post(validFields({ authUrl: ` ${elsewhere} `, clientSecret: "", signingSecret: "" }));
     expect(kept.status).toBe(200);
-    expect((await kept.json()).changedSecrets).toEqual([]);
+    expect((await readData(kept)).changedSecrets).toEqual([]);
 
     // In the browser the reason shows under the field.
     const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
@@ -335,7 +336,7 @@ describe("check connection", () => {
 
     // Only the signing secret is replaced; no restart, no cache: the very next request uses it.
     const saved = await post(validFields({ clientSecret: "", signingSecret: newest }));
-    expect((await saved.json()).changedSecrets).toEqual(["signingSecret"]);
+    expect((await readData(saved)).changedSecrets).toEqual(["signingSecret"]);
     const fresh = await check();
     expect(fresh).toMatchObject({ ok: true });
 
