@@ -11,6 +11,7 @@ export function dataPath(pathAndQuery: string, routeId: string): string {
 }
 
 /** The decoded value of a `.data` answer: an action's data, or the loader data of the one route asked for. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index freely into what the page receives
 export async function readData(res: Response): Promise<any> {
   if (!res.body) throw new Error(`empty single fetch answer (${res.status})`);
   const decoded = await decode(res.body, {

@@ -8,7 +8,8 @@ import { startApp, type RunningApp } from "../helpers/app";
 import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook, webhookHmac } from "../helpers/shopify";
-import { connectCustomer, emulatorState, importCounts, injectFault, SHOP, shopifyFulfillment, shopifyOrder, startTestEmulator, syncDeps } from "./support";
+import { connectCustomer, importCounts, SHOP, shopifyFulfillment, shopifyOrder, syncDeps } from "./support";
+import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
 
 let db: TestDatabase;
 let app: RunningApp;
@@ -132,7 +133,7 @@ describe("Sync status page", () => {
     // Filter by state.
     await page.getByRole("tab", { name: /^Failed/ }).click();
     await page.waitForURL(/state=failed/);
-    await page.waitForFunction(() => !document.body.textContent?.includes("no workspace to import it into"));
+    await page.waitForFunction(() => !document.body.innerText.includes("no workspace to import it into"));
     expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(1);
     await page.screenshot({ path: screenshotPath("sync-status-failed"), fullPage: true });
 
