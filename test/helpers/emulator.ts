@@ -44,5 +44,7 @@ export async function injectFault(target: Target, fault: Fault): Promise<void> {
 
 export async function resetEmulator(target: Target): Promise<void> {
   const res = await fetch(`${urlOf(target)}/_emulator/reset`, { method: "POST" });
-  await res.body?.cancel();
+  // Read the body rather than cancel it: under MSW's interceptor (backfill tests) a cancelled body never settles.
+  if (res.status !== 200) throw new Error(`reset refused: ${res.status} ${await res.text()}`);
+  await res.arrayBuffer();
 }
