@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json, redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
@@ -16,7 +16,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   if (outcome.kind === "redirect") {
     return redirect(outcome.location, { headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
   }
-  return json({ message: outcome.message }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
+  return data({ message: outcome.message }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
 };
 
 export const meta: MetaFunction = () => [{ title: "Workspace connection" }, { name: "robots", content: "noindex" }];

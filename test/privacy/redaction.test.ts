@@ -16,7 +16,8 @@ import { recordSyncDelivery } from "~/sync/intake.server";
 import { drainJobs } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
-import { resetSyncState, SHOP, startTestEmulator, syncDeps } from "../sync/support";
+import { resetSyncState, SHOP, syncDeps } from "../sync/support";
+import { startTestEmulator } from "../helpers/emulator";
 import { findEverywhere, fulfillmentWithContactData, newShopper, orderWithContactData, type Shopper } from "./support";
 
 const OTHER_SHOP = "other-shop.myshopify.com";

@@ -13,7 +13,8 @@ import {
 } from "~/service/client.server";
 import { realSleep } from "~/service/context.server";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
-import { emulatorState, fakeTime, injectFault, ORDER, recordingFetch, resetEmulator } from "./support";
+import { fakeTime, ORDER, recordingFetch } from "./support";
+import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
 
 let emu: Awaited<ReturnType<typeof startEmulator>>;
 let settings: ServiceSettings;

@@ -12,7 +12,8 @@ import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession } from "../helpers/shopify";
-import { Clock, connectCustomer, emulatorState, importCounts, newId, resetSyncState, SHOP, startTestEmulator, syncDeps } from "./support";
+import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
+import { emulatorState, startTestEmulator } from "../helpers/emulator";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();

@@ -14,21 +14,8 @@ import { reasonText, SYNC_REASON_CODES } from "~/sync/reasons";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes.server";
 import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
-import {
-  Clock,
-  connectCustomer,
-  emulatorState,
-  importCounts,
-  injectFault,
-  resetSyncState,
-  newId,
-  SHOP,
-  settingsFor,
-  shopifyFulfillment,
-  shopifyOrder,
-  startTestEmulator,
-  syncDeps,
-} from "./support";
+import { Clock, connectCustomer, importCounts, resetSyncState, newId, SHOP, settingsFor, shopifyFulfillment, shopifyOrder, syncDeps } from "./support";
+import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
 
 let db: TestDatabase;
 let emulator: RunningEmulator;
