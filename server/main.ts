@@ -8,6 +8,20 @@ import { createAppServer } from "./app";
 const root = process.cwd();
 const logger = pino({ level: process.env.LOG_LEVEL ?? "info" });
 
+// An unauthenticated client must never be able to stop the process (and the worker running in it). Request
+// handling is written not to leave rejections unhandled (app/lib/body-limit.server.ts); should one slip through
+// anyway, it is logged, without the request, and the server carries on serving.
+process.on("unhandledRejection", (reason) => {
+  logger.error({ err: describe(reason) }, "unhandled rejection (ignored; the server carries on)");
+});
+process.on("uncaughtException", (err) => {
+  logger.error({ err: describe(err) }, "uncaught exception (ignored; the server carries on)");
+});
+
+function describe(err: unknown) {
+  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { value: String(err) };
+}
+
 async function main() {
   const buildPath = path.join(root, "build/server/index.js");
   const build = (await import(pathToFileURL(buildPath).href).catch(() => {

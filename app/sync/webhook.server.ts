@@ -1,24 +1,25 @@
-// Shared by the webhooks.* routes: verify with Shopify's library, then hand plain data to the domain.
-import { authenticate } from "../shopify.server";
+// Shared by the sync webhooks.* routes: verify (app/lib/webhook.server.ts), then hand plain data to the domain.
 import prisma from "../db.server";
+import { verifyWebhook } from "../lib/webhook.server";
 import { recordSyncDelivery } from "./intake.server";
 import { parseShopifyJson } from "./mapping.server";
 import { notifyWorkers } from "./signal.server";
 
 /**
- * Verifies the HMAC (401 otherwise, nothing stored), records the delivery and its job durably in one statement,
- * answers 200. Everything else happens in the worker, after the answer.
+ * Verifies the body (bounded, read once), HMAC and topic (refused otherwise, nothing stored), records the delivery
+ * and its job durably in one statement, answers 200. Everything else happens in the worker, after the answer.
  */
-export async function receiveSyncWebhook(request: Request): Promise<Response> {
-  const raw = request.clone().text(); // the same bytes, parsed again below keeping 64-bit ids exact
-  const { shop, topic, payload: parsed, webhookId, eventId } = await authenticate.webhook(request);
-  let payload: unknown = parsed;
+export async function receiveSyncWebhook(request: Request, routeTopic: string): Promise<Response> {
+  const check = await verifyWebhook(request, routeTopic);
+  if (!check.ok) return check.response;
+  const { shop, topic, webhookId, eventId, bytes } = check.webhook;
+  let payload = check.webhook.payload;
   try {
-    payload = parseShopifyJson(await raw);
+    payload = parseShopifyJson(new TextDecoder().decode(bytes)); // the same bytes, keeping 64-bit ids exact
   } catch {
-    // authenticate.webhook parsed it already; keep its result
+    // Shopify's library parsed it already; keep its result
   }
-  const result = await recordSyncDelivery(prisma, { shop, topic, eventId: eventId || webhookId, webhookId, payload });
+  const result = await recordSyncDelivery(prisma, { shop, topic, eventId, webhookId, payload });
   if (result.jobId) notifyWorkers();
   return new Response(null, { status: 200 });
 }
