@@ -59,7 +59,18 @@ async function main() {
   await start(
     "node_modules/.bin/tsx",
     ["server/main.ts"],
-    { PORT: String(APP_PORT), HOST: "127.0.0.1", NODE_ENV: "production", SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}` },
+    {
+      PORT: String(APP_PORT),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
+      SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}`,
+      // A production start takes no built-in defaults (app/env.server.ts): the demo hands over its local values.
+      SHOPIFY_API_KEY: config.SHOPIFY_API_KEY,
+      SHOPIFY_API_SECRET: config.SHOPIFY_API_SECRET,
+      ENCRYPTION_KEYS: config.ENCRYPTION_KEYS,
+      // The emulator runs on this machine: the merchant's service URLs may point at loopback (docs/security.md).
+      ALLOW_LOOPBACK_SERVICE_URLS: "true",
+    },
     /listening on/,
     "app",
   );
@@ -116,10 +127,11 @@ async function main() {
       upstream.on("error", () => res.writeHead(502).end("The app is not answering."));
       req.pipe(upstream);
     })
-    .listen(PUBLIC_PORT, () => {
+    // Loopback only: this stand-in mints admin sessions and signs proxy requests for whoever calls it.
+    .listen(PUBLIC_PORT, "127.0.0.1", () => {
       console.log(`
 Ready.
-  Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app
+  Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app  (this machine only)
   Storefront connect page:        http://localhost:${PUBLIC_PORT}/apps/workspace/connect  (as customer ${DEMO_CUSTOMER}; add ?as_customer=ID)
   Place an order (as a webhook):  http://localhost:${PUBLIC_PORT}/_demo/order  (then see it on Sync status)
   Service emulator:               http://127.0.0.1:${EMULATOR_PORT}  (/_emulator/state lists what it received)

@@ -1,4 +1,5 @@
 // `npm start`: serves the production build (after `npm run build`) on PORT (default 3000).
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
@@ -24,8 +25,13 @@ function describe(err: unknown) {
 
 async function main() {
   const buildPath = path.join(root, "build/server/index.js");
-  const build = (await import(pathToFileURL(buildPath).href).catch(() => {
+  if (!existsSync(buildPath)) {
     logger.fatal(`no production build at ${buildPath}: run \`npm run build\` first`);
+    process.exit(1);
+  }
+  // Importing the build validates the configuration (app/env.server.ts): a ConfigError names what is missing.
+  const build = (await import(pathToFileURL(buildPath).href).catch((err: unknown) => {
+    logger.fatal(err instanceof Error ? err.message : String(err));
     process.exit(1);
   })) as ServerBuild;
   const app = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
