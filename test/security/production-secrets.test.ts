@@ -12,7 +12,7 @@ describe("a production start without secrets", () => {
   it("stops before listening, naming SHOPIFY_API_KEY, SHOPIFY_API_SECRET and ENCRYPTION_KEYS", async () => {
     ensureBuild();
     const dataDir = mkdtempSync(path.join(tmpdir(), "harden-prod-"));
-    const env: Record<string, string> = {
+    const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH ?? "",
       NODE_ENV: "production",
       PORT: "0",
@@ -21,8 +21,8 @@ describe("a production start without secrets", () => {
     };
     const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], { cwd: ROOT, env });
     let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     rmSync(dataDir, { recursive: true, force: true });
     expect(code).toBe(1);
