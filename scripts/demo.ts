@@ -10,7 +10,7 @@ import http from "node:http";
 import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
 // The same stand-ins for Shopify the tests use: session tokens, app proxy signatures, a storefront's Liquid.
-import { mintSessionToken, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
+import { mintSessionToken, seedOfflineSession, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
 import { layout, renderLiquid } from "../test/helpers/storefront";
 
 const SHOP = process.env.DEMO_SHOP ?? "demo-shop.myshopify.com";
@@ -47,12 +47,9 @@ async function main() {
   }
 
   // The offline session Shopify's install would have stored, so the admin opens without an OAuth round trip.
+  // Stored through the app's session storage, encrypted as in production.
   const db = openDatabase({ dataDir: config.PGLITE_DATA_DIR });
-  await db.prisma.session.upsert({
-    where: { id: `offline_${SHOP}` },
-    update: {},
-    create: { id: `offline_${SHOP}`, shop: SHOP, state: "", isOnline: false, scope: config.SCOPES, accessToken: "demo-offline-token" },
-  });
+  await seedOfflineSession(db.prisma, SHOP, { accessToken: "demo-offline-token", scope: config.SCOPES });
   await db.close();
 
   await start("node_modules/.bin/tsx", ["emulator/main.ts", "--port", String(EMULATOR_PORT)], {}, /listening on/, "emulator");

@@ -1,7 +1,10 @@
 // Stand-ins for what Shopify itself would send: session tokens, stored sessions, webhook and app proxy signatures.
 import { createHmac, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
+import { Session } from "@shopify/shopify-api";
+import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { SignJWT } from "jose";
+import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 
 export const TEST_API_KEY = "test-api-key";
 export const TEST_API_SECRET = "test-api-secret";
@@ -25,20 +28,28 @@ export async function mintSessionToken(
     .sign(new TextEncoder().encode(options.secret ?? TEST_API_SECRET));
 }
 
-/** The offline session the app would have stored at install; without it the library tries a token exchange. */
-export async function seedOfflineSession(prisma: PrismaClient, shop = TEST_SHOP) {
-  await prisma.session.upsert({
-    where: { id: `offline_${shop}` },
-    update: {},
-    create: {
+export const TEST_OFFLINE_TOKEN = "shpat_test_offline_token";
+
+/**
+ * The offline session the app would have stored at install (without it the library tries a token exchange),
+ * stored the way production stores it: through the app's session storage, so the token is encrypted at rest.
+ */
+export async function seedOfflineSession(
+  prisma: PrismaClient,
+  shop = TEST_SHOP,
+  options: { accessToken?: string; scope?: string } = {},
+) {
+  const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma));
+  await storage.storeSession(
+    new Session({
       id: `offline_${shop}`,
       shop,
       state: "",
       isOnline: false,
-      scope: "read_orders,read_fulfillments,read_customers,read_products",
-      accessToken: "shpat_test_offline_token",
-    },
-  });
+      scope: options.scope ?? "read_orders,read_fulfillments,read_customers,read_products",
+      accessToken: options.accessToken ?? TEST_OFFLINE_TOKEN,
+    }),
+  );
 }
 
 /** An embedded admin URL as Shopify's admin frame would open it. */
