@@ -71,10 +71,10 @@ export async function sendWebhook(
   appUrl: string,
   topic: string,
   payload: unknown,
-  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string } = {},
+  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string; path?: string } = {},
 ) {
   const body = JSON.stringify(payload);
-  return fetch(new URL(`/webhooks/${topic}`, appUrl), {
+  return fetch(new URL(options.path ?? `/webhooks/${topic}`, appUrl), {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
