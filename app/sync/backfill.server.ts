@@ -3,13 +3,14 @@
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
+import type { AdminGraphql } from "../lib/admin-api.server";
 import { idString } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
-export const BACKFILL_PAGE_SIZE = 50;
+export type { AdminGraphql };
 
-export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
+export const BACKFILL_PAGE_SIZE = 50;
 
 export const BACKFILL_QUERY = `#graphql
 query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {

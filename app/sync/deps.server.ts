@@ -7,7 +7,7 @@ import { createServiceContext, importOrder, importShipment, type ServiceSettings
 import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { env } from "../env.server";
-import { adminGraphqlViaShopify } from "./admin-api.server";
+import { adminGraphqlViaShopify } from "../lib/admin-api.server";
 import type { SyncDeps, SyncLogger } from "./worker.server";
 
 let logger: pino.Logger | undefined;

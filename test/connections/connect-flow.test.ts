@@ -5,6 +5,8 @@
 // isolation between two shops.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
 import type { Browser } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/prisma-grant-store.server";
@@ -15,7 +17,8 @@ import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
-import { embeddedUrl, mintSessionToken, proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
+import { csrfToken } from "~/lib/csrf.server";
+import { embeddedUrl, mintSessionToken, proxyUrl, seedOfflineSession, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 import { routeStorefront } from "../helpers/storefront";
 
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
@@ -31,6 +34,18 @@ let db: TestDatabase;
 let app: RunningApp;
 let emu: RunningEmulator;
 let browser: Browser;
+
+// Shopify's Admin API (MSW): the customer's name and email as Shopify knows them, by "shop:customerId".
+const profiles = new Map<string, { name: string; email: string }>([[`${TEST_SHOP}:7001`, { name: "Ada Lovelace", email: "ada@example.com" }]]);
+const shopify = setupServer(
+  ...[TEST_SHOP, SHOP_B].map((shop) =>
+    graphql.link(`https://${shop}/admin/api/2026-10/graphql.json`).query("CustomerProfile", ({ variables }) => {
+      const profile = profiles.get(`${shop}:${String(variables.id).split("/").pop()}`);
+      const customer = profile ? { displayName: profile.name, defaultEmailAddress: { emailAddress: profile.email } } : null;
+      return HttpResponse.json({ data: { customer } });
+    }),
+  ),
+);
 
 // ---- small drivers over plain HTTP -------------------------------------------------------------------------
 
@@ -52,13 +67,17 @@ async function saveSettings(shop: string, fields: Record<string, string>) {
   return { status: res.status, body: await res.json() };
 }
 
-/** POSTs the storefront form through the proxy signer; returns the emulator's authorize URL. */
+/**
+ * POSTs the storefront form (with the token its page carries) through the proxy signer; returns the emulator's
+ * authorize URL. `name` is what Shopify's Admin API will say about the customer.
+ */
 async function startFlow(customerId: string, shop = TEST_SHOP, name = "") {
+  if (name) profiles.set(`${shop}:${customerId}`, { name, email: "" });
   const res = await fetch(proxyUrl(app.url, "/connect", { customerId, shop }), {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", "User-Agent": CHROME_USER_AGENT },
-    body: new URLSearchParams({ customer_name: name, customer_email: "" }),
+    body: new URLSearchParams({ csrf_token: csrfToken(`${shop}:${customerId}`, { secret: TEST_API_SECRET }) }),
   });
   expect(res.status).toBe(302);
   return new URL(res.headers.get("location")!);
@@ -149,9 +168,10 @@ async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
 // ---- setup ----------------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
+  shopify.listen({ onUnhandledRequest: "bypass" }); // before the app's build takes the global fetch
   db = await createTestDatabase();
-  await seedOfflineSession(db.prisma, TEST_SHOP);
-  await seedOfflineSession(db.prisma, SHOP_B);
+  await seedOfflineSession(db.prisma, TEST_SHOP, { keyring });
+  await seedOfflineSession(db.prisma, SHOP_B, { keyring });
   app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
   emu = await startEmulatorFor(app.url);
   const s = emulatorSettings(emu.url);
@@ -161,6 +181,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  shopify.close();
   await browser?.close();
   await emu?.close();
   await app?.close();
@@ -350,7 +371,11 @@ describe("failure paths store nothing and say what happened", () => {
   it("a shop without settings tells the shopper plainly", async () => {
     const page = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }));
     expect(await page.text()).toContain("not available at this store");
-    const post = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }), { method: "POST", redirect: "manual" });
+    const post = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }), {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ csrf_token: csrfToken(`${SHOP_B}:1`, { secret: TEST_API_SECRET }) }),
+    });
     expect(post.status).toBe(409);
     expect(await db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
   });

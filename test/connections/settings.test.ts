@@ -59,7 +59,7 @@ async function check() {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  await seedOfflineSession(db.prisma);
+  await seedOfflineSession(db.prisma, TEST_SHOP, { keyring });
   app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
   emu = await startEmulatorFor(app.url);
   browser = await launchBrowser();

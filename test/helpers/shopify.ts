@@ -5,6 +5,7 @@ import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { SignJWT } from "jose";
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
+import type { Keyring } from "../../app/crypto/secret-box.server";
 
 export const TEST_API_KEY = "test-api-key";
 export const TEST_API_SECRET = "test-api-secret";
@@ -32,14 +33,16 @@ export const TEST_OFFLINE_TOKEN = "shpat_test_offline_token";
 
 /**
  * The offline session the app would have stored at install (without it the library tries a token exchange),
- * stored the way production stores it: through the app's session storage, so the token is encrypted at rest.
+ * stored the way production stores it: through the app's session storage, so the token is encrypted at rest
+ * (with ENCRYPTION_KEYS, or `keyring` when the test starts the app with keys of its own).
  */
 export async function seedOfflineSession(
   prisma: PrismaClient,
   shop = TEST_SHOP,
-  options: { accessToken?: string; scope?: string } = {},
+  options: { accessToken?: string; scope?: string; keyring?: Keyring } = {},
 ) {
-  const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma));
+  const { keyring } = options;
+  const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma), keyring ? () => keyring : undefined);
   await storage.storeSession(
     new Session({
       id: `offline_${shop}`,

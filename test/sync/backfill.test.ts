@@ -86,7 +86,7 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
   // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/sync/admin-api.server"));
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/lib/admin-api.server"));
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   globalThis.__appDatabase = db; // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);

@@ -1,9 +1,12 @@
-// The Admin API as the sync engine sees it: every call goes through Shopify's library (`unauthenticated.admin`),
+// The Admin API for work that runs outside an admin request (the sync worker, the storefront's connect flow):
+// every call goes through Shopify's library (`unauthenticated.admin`),
 // which loads the shop's offline session through the app's session storage (so the stored, encrypted token is
 // decrypted there) and speaks the app's API version.
 import { GraphqlQueryError, HttpRequestError } from "@shopify/shopify-api";
 import { unauthenticated } from "../shopify.server";
-import type { AdminGraphql } from "./backfill.server";
+
+/** One Admin GraphQL call for a shop: the JSON answer (`data`, or `errors` for GraphQL-level failures). */
+export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
 
 export const adminGraphqlViaShopify: AdminGraphql = async (shop, query, variables) => {
   const { admin } = await unauthenticated.admin(shop);
