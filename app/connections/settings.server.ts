@@ -3,7 +3,15 @@
 // Nothing here caches: every request reads the row again, so a replaced secret is used from the next request on.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { checkConnection, refreshTokens, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
+import {
+  checkConnection,
+  checkServiceUrl,
+  policyFromEnv,
+  refreshTokens,
+  type AddressPolicy,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+} from "../service/client.server";
 import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
 
 export const SETTINGS_FIELDS = [
@@ -41,29 +49,29 @@ export interface SettingsView {
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const hasControlChar = (s: string) => /[\u0000-\u001f\u007f]/.test(s);
 
-const httpUrl = (label: string) =>
+// https, no credentials, query or fragment, not a private/loopback/link-local address (address-policy.server.ts;
+// every connection is checked again when it is made).
+const serviceUrl = (label: string, policy: AddressPolicy) =>
   z
     .string({ error: `${label} is required` })
     .trim()
     .min(1, { error: `${label} is required` })
     .max(2048, { error: `${label} is too long` })
     .refine((s) => !hasControlChar(s), { error: `${label} must not contain a control character`, abort: true })
-    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), {
-      error: `${label} must be an absolute http(s) address, e.g. https://api.example.com`,
-    })
-    .refine((s) => !URL.canParse(s) || (!new URL(s).username && !new URL(s).password), {
-      error: `${label} must not contain a user name or password`,
+    .superRefine((s, ctx) => {
+      const problem = checkServiceUrl(s, label, policy);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
 // Secrets are write-only: an empty field means "keep the stored one". Whether one is required is decided below.
 const secretInput = (label: string) =>
   z.string().max(4096, { error: `${label} is too long (at most 4096 characters)` }).optional().default("");
 
-const SettingsFormSchema = z.object({
+const settingsFormSchema = (policy: AddressPolicy) => z.object({
   environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
-  baseUrl: httpUrl("Base URL"),
-  sandboxBaseUrl: httpUrl("Sandbox base URL"),
-  authUrl: httpUrl("Auth URL"),
+  baseUrl: serviceUrl("Base URL", policy),
+  sandboxBaseUrl: serviceUrl("Sandbox base URL", policy),
+  authUrl: serviceUrl("Auth URL", policy),
   clientId: z
     .string({ error: "Client ID is required" })
     .trim()
@@ -108,7 +116,7 @@ export async function saveSettings(
   prisma: PrismaClient,
   shop: string,
   input: SettingsInput,
-  options: { now?: Date; keyring?: Keyring } = {},
+  options: { now?: Date; keyring?: Keyring; policy?: AddressPolicy } = {},
 ): Promise<SaveResult> {
   const now = options.now ?? new Date();
   const existing = await prisma.shopSettings.findUnique({ where: { shop } });
@@ -121,7 +129,7 @@ export async function saveSettings(
     clientId: str(input.clientId).trim(),
   };
 
-  const parsed = SettingsFormSchema.safeParse(input);
+  const parsed = settingsFormSchema(options.policy ?? policyFromEnv()).safeParse(input);
   const fieldErrors: FieldErrors = {};
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

@@ -27,5 +27,6 @@ export {
   type OAuthResult,
   type TokenSet,
 } from "./oauth.server";
+export { checkServiceUrl, guardedFetch, policyFromEnv, type AddressPolicy } from "./address-policy.server";
 export { MemoryGrantStore, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
 export type * from "./schemas";

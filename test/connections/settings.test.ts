@@ -87,8 +87,8 @@ describe("settings form", () => {
     expect(body).toMatchObject({ intent: "save", ok: false });
     expect(body.fieldErrors).toEqual({
       environment: expect.stringContaining("sandbox or production"),
-      baseUrl: expect.stringContaining("absolute http(s) address"),
-      sandboxBaseUrl: expect.stringContaining("absolute http(s) address"),
+      baseUrl: expect.stringContaining("absolute https address"),
+      sandboxBaseUrl: expect.stringContaining("absolute https address"),
       authUrl: expect.stringContaining("user name or password"),
       clientId: "Client ID is required",
       clientSecret: "Client secret is required",
@@ -139,8 +139,8 @@ describe("settings form", () => {
     await page.click("[data-testid=settings-form] button[type=submit]");
     await page.waitForSelector("text=The settings were not saved");
     const text = await page.textContent("body");
-    expect(text).toContain("Base URL must be an absolute http(s) address");
-    expect(text).toContain("Auth URL must be an absolute http(s) address");
+    expect(text).toContain("Base URL must be an absolute https address");
+    expect(text).toContain("Auth URL must be an absolute https address");
     expect(text).toContain("Client secret is required");
     await page.screenshot({ path: screenshotPath("settings-field-errors"), fullPage: true });
     await context.close();
