@@ -16,6 +16,7 @@ import {
   completeAuthorization,
   revokeToken,
   SERVICE_SCOPES,
+  serviceOrigins,
   startAuthorization,
   type ServiceDepsOverrides,
   type ServiceSettings,
@@ -359,6 +360,7 @@ export async function finishConnect(prisma: PrismaClient, input: FinishInput, op
       // The contract always names the workspace; a service that does not still gets a stable label.
       workspaceId: tokens.workspaceId ?? "unknown",
       tokens,
+      boundOrigins: serviceOrigins(settings),
     },
     { now, keyring: options.keyring },
   );

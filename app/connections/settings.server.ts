@@ -6,8 +6,10 @@ import { z } from "zod";
 import {
   checkConnection,
   checkServiceUrl,
+  ORIGIN_CHANGED_REASON,
   policyFromEnv,
   refreshTokens,
+  serviceOrigins,
   type AddressPolicy,
   type ServiceDepsOverrides,
   type ServiceSettings,
@@ -82,11 +84,20 @@ const settingsFormSchema = (policy: AddressPolicy) => z.object({
   signingSecret: secretInput("Signing secret"),
 });
 
-export type SettingsInput = Partial<Record<SettingsField, unknown>>;
+export type SettingsInput = Partial<Record<SettingsField | "confirmOriginChange", unknown>>;
 
 export type SaveResult =
-  | { ok: true; view: SettingsView; changedSecrets: ("clientSecret" | "signingSecret")[] }
-  | { ok: false; fieldErrors: FieldErrors; values: Omit<SettingsView, "clientSecret" | "signingSecret" | "configured"> };
+  | { ok: true; view: SettingsView; changedSecrets: ("clientSecret" | "signingSecret")[]; grantsToReconnect: number }
+  | {
+      ok: false;
+      fieldErrors: FieldErrors;
+      values: Omit<SettingsView, "clientSecret" | "signingSecret" | "configured">;
+      /** Set when the save would move connected customers' tokens' service: saving again needs `confirmOriginChange`. */
+      originChange?: { grants: number; message: string };
+    };
+
+/** The form field that confirms an origin change (see saveSettings). */
+export const CONFIRM_ORIGIN_FIELD = "confirmOriginChange";
 
 type Row = NonNullable<Awaited<ReturnType<PrismaClient["shopSettings"]["findUnique"]>>>;
 
@@ -158,6 +169,16 @@ export async function saveSettings(
   if (!parsed.success || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, values };
 
   const data = parsed.data;
+  // Connected customers' tokens are bound to the service origins that issued them (service/origins.server.ts):
+  // moving any of them means every connected customer must reconnect. The merchant is told before it happens.
+  const origins = serviceOrigins(data);
+  const grantsToReconnect = existing && serviceOrigins(existing) !== origins ? await prisma.customerGrant.count({ where: { shop } }) : 0;
+  if (grantsToReconnect > 0 && str(input[CONFIRM_ORIGIN_FIELD]) !== "true") {
+    const message =
+      `${grantsToReconnect} connected customer${grantsToReconnect === 1 ? "" : "s"} will have to reconnect: their tokens ` +
+      "were issued by the current service address and are never sent to another one. Save again to confirm.";
+    return { ok: false, fieldErrors, values, originChange: { grants: grantsToReconnect, message } };
+  }
   const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
   const secretData: Record<string, string | Date> = {};
   if (data.clientSecret) {
@@ -182,7 +203,13 @@ export async function saveSettings(
     create: { shop, ...plain, ...secretData },
     update: { ...plain, ...secretData },
   });
-  return { ok: true, view: toView(row), changedSecrets };
+  if (grantsToReconnect > 0) {
+    await prisma.customerGrant.updateMany({
+      where: { shop, OR: [{ boundOrigins: null }, { boundOrigins: { not: origins } }] },
+      data: { status: "needs_reconnect", statusReason: ORIGIN_CHANGED_REASON },
+    });
+  }
+  return { ok: true, view: toView(row), changedSecrets, grantsToReconnect };
 }
 
 /**

@@ -28,5 +28,6 @@ export {
   type TokenSet,
 } from "./oauth.server";
 export { checkServiceUrl, guardedFetch, policyFromEnv, type AddressPolicy } from "./address-policy.server";
+export { ORIGIN_CHANGED_REASON, serviceOrigins, tokensMayGoTo } from "./origins.server";
 export { MemoryGrantStore, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
 export type * from "./schemas";
