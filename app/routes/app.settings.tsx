@@ -137,7 +137,8 @@ export default function Settings() {
               {/* An explicit action: the default repeats the page's query, which holds the session token (id_token). */}
               <Form method="post" action="/app/settings" data-testid="settings-form" noValidate>
                 <input type="hidden" name="intent" value="save" />
-                {originChange && <input type="hidden" name={CONFIRM_ORIGIN_FIELD} value="true" />}
+                {/* CONFIRM_ORIGIN_FIELD, spelled out: settings.server is server-only. */}
+                {originChange && <input type="hidden" name="confirmOriginChange" value="true" />}
                 <FormLayout>
                   <Select
                     label="Environment"
