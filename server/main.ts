@@ -39,6 +39,10 @@ async function main() {
   const server = app.listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
+  // A slow client holds a connection at most this long: headers within 20 s, the whole request within 60 s
+  // (Node's defaults, 60 s and 5 minutes, let a few slow clients tie the server up for long).
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
   // Stop taking connections first; the app's own SIGTERM handler then stops the worker and closes the database.
   process.once("SIGTERM", () => server.close());
   process.once("SIGINT", () => server.close());

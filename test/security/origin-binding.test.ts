@@ -1,6 +1,8 @@
 // Tokens never go to a server that did not issue them: a customer connected at the emulator, then the merchant
 // points the settings at another server (a second local HTTP server that counts what it receives).
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
@@ -98,5 +100,26 @@ describe("after the service's origin changes", () => {
     const everything = received.join("\n");
     expect(everything).not.toContain(tokens.access_token);
     expect(everything).not.toContain(tokens.refresh_token);
+  });
+});
+
+describe("grants from before the binding", () => {
+  it("are bound by the migration to the origins the app computes for the settings of the time", async () => {
+    const sql = readFileSync(path.resolve(__dirname, "../../prisma/migrations/20261123110000_hardening/migration.sql"), "utf8");
+    const backfill = sql.slice(sql.indexOf("UPDATE"));
+    const cases = [
+      { authUrl: "https://Auth.Example.COM:443/oauth/", baseUrl: "https://api.example.com/v1", sandboxBaseUrl: "http://127.0.0.1:8787" },
+      { authUrl: "https://auth.example.com:8443", baseUrl: "http://localhost:80/", sandboxBaseUrl: "https://sandbox.example.com" },
+    ];
+    for (const [i, urls] of cases.entries()) {
+      const shop = `legacy-${i}.myshopify.com`;
+      await db.prisma.shopSettings.create({ data: { shop, ...urls } });
+      await db.prisma.customerGrant.create({ data: { shop, customerId: "1", workspaceId: "ws", scopes: "", accessTokenEnc: "x" } });
+    }
+    await db.prisma.$executeRawUnsafe(backfill);
+    for (const [i, urls] of cases.entries()) {
+      const row = await db.prisma.customerGrant.findFirstOrThrow({ where: { shop: `legacy-${i}.myshopify.com` } });
+      expect(row.boundOrigins).toBe(serviceOrigins(urls));
+    }
   });
 });
