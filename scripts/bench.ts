@@ -108,7 +108,7 @@ async function measure(label: string, run: () => Promise<unknown>, concurrency =
 
 const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 
-// An HTTP server around the real handler (the route file is just `action = ({request}) => receiveSyncWebhook(request)`).
+// An HTTP server around the real handler (the route file is just `action = ({request}) => receiveSyncWebhook(request, topic)`).
 const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -116,6 +116,7 @@ const server = createServer(async (req, res) => {
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
   const response = await receiveSyncWebhook(
     new Request(`http://localhost${req.url}`, { method: "POST", headers, body: Buffer.concat(chunks) }),
+    "orders/create",
   );
   res.writeHead(response.status).end();
 });
@@ -161,7 +162,7 @@ try {
   );
   rows.push(
     await measure("webhook handler: HMAC + intake (in process)", () =>
-      receiveSyncWebhook(signedRequest("https://bench.example.com/webhooks/orders/create", JSON.stringify(order()))),
+      receiveSyncWebhook(signedRequest("https://bench.example.com/webhooks/orders/create", JSON.stringify(order())), "orders/create"),
     ),
   );
   rows.push(

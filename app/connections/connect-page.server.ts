@@ -1,6 +1,8 @@
 // The storefront "Connect your workspace" page, as Liquid for the app proxy (Shopify renders it inside the theme).
 // Everything dynamic is HTML-escaped and has its braces turned into entities, so no stored value can become
-// Liquid code. The only Liquid we emit on purpose fills in the shopper's own name and email for display.
+// Liquid code. The form carries the customer's CSRF token and nothing about the shopper: who they are comes from
+// Shopify's signed proxy parameters, their name from the Admin API.
+import { CSRF_FIELD } from "../lib/csrf.server";
 import type { ConnectResultCode } from "./oauth-common.server";
 
 /** The words the storefront shows for each result of the connect flow. */
@@ -27,6 +29,8 @@ export interface ConnectPageInput {
   configured: boolean;
   result: ConnectResultCode | null;
   connection: { workspaceId: string; scopes: string[]; status: "active" | "needs_reconnect"; connectedAt: string } | null;
+  /** For the form (app/lib/csrf.server.ts). */
+  csrfToken: string;
 }
 
 export function escapeForLiquid(value: string): string {
@@ -71,8 +75,7 @@ export function renderConnectPage(input: ConnectPageInput): string {
   if (input.configured) {
     const label = c ? (c.status === "active" ? "Connect a different workspace" : "Reconnect workspace") : "Connect workspace";
     parts.push(`<form method="post" action="${e(input.prefix)}/connect">
-  <input type="hidden" name="customer_name" value="{{ customer.name | escape }}">
-  <input type="hidden" name="customer_email" value="{{ customer.email | escape }}">
+  <input type="hidden" name="${CSRF_FIELD}" value="${e(input.csrfToken)}">
   <button type="submit" class="button" data-action="connect">${e(label)}</button>
 </form>`);
   } else {

@@ -2,7 +2,7 @@
 // search for the Customers page, disconnect (revoke at the service, then delete the tokens). Every query is
 // scoped by shop: a shop can only ever see or change its own customers' grants.
 import type { PrismaClient } from "@prisma/client";
-import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
+import { tokensMayGoTo, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
 import { decryptOptional, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
 import { grantToken, revokeOrQueue } from "../privacy/revocations.server";
 
@@ -13,6 +13,8 @@ export interface NewGrant {
   customerEmail?: string | null;
   workspaceId: string;
   tokens: Pick<TokenSet, "accessToken" | "refreshToken" | "accessTokenExpiresAt" | "scopes">;
+  /** serviceOrigins() of the settings that issued the tokens: they are only ever sent there. */
+  boundOrigins?: string | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function storeGrant(
     status: "active",
     statusReason: null,
     connectedAt: now,
+    boundOrigins: grant.boundOrigins ?? null,
   };
   const names = {
     ...(grant.customerName ? { customerName: grant.customerName } : {}),
@@ -54,6 +57,8 @@ export async function storeGrant(
     previousRefreshToken = null; // an undecryptable old token cannot be revoked; the new grant is what matters
   }
   if (previousRefreshToken === grant.tokens.refreshToken) previousRefreshToken = null;
+  // An old token from another service address is not sent to this one to be revoked.
+  if (previous?.boundOrigins && previous.boundOrigins !== grant.boundOrigins) previousRefreshToken = null;
   return { id: row.id, previousRefreshToken };
 }
 
@@ -195,7 +200,9 @@ export async function disconnectGrant(
 
   let revoked = false;
   let problem = "the service settings are not configured";
-  if (options.settings) {
+  if (options.settings && !tokensMayGoTo(row.boundOrigins, options.settings)) {
+    problem = "the service address changed since this customer connected, so their tokens are not sent there";
+  } else if (options.settings) {
     const token = grantToken(row, options.keyring);
     if (token) {
       // A failure is queued: the worker keeps trying (privacy/revocations.server.ts).

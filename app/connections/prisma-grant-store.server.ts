@@ -41,6 +41,7 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, opti
       status: row.status === "needs_reconnect" ? "needs_reconnect" : "active",
       statusReason: row.statusReason,
       tokenVersion: row.tokenVersion,
+      boundOrigins: row.boundOrigins,
     };
   }
 

@@ -3,6 +3,7 @@
 // nothing stored, the tokens revoked at the service and erased.
 import type { PrismaClient } from "@prisma/client";
 import { errorName } from "../lib/errors";
+import { serviceOrigins } from "../service/client.server";
 import { storeGrant } from "./grant-lifecycle.server";
 import { queueRevocations, revokeOrQueue, tokenOf } from "../privacy/revocations.server";
 import {
@@ -118,6 +119,7 @@ export async function completeOnStorefront(
         // The contract always names the workspace; a service that does not still gets a stable label.
         workspaceId: tokens.workspaceId ?? "unknown",
         tokens,
+        boundOrigins: serviceOrigins(settings),
       },
       { now, keyring: options.keyring },
     ));

@@ -8,6 +8,12 @@ import { loadServiceSettings } from "../connections/settings.server";
 import type { ServiceSettings } from "../service/client.server";
 import { orderKeyOf, type Db } from "../sync/queue.server";
 import { grantToken, pendingToken, queueRevocations } from "./revocations.server";
+import { tokensMayGoTo } from "../service/client.server";
+
+// A grant's tokens go only to the server that issued them: after the service's address changed, they are deleted here
+// but not sent to the new address (app/service/origins.server.ts).
+const mayRevokeAt = (grant: { boundOrigins: string | null }, settings: ServiceSettings | null) =>
+  settings !== null && tokensMayGoTo(grant.boundOrigins, settings);
 
 export const REDACTED_REASON = "Not sent: the customer's data was erased at their request (customers/redact).";
 const REDACTED_JOB = "Cancelled: the customer's data was erased (customers/redact).";
@@ -63,7 +69,7 @@ export async function redactCustomer(
     const revocationsQueued = await queueRevocations(
       tx,
       settings,
-      [...grants.map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
       { keyring: options.keyring, now },
     );
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
@@ -121,7 +127,7 @@ export async function redactShop(
     const revocationsQueued = await queueRevocations(
       tx,
       settings,
-      [...grants.map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
       { keyring: options.keyring, now: options.now },
     );
     let rowsDeleted = 0;

@@ -1,11 +1,11 @@
-// The lifecycle and privacy webhook routes' shared path: Shopify's library verifies the HMAC (401 otherwise, before
-// anything is read or changed), then plain data goes to the domain functions. None of them needs a session, so
-// each works after an uninstall. A redelivery of an event already handled (same event id) changes nothing: the
-// delivery row is recorded after the work, with no payload (the work's own rows say what was done).
-import type { PrismaClient } from "@prisma/client";
+// The lifecycle and privacy webhook routes' shared path: app/lib/webhook.server.ts verifies the body, HMAC, topic
+// and shop (refused before anything changes), then plain data goes to the domain functions. None of them needs a
+// session, so each works after an uninstall. Each delivery acts once (receipts by event id, and for destructive
+// topics by the signed content too, so a captured body replayed under new ids repeats nothing).
 import prisma from "../db.server";
-import { recordDelivery } from "../sync/intake.server";
-import { verifyWebhook } from "../sync/webhook.server";
+import { actOnce, verifyWebhook } from "../lib/webhook.server";
+import { securityLog } from "../lib/security-log.server";
+import { exactPayload } from "../sync/webhook.server";
 import { redactCustomer, redactShop } from "./compliance.server";
 import { recordDataRequest } from "./export.server";
 import { onAppUninstalled, onScopesUpdated } from "./lifecycle.server";
@@ -19,24 +19,33 @@ const idList = (value: unknown): string[] =>
 const idOf = (value: unknown): string | undefined =>
   typeof value === "string" || typeof value === "number" ? String(value) : undefined;
 
-async function alreadyHandled(db: PrismaClient, shop: string, eventId: string) {
-  return Boolean(await db.webhookDelivery.findUnique({ where: { shop_eventId: { shop, eventId } }, select: { id: true } }));
+interface HandleOptions {
+  /** Also deduplicate by the signed body (destructive topics). */
+  byContent?: boolean;
+  /**
+   * shop/redact: Shopify sends it 48 hours after an uninstall, never while the app is installed, and its body is the
+   * same every time, so content cannot tell a replay apart: an installed shop (offline session present) erases nothing.
+   */
+  notWhileInstalled?: boolean;
 }
 
-/** Verifies, skips a redelivery, runs `work`, then records the event (unless `record` is false). */
-async function handle(request: Request, work: (event: Verified) => Promise<void>, options: { record?: boolean } = {}) {
-  const { shop, topic, payload, webhookId, eventId } = await verifyWebhook(request);
-  const event: Verified = { shop, topic, payload: (payload ?? {}) as Payload, webhookId, eventId: eventId || webhookId };
-  if (await alreadyHandled(prisma, shop, event.eventId)) return new Response(null, { status: 200 });
-  await work(event);
-  if (options.record !== false) {
-    await recordDelivery(prisma, { shop, topic, eventId: event.eventId, webhookId, payload: {} });
+/** Verifies, then runs `work` once per delivery; a failure is released for Shopify's retry. */
+async function handle(request: Request, routeTopic: string, options: HandleOptions, work: (event: Verified) => Promise<void>) {
+  const check = await verifyWebhook(request, routeTopic);
+  if (!check.ok) return check.response;
+  const webhook = check.webhook;
+  if (options.notWhileInstalled && webhook.session) {
+    securityLog().warn({ shop: webhook.shop, topic: webhook.topic, reason: "shop_installed" }, "webhook ignored");
+    return new Response(null, { status: 200 });
   }
+  const payload = (exactPayload(webhook) ?? {}) as Payload;
+  const event: Verified = { shop: webhook.shop, topic: webhook.topic, payload, eventId: webhook.eventId, webhookId: webhook.webhookId };
+  await actOnce(webhook, { byContent: options.byContent }, () => work(event));
   return new Response(null, { status: 200 });
 }
 
 export const receiveCustomersRedact = (request: Request) =>
-  handle(request, async ({ shop, payload }) => {
+  handle(request, "customers/redact", { byContent: true }, async ({ shop, payload }) => {
     const customerId = idOf((payload.customer as Payload | undefined)?.id);
     const ordersToRedact = idList(payload.orders_to_redact);
     if (!customerId && ordersToRedact.length === 0) return;
@@ -45,27 +54,23 @@ export const receiveCustomersRedact = (request: Request) =>
   });
 
 export const receiveDataRequest = (request: Request) =>
-  handle(request, async ({ shop, payload, eventId }) => {
+  handle(request, "customers/data_request", {}, async ({ shop, payload, eventId }) => {
     const customerId = idOf((payload.customer as Payload | undefined)?.id);
     if (!customerId) return;
     const requestId = idOf((payload.data_request as Payload | undefined)?.id) ?? eventId;
     await recordDataRequest(prisma, { shop, customerId, requestId, ordersRequested: idList(payload.orders_requested) });
   });
 
-// Not recorded afterwards: that row would be the one thing left of the shop. A redelivery finds nothing to delete.
 export const receiveShopRedact = (request: Request) =>
-  handle(
-    request,
-    async ({ shop }) => {
-      await redactShop(prisma, shop);
-      kickRevocations(prisma);
-    },
-    { record: false },
-  );
+  handle(request, "shop/redact", { notWhileInstalled: true }, async ({ shop }) => {
+    await redactShop(prisma, shop);
+    kickRevocations(prisma);
+  });
 
-export const receiveAppUninstalled = (request: Request) => handle(request, ({ shop }) => onAppUninstalled(prisma, shop));
+export const receiveAppUninstalled = (request: Request) =>
+  handle(request, "app/uninstalled", { byContent: true }, ({ shop }) => onAppUninstalled(prisma, shop));
 
 export const receiveScopesUpdate = (request: Request) =>
-  handle(request, async ({ shop, payload }) => {
+  handle(request, "app/scopes_update", { byContent: true }, async ({ shop, payload }) => {
     await onScopesUpdated(prisma, shop, payload.current);
   });

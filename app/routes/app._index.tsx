@@ -20,6 +20,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import prisma from "../db.server";
+import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
 import { loadSyncStatus, retryImport, setSyncPaused, type SyncActionResult } from "../sync/status.server";
 import { SYNC_STATES } from "../sync/states";
@@ -32,7 +33,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const intent = String(form.get("intent") ?? "");
   let result: SyncActionResult;
   if (intent === "pause" || intent === "resume") result = await setSyncPaused(prisma, session.shop, intent === "pause");

@@ -11,6 +11,7 @@ import {
   checkServiceConnection,
   getSettingsView,
   saveSettings,
+  CONFIRM_ORIGIN_FIELD,
   SETTINGS_FIELDS,
   type CheckReport,
   type FieldErrors,
@@ -30,7 +31,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 type ActionData =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
-  | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView> }
+  | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView>; originChange?: { grants: number; message: string } }
   | { intent: "check"; check: CheckReport }
   | { intent: "retention"; result: RetentionResult }
   | { intent: "unknown"; error: string };
@@ -48,12 +49,15 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     return data<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
   }
   if (intent === "save") {
-    const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
+    const input = Object.fromEntries([...SETTINGS_FIELDS, CONFIRM_ORIGIN_FIELD].map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
     if (result.ok) await onSettingsSaved(prisma, session.shop);
     return result.ok
       ? data<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
-      : data<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
+      : data<ActionData>(
+          { intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values, originChange: result.originChange },
+          { status: 422 },
+        );
   }
   return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "retention".' }, { status: 400 });
 };
@@ -74,6 +78,8 @@ export default function Settings() {
   const saved = actionData?.intent === "save" && actionData.ok ? actionData.settings : undefined;
   const settings = saved ?? loaded;
   const fieldErrors: FieldErrors = actionData?.intent === "save" && !actionData.ok ? actionData.fieldErrors : {};
+  // The save would move connected customers' service: shown, and the next save confirms it.
+  const originChange = actionData?.intent === "save" && !actionData.ok ? actionData.originChange : undefined;
 
   const [values, setValues] = useState({
     environment: settings.environment as string,
@@ -108,6 +114,11 @@ export default function Settings() {
                 )}
               </Banner>
             )}
+            {originChange && (
+              <Banner tone="warning" title="Customers will have to reconnect">
+                <p>{originChange.message}</p>
+              </Banner>
+            )}
             {Object.keys(fieldErrors).length > 0 && (
               <Banner tone="critical" title="The settings were not saved">
                 <p>Correct the highlighted fields.</p>
@@ -128,6 +139,8 @@ export default function Settings() {
               {/* An explicit action: the default repeats the page's query, which holds the session token (id_token). */}
               <Form method="post" action="/app/settings" data-testid="settings-form" noValidate>
                 <input type="hidden" name="intent" value="save" />
+                {/* CONFIRM_ORIGIN_FIELD, spelled out: settings.server is server-only. */}
+                {originChange && <input type="hidden" name="confirmOriginChange" value="true" />}
                 <FormLayout>
                   <Select
                     label="Environment"
@@ -159,8 +172,8 @@ export default function Settings() {
                     autoComplete="new-password"
                   />
                   <InlineStack gap="200">
-                    <Button submit variant="primary" loading={busyIntent === "save"}>
-                      Save
+                    <Button submit variant="primary" tone={originChange ? "critical" : undefined} loading={busyIntent === "save"}>
+                      {originChange ? "Save, customers reconnect" : "Save"}
                     </Button>
                   </InlineStack>
                 </FormLayout>

@@ -4,7 +4,9 @@ import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
 import { proxyPrefix } from "../connections/oauth-common.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
-import { authenticate } from "../shopify.server";
+import { recordCustomerProfile } from "../connections/customer-profile.server";
+import { adminGraphqlViaShopify } from "../lib/admin-api.server";
+import { verifyAppProxy } from "../lib/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
 // Storefront /apps/workspace/connect/complete?state=…&proof=… through the app proxy: the second half of the
@@ -16,18 +18,18 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  await authenticate.public.appProxy(request); // 400 unless Shopify signed it
-  const url = new URL(request.url);
-  const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
+  const { url, shop, customerId } = await verifyAppProxy(request); // 400 unless Shopify signed it, unambiguously
   const outcome = await completeOnStorefront(
     prisma,
+    { shop, customerId, url, prefix: proxyPrefix(url.searchParams.get("path_prefix")) },
     {
-      shop: url.searchParams.get("shop")!,
-      customerId: /^\d+$/.test(customerId) ? customerId : null,
-      url,
-      prefix: proxyPrefix(url.searchParams.get("path_prefix")),
+      onConnected: async (event) => {
+        // The name the admin shows comes from Shopify, not from anything the storefront sent.
+        await recordCustomerProfile(prisma, event, { adminGraphql: adminGraphqlViaShopify, log: logEvent });
+        await onCustomerConnected(prisma, event);
+      },
+      log: logEvent,
     },
-    { onConnected: (event) => onCustomerConnected(prisma, event), log: logEvent },
   );
   return redirect(outcome.location, { headers: HEADERS });
 };

@@ -22,6 +22,8 @@ export interface StoredGrant extends GrantTokens {
   statusReason: string | null;
   /** Bumped by every successful saveRefreshed; the compare-and-set guard. */
   tokenVersion: number;
+  /** The service origins that issued the tokens (origins.server.ts); null/absent = not bound. */
+  boundOrigins?: string | null;
 }
 
 export interface GrantStore {

@@ -2,31 +2,16 @@
 // from the Admin GraphQL API, one page per job, and queued for import like webhook orders (the same mapper, the
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
-import { SHOPIFY_API_VERSION } from "../lib/shopify-api-version";
 import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
+import type { AdminGraphql } from "../lib/admin-api.server";
 import { idString } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
+export type { AdminGraphql };
+
 const BACKFILL_PAGE_SIZE = 50;
-
-export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
-
-/** Admin GraphQL over plain fetch with the shop's offline session token (what the worker process has). */
-export function adminGraphqlViaSession(prisma: PrismaClient, fetchFn: typeof fetch = (i, init) => globalThis.fetch(i, init)): AdminGraphql {
-  return async (shop, query, variables) => {
-    const session = await prisma.session.findFirst({ where: { shop, isOnline: false }, select: { accessToken: true } });
-    if (!session) throw new Error(`no offline session for ${shop}: the app must be installed`);
-    const response = await fetchFn(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-Shopify-Access-Token": session.accessToken },
-      body: JSON.stringify({ query, variables }),
-    });
-    if (!response.ok) throw new Error(`Shopify Admin API answered HTTP ${response.status}`);
-    return response.json();
-  };
-}
 
 export const BACKFILL_QUERY = `#graphql
 query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {

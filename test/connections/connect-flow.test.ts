@@ -5,7 +5,9 @@
 // isolation between two shops.
 import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { randomBytes } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/prisma-grant-store.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { decryptSecret, keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
@@ -13,7 +15,9 @@ import { importOrder, revokeToken } from "~/service/client.server";
 import { CHROME_USER_AGENT, newContext, screenshotPath } from "../helpers/browser";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
-import { embeddedUrl, mintSessionToken, proxyUrl, TEST_SHOP } from "../helpers/shopify";
+import { csrfToken } from "~/lib/csrf.server";
+import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
+import { embeddedUrl, mintSessionToken, proxyUrl, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 import { dataPath, readData } from "../helpers/route-data";
 import { routeStorefront } from "../helpers/storefront";
 
@@ -28,7 +32,22 @@ const ORDER = {
   lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }],
 };
 
-const h = withHarness({ shops: [TEST_SHOP, SHOP_B], app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
+// Shopify's Admin API (MSW): the customer's name and email as Shopify knows them, by "shop:customerId".
+const profiles = new Map<string, { name: string; email: string }>([[`${TEST_SHOP}:7001`, { name: "Ada Lovelace", email: "ada@example.com" }]]);
+const shopify = setupServer(
+  ...[TEST_SHOP, SHOP_B].map((shop) =>
+    graphql.link(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerProfile", ({ variables }) => {
+      const profile = profiles.get(`${shop}:${String(variables.id).split("/").pop()}`);
+      const customer = profile ? { displayName: profile.name, defaultEmailAddress: { emailAddress: profile.email } } : null;
+      return HttpResponse.json({ data: { customer } });
+    }),
+  ),
+);
+// Registered before the harness's hooks: MSW must listen before the app's build takes the global fetch.
+beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
+afterAll(() => shopify.close());
+
+const h = withHarness({ shops: [TEST_SHOP, SHOP_B], keyring, app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
 
 // ---- small drivers over plain HTTP -------------------------------------------------------------------------
 
@@ -50,13 +69,17 @@ async function saveSettings(shop: string, fields: Record<string, string>) {
   return { status: res.status, body: await readData(res) };
 }
 
-/** POSTs the storefront form through the proxy signer; returns the emulator's authorize URL. */
+/**
+ * POSTs the storefront form (with the token its page carries) through the proxy signer; returns the emulator's
+ * authorize URL. `name` is what Shopify's Admin API will say about the customer.
+ */
 async function startFlow(customerId: string, shop = TEST_SHOP, name = "") {
+  if (name) profiles.set(`${shop}:${customerId}`, { name, email: "" });
   const res = await fetch(proxyUrl(h.app.url, "/connect", { customerId, shop }), {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", "User-Agent": CHROME_USER_AGENT },
-    body: new URLSearchParams({ customer_name: name, customer_email: "" }),
+    body: new URLSearchParams({ csrf_token: csrfToken(`${shop}:${customerId}`, { secret: TEST_API_SECRET }) }),
   });
   expect(res.status).toBe(302);
   return new URL(res.headers.get("location")!);
@@ -335,7 +358,11 @@ describe("failure paths store nothing and say what happened", () => {
   it("a shop without settings tells the shopper plainly", async () => {
     const page = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "1", shop: SHOP_B }));
     expect(await page.text()).toContain("not available at this store");
-    const post = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "1", shop: SHOP_B }), { method: "POST", redirect: "manual" });
+    const post = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "1", shop: SHOP_B }), {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ csrf_token: csrfToken(`${SHOP_B}:1`, { secret: TEST_API_SECRET }) }),
+    });
     expect(post.status).toBe(409);
     expect(await h.db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
   });

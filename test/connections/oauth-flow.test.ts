@@ -153,6 +153,7 @@ describe("storefront page", () => {
       prefix: "/apps/workspace",
       configured: true,
       result: null,
+      csrfToken: "t",
       connection: { workspaceId: "{{ shop.secret }}<script>", scopes: ["orders:write"], status: "active", connectedAt: new Date().toISOString() },
     });
     expect(html).not.toContain("{{ shop.secret }}");

@@ -18,7 +18,7 @@ const keyring = parseKeyring(KEYS);
 const CLIENT_SECRET = "sandbox-client-secret";
 const SIGNING_SECRET = "whsec-sandbox-0001";
 
-const h = withHarness({ app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
+const h = withHarness({ keyring, app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
 
 async function admin(pathAndQuery: string, init: RequestInit = {}) {
   return fetch(new URL(pathAndQuery, h.app.url), {
@@ -66,8 +66,8 @@ describe("settings form", () => {
     expect(body).toMatchObject({ intent: "save", ok: false });
     expect(body.fieldErrors).toEqual({
       environment: expect.stringContaining("sandbox or production"),
-      baseUrl: expect.stringContaining("absolute http(s) address"),
-      sandboxBaseUrl: expect.stringContaining("absolute http(s) address"),
+      baseUrl: expect.stringContaining("absolute https address"),
+      sandboxBaseUrl: expect.stringContaining("absolute https address"),
       authUrl: expect.stringContaining("user name or password"),
       clientId: "Client ID is required",
       clientSecret: "Client secret is required",
@@ -118,8 +118,8 @@ describe("settings form", () => {
     await page.click("[data-testid=settings-form] button[type=submit]");
     await page.waitForSelector("text=The settings were not saved");
     const text = await page.textContent("body");
-    expect(text).toContain("Base URL must be an absolute http(s) address");
-    expect(text).toContain("Auth URL must be an absolute http(s) address");
+    expect(text).toContain("Base URL must be an absolute https address");
+    expect(text).toContain("Auth URL must be an absolute https address");
     expect(text).toContain("Client secret is required");
     await page.screenshot({ path: screenshotPath("settings-field-errors"), fullPage: true });
     await context.close();

@@ -3,6 +3,7 @@
 // beforeAll/afterAll hooks in the calling file (or describe block) and returns accessors that are valid inside
 // tests; everything that started is closed in reverse order, whatever failed to start.
 import { afterAll, beforeAll } from "vitest";
+import type { Keyring } from "~/crypto/secret-box.server";
 import type { Browser } from "playwright-core";
 import type { Logger } from "pino";
 import type { RunningEmulator } from "../../emulator/server";
@@ -16,6 +17,8 @@ import { seedOfflineSession, TEST_SHOP } from "./shopify";
 export interface HarnessOptions {
   /** Shops that get a stored offline session (what installing the app leaves). Default: the test shop. */
   shops?: string[];
+  /** The keyring those sessions are encrypted with (the app's ENCRYPTION_KEYS when `app.env` sets its own). */
+  keyring?: Keyring;
   /** Start the app's build on the database, with these extra environment variables. */
   app?: { env?: Record<string, string>; logger?: Logger };
   /** "oauth": the sandbox app with the app's /connect/callback registered; "sync": no rate limit in the way. */
@@ -37,7 +40,7 @@ export function withHarness(options: HarnessOptions = {}): Harness {
   beforeAll(async () => {
     const db = (started.db = await createTestDatabase());
     closers.push(() => db.close());
-    for (const shop of options.shops ?? [TEST_SHOP]) await seedOfflineSession(db.prisma, shop);
+    for (const shop of options.shops ?? [TEST_SHOP]) await seedOfflineSession(db.prisma, shop, { keyring: options.keyring });
     if (options.app) {
       const app = (started.app = await startApp(db, options.app.env, { logger: options.app.logger }));
       closers.push(() => app.close());

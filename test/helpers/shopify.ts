@@ -2,7 +2,11 @@
 import { SHOPIFY_API_VERSION } from "../../app/lib/shopify-api-version";
 import { createHmac, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
+import { Session } from "@shopify/shopify-api";
+import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { SignJWT } from "jose";
+import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
+import type { Keyring } from "../../app/crypto/secret-box.server";
 
 export const TEST_API_KEY = "test-api-key";
 export const TEST_API_SECRET = "test-api-secret";
@@ -26,20 +30,30 @@ export async function mintSessionToken(
     .sign(new TextEncoder().encode(options.secret ?? TEST_API_SECRET));
 }
 
-/** The offline session the app would have stored at install; without it the library tries a token exchange. */
-export async function seedOfflineSession(prisma: PrismaClient, shop = TEST_SHOP) {
-  await prisma.session.upsert({
-    where: { id: `offline_${shop}` },
-    update: {},
-    create: {
+export const TEST_OFFLINE_TOKEN = "shpat_test_offline_token";
+
+/**
+ * The offline session the app would have stored at install (without it the library tries a token exchange),
+ * stored the way production stores it: through the app's session storage, so the token is encrypted at rest
+ * (with ENCRYPTION_KEYS, or `keyring` when the test starts the app with keys of its own).
+ */
+export async function seedOfflineSession(
+  prisma: PrismaClient,
+  shop = TEST_SHOP,
+  options: { accessToken?: string; scope?: string; keyring?: Keyring } = {},
+) {
+  const { keyring } = options;
+  const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma), keyring ? () => keyring : undefined);
+  await storage.storeSession(
+    new Session({
       id: `offline_${shop}`,
       shop,
       state: "",
       isOnline: false,
-      scope: "read_orders,read_fulfillments,read_customers,read_products",
-      accessToken: "shpat_test_offline_token",
-    },
-  });
+      scope: options.scope ?? "read_orders,read_fulfillments,read_customers,read_products",
+      accessToken: options.accessToken ?? TEST_OFFLINE_TOKEN,
+    }),
+  );
 }
 
 /** An embedded admin URL as Shopify's admin frame would open it. */
@@ -61,10 +75,10 @@ export async function sendWebhook(
   appUrl: string,
   topic: string,
   payload: unknown,
-  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string } = {},
+  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string; path?: string } = {},
 ) {
   const body = JSON.stringify(payload);
-  return fetch(new URL(`/webhooks/${topic}`, appUrl), {
+  return fetch(new URL(options.path ?? `/webhooks/${topic}`, appUrl), {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
@@ -84,22 +98,25 @@ export async function sendWebhook(
  * Signs an app proxy query the way Shopify does: the parameters sorted, `key=value` (repeated keys joined by
  * commas) concatenated with nothing between them, hex HMAC-SHA256 with the API secret.
  */
-export function signProxyQuery(params: Record<string, string>, secret = TEST_API_SECRET): URLSearchParams {
+export function signProxyQuery(params: Record<string, string | string[]>, secret = TEST_API_SECRET): URLSearchParams {
   const message = Object.keys(params)
     .sort()
-    .map((key) => `${key}=${params[key]}`)
+    .map((key) => `${key}=${[params[key]].flat().join(",")}`)
     .join("");
   const signature = createHmac("sha256", secret).update(message).digest("hex");
-  return new URLSearchParams({ ...params, signature });
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) for (const v of [value].flat()) query.append(key, v);
+  query.append("signature", signature);
+  return query;
 }
 
 /** A storefront request through the app proxy: the path under /proxy plus Shopify's signed parameters. */
 export function proxyUrl(
   appUrl: string,
   path: string,
-  options: { shop?: string; customerId?: string | null; extra?: Record<string, string>; secret?: string } = {},
+  options: { shop?: string; customerId?: string | null; extra?: Record<string, string | string[]>; secret?: string } = {},
 ) {
-  const params: Record<string, string> = {
+  const params: Record<string, string | string[]> = {
     shop: options.shop ?? TEST_SHOP,
     logged_in_customer_id: options.customerId ?? "",
     path_prefix: "/apps/workspace",

@@ -18,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { mintTokens } from "../sync/support";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook, TEST_SHOP, webhookHmac } from "../helpers/shopify";
+import { dataPath, readData } from "../helpers/route-data";
 import { findEverywhere, newShopper, orderWithContactData } from "./support";
 
 let db: TestDatabase;
@@ -174,14 +175,14 @@ describe("customers/data_request", () => {
     // The webhook's own delivery row keeps nothing of the body.
     expect(await findEverywhere(db.prisma, "export.me@example.com")).toEqual(["CustomerGrant.customerEmail", "DataRequest.export"]);
 
-    const page = await admin("/app/privacy?_data=routes%2Fapp.privacy");
+    const page = await admin(dataPath("/app/privacy", "routes/app.privacy"));
     expect(page.status).toBe(200);
-    const { requests } = (await page.json()) as { requests: { id: string; customerId: string; export: { connection: { customerEmail: string } } }[] };
+    const { requests } = (await readData(page)) as { requests: { id: string; customerId: string; export: { connection: { customerEmail: string } } }[] };
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ customerId: "9100", export: { connection: { customerEmail: "export.me@example.com", workspaceId: "ws-acme" } } });
     expect(JSON.stringify(requests[0].export)).not.toMatch(/accessToken|refreshToken|enc:v1/);
     // Another shop's admin neither sees nor closes it.
-    const other = await admin("/app/privacy?_data=routes%2Fapp.privacy", { method: "POST", shop: "other.myshopify.com", body: new URLSearchParams({ intent: "handled", requestId: requests[0].id }) });
+    const other = await admin(dataPath("/app/privacy", "routes/app.privacy"), { method: "POST", shop: "other.myshopify.com", body: new URLSearchParams({ intent: "handled", requestId: requests[0].id }) });
     expect(other.status).not.toBe(200);
 
     // In the browser: the request is listed with its download; "Mark handled" takes it off the list.
@@ -200,19 +201,19 @@ describe("customers/data_request", () => {
       await browser.close();
     }
     expect(await db.prisma.dataRequest.count({ where: { handledAt: { not: null } } })).toBe(1);
-    expect(((await (await admin("/app/privacy?_data=routes%2Fapp.privacy")).json()) as { requests: unknown[] }).requests).toEqual([]);
+    expect(((await readData(await admin(dataPath("/app/privacy", "routes/app.privacy")))) as { requests: unknown[] }).requests).toEqual([]);
   });
 });
 
 describe("the Settings page's retention period", () => {
   it("shows the default and saves a new period within the bounds", async () => {
-    expect(await (await admin("/app/settings?_data=routes%2Fapp.settings")).json()).toMatchObject({ retentionDays: 90 });
+    expect(await readData(await admin(dataPath("/app/settings", "routes/app.settings")))).toMatchObject({ retentionDays: 90 });
     const save = (days: string) =>
-      admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", body: new URLSearchParams({ intent: "retention", retentionDays: days }) });
+      admin(dataPath("/app/settings", "routes/app.settings"), { method: "POST", body: new URLSearchParams({ intent: "retention", retentionDays: days }) });
     for (const bad of ["3", "366", "30.5", "abc", ""]) expect((await save(bad)).status, bad).toBe(422);
     expect((await save("30")).status).toBe(200);
     expect(await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({ retentionDays: 30 });
-    expect(await (await admin("/app/settings?_data=routes%2Fapp.settings")).json()).toMatchObject({ retentionDays: 30 });
+    expect(await readData(await admin(dataPath("/app/settings", "routes/app.settings")))).toMatchObject({ retentionDays: 30 });
   });
 });
 
@@ -237,7 +238,7 @@ describe("app/uninstalled, reinstall and scopes", () => {
     expect(await db.prisma.dataRequest.count({ where: { shop: SHOP } })).toBe(1);
 
     // The merchant comes back: a token exchange stores a new (expiring) offline session, stored encrypted.
-    const page = await admin("/app?_data=routes%2Fapp", { shop: SHOP });
+    const page = await admin(dataPath("/app", "routes/app"), { shop: SHOP });
     expect(page.status).toBe(200);
     expect(tokenRequests.at(-1)).toMatchObject({ grant_type: "urn:ietf:params:oauth:grant-type:token-exchange", expiring: "1" });
     const session = await db.prisma.session.findFirstOrThrow({ where: { shop: SHOP, isOnline: false } });
