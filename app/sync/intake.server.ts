@@ -2,7 +2,7 @@
 // the same event (same X-Shopify-Event-Id) is recorded once. Processing happens later, in the worker.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { idString } from "./mapping.server";
+import { idString, orderNameOf } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 
 export interface Delivery {
@@ -78,6 +78,7 @@ export async function recordSyncDelivery(prisma: PrismaClient, delivery: Deliver
     // Not something we import (or no id to key it by): keep the delivery for the record, nothing to queue.
     return recordDelivery(prisma, delivery);
   }
+  const orderName = orderNameOf(kind, p) ?? null;
   const body = JSON.stringify(delivery.payload ?? null);
   const rows = await prisma.$queryRaw<{ deliveryId: string | null; jobId: string | null }[]>`
     WITH d AS (
@@ -87,9 +88,10 @@ export async function recordSyncDelivery(prisma: PrismaClient, delivery: Deliver
       ON CONFLICT (shop, "eventId") DO NOTHING
       RETURNING id
     ), r AS (
-      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", state, "createdAt", "updatedAt")
-      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId}, 'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
-      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt"
+      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "orderName", state, "createdAt", "updatedAt")
+      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId}, ${orderName}, 'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
+      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt",
+        "orderName" = COALESCE(EXCLUDED."orderName", "SyncRecord"."orderName")
       RETURNING id
     ), j AS (
       INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "deliveryId", "recordId", "runAt", "createdAt", "updatedAt")

@@ -26,6 +26,8 @@ import {
 import { routeCustomer, type RoutedGrant } from "./routing.server";
 import { runBackfillJob, type AdminGraphql } from "./backfill.server";
 import { onWorkNotified } from "./signal.server";
+import { recordAttempt } from "./attempts.server";
+import { createHeartbeat } from "./heartbeat.server";
 
 export interface SyncLogger {
   debug(obj: object, msg?: string): void;
@@ -289,6 +291,7 @@ async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
 
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
+  await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: String(error) }, "attempt not logged"));
 
   if (outcome.ok) {
     // The service's own word when it uses ours (a replay repeats the first answer); otherwise: sent before → update.
@@ -446,9 +449,11 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   const pruneEveryMs = options.pruneEveryMs ?? 3600_000;
   let nextPrune = Date.now() + Math.min(60_000, pruneEveryMs);
 
+  const heartbeat = createHeartbeat(deps.prisma, id);
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
+      await heartbeat.tick();
       if (pruneEveryMs > 0 && Date.now() >= nextPrune) {
         nextPrune = Date.now() + pruneEveryMs;
         await pruneFinished(deps.prisma, { now: deps.now() })
@@ -489,6 +494,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       wake?.();
       unsubscribe();
       await loop;
+      await heartbeat.stop();
       deps.logger.info({ workerId: id }, "worker stopped");
     },
   };
