@@ -17,6 +17,7 @@ import {
   type SettingsView,
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
+import { recordConnectionCheck } from "../admin/home.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
@@ -38,6 +39,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);
+    await recordConnectionCheck(prisma, session.shop, check);
     return json<ActionData>({ intent: "check", check });
   }
   if (intent === "save") {
