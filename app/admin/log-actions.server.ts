@@ -81,14 +81,35 @@ export async function retrySelected(prisma: PrismaClient, shop: string, ids: str
 export async function retryMatching(prisma: PrismaClient, shop: string, filter: LogFilter, now = new Date()): Promise<ActionResult> {
   const failedOnly: LogFilter = { ...filter, state: filter.state === "attention" ? "attention" : "failed" };
   if (filter.kind === "handoff") return { ok: true, message: "Cart handoffs are not retried from here: the shopper clicks again. Nothing to do." };
+  const { ids, capped } = await matchingIds(prisma, shop, failedOnly);
+  if (ids.length === 0) return { ok: true, message: "No failed imports match this view. Nothing to do." };
+  return retrySummary(await retryMany(prisma, shop, ids, now), capped);
+}
+
+async function matchingIds(prisma: PrismaClient, shop: string, filter: LogFilter): Promise<{ ids: string[]; capped: boolean }> {
   let seen = 0;
   const ids: string[] = [];
-  for await (const rows of walkLog(prisma, shop, failedOnly)) {
+  for await (const rows of walkLog(prisma, shop, filter)) {
     for (const row of rows) if (seen++ < MAX_BULK) ids.push(row.id);
-    if (seen >= MAX_BULK) break;
+    if (seen > MAX_BULK) break;
   }
-  if (ids.length === 0) return { ok: true, message: "No failed imports match this view. Nothing to do." };
-  return retrySummary(await retryMany(prisma, shop, ids, now), seen > MAX_BULK);
+  return { ids, capped: seen > MAX_BULK };
+}
+
+/** Every failed (or skipped, with that filter) record matching the filter, marked as resolved. */
+export async function resolveMatching(prisma: PrismaClient, shop: string, filter: LogFilter, now = new Date()): Promise<ActionResult> {
+  if (filter.kind === "handoff") return { ok: true, message: "Cart handoffs have nothing to resolve. Nothing to do." };
+  const { ids, capped } = await matchingIds(prisma, shop, { ...filter, state: filter.state === "skipped" ? "skipped" : "attention" });
+  let count = 0;
+  for (let i = 0; i < ids.length; i += MAX_IDS) {
+    const result = await prisma.syncRecord.updateMany({
+      where: { shop, id: { in: ids.slice(i, i + MAX_IDS) }, state: { in: [...RETRYABLE_STATES] }, resolvedAt: null },
+      data: { resolvedAt: now },
+    });
+    count += result.count;
+  }
+  if (count === 0) return { ok: true, message: "No unresolved failures match this view. Nothing to do." };
+  return { ok: true, message: `${plural(count, "import")} marked as resolved.${capped ? ` Stopped at ${MAX_BULK}: repeat for the rest.` : ""}` };
 }
 
 /** Failed or skipped records marked as dealt with: they leave "needs attention". Repeating it changes nothing. */

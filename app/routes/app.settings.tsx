@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
+import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import {
   checkServiceConnection,
   getSettingsView,
@@ -195,4 +196,8 @@ export default function Settings() {
       </Layout>
     </Page>
   );
+}
+
+export function ErrorBoundary() {
+  return <PageErrorBoundary title="Settings" />;
 }
