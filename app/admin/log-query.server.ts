@@ -1,13 +1,9 @@
 // The sync log's filters, as they travel in the URL (so a view can be shared), and the keyset cursor. Everything
 // from the URL is hostile: unknown values are dropped, sizes are bounded, a malformed cursor means the first page.
 import type { Prisma } from "@prisma/client";
-import { SYNC_STATES } from "../sync/states";
+import { LOG_KINDS, LOG_STATES, type LogKind, type LogState } from "./log-terms";
 
-export const LOG_KINDS = ["order", "shipment", "handoff"] as const;
-export type LogKind = (typeof LOG_KINDS)[number];
-/** Record states, plus "attention" (failed and not marked resolved) and "resolved"; handoffs add "created". */
-export const LOG_STATES = ["attention", ...SYNC_STATES, "resolved", "created"] as const;
-export type LogState = (typeof LOG_STATES)[number];
+export { LOG_KINDS, LOG_STATES, type LogKind, type LogState };
 
 export interface LogFilter {
   kind?: LogKind;
