@@ -138,7 +138,8 @@ export async function loadLogEntry(prisma: PrismaClient, shop: string, id: strin
       ok: a.ok,
       httpStatus: a.httpStatus,
       errorCode: a.errorCode,
-      explanation: [EXPLAIN[a.outcome], a.message].filter(Boolean).join(" "),
+      // Our own message of the time when there is one; otherwise what the kind of outcome means.
+      explanation: a.message ?? EXPLAIN[a.outcome] ?? a.outcome,
     })),
     job: job ? { status: job.status, attempts: job.attempts, maxAttempts: job.maxAttempts, nextTryAt: job.status === "queued" ? job.runAt.toISOString() : null } : null,
     canRetry: RETRYABLE_STATES.has(record.state),

@@ -89,7 +89,10 @@ export async function recordSyncDelivery(prisma: PrismaClient, delivery: Deliver
       RETURNING id
     ), r AS (
       INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "orderName", state, "createdAt", "updatedAt")
-      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId}, ${orderName}, 'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
+      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId},
+        -- a fulfillment without a name takes its order's
+        COALESCE(${orderName}, (SELECT o."orderName" FROM "SyncRecord" o WHERE o.shop = ${delivery.shop} AND o.kind = 'order' AND o."externalId" = ${orderId})),
+        'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
       ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt",
         "orderName" = COALESCE(EXCLUDED."orderName", "SyncRecord"."orderName")
       RETURNING id
