@@ -79,7 +79,12 @@ function createdRange(filter: LogFilter) {
 export function afterCursor(cursor: Cursor | undefined, direction: "asc" | "desc") {
   if (!cursor) return {};
   const op = direction === "desc" ? "lt" : "gt";
-  return { OR: [{ createdAt: { [op]: cursor.at } }, { createdAt: cursor.at, id: { [op]: cursor.id } }] };
+  // The outer bound is redundant but lets PostgreSQL start the index range at the cursor instead of filtering
+  // every row before it (Prisma cannot write the row comparison ("createdAt", id) < (…, …)).
+  return {
+    createdAt: { [direction === "desc" ? "lte" : "gte"]: cursor.at },
+    OR: [{ createdAt: { [op]: cursor.at } }, { createdAt: cursor.at, id: { [op]: cursor.id } }],
+  };
 }
 
 /** The order name or number a merchant typed: "#1001", "1001" or a Shopify order id. */

@@ -2,7 +2,8 @@
 // keyset page at a time so the 4,000th page costs what the first does. Plain functions over Prisma, scoped by shop.
 import type { CartHandoff, Prisma, PrismaClient, SyncRecord } from "@prisma/client";
 import { RETRYABLE_STATES } from "../sync/states";
-import { afterCursor, encodeCursor, handoffWhere, recordWhere, type Cursor, type LogFilter, type LogKind } from "./log-query.server";
+import { isSyncPaused } from "../sync/status.server";
+import { afterCursor, decodeCursor, encodeCursor, filterParams, handoffWhere, parseLogFilter, recordWhere, type Cursor, type LogFilter, type LogKind } from "./log-query.server";
 
 export const LOG_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
@@ -158,4 +159,15 @@ export async function hasRunningWork(prisma: PrismaClient, shop: string, now = n
     prisma.job.findFirst({ where: { shop, OR: [{ status: "running" }, { status: "queued", runAt: { lte: now } }] }, select: { id: true } }),
   ]);
   return !!backfill || !!job;
+}
+
+/** Everything the sync log page shows for a URL's query: the filter, one page, pause state, whether work runs. */
+export async function loadLogView(prisma: PrismaClient, shop: string, params: URLSearchParams) {
+  const filter = parseLogFilter(params);
+  const [page, paused, busy] = await Promise.all([
+    listLog(prisma, shop, filter, { after: decodeCursor(params.get("after")), before: decodeCursor(params.get("before")) }),
+    isSyncPaused(prisma, shop),
+    hasRunningWork(prisma, shop),
+  ]);
+  return { filter, query: filterParams(filter).toString(), page, paused, busy, filtered: filterParams({ ...filter, sort: "desc" }).size > 0 };
 }

@@ -22,11 +22,11 @@ import { useState } from "react";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
 import { readForm } from "../lib/form.server";
-import { decodeCursor, filterParams, parseLogFilter } from "../admin/log-query.server";
+import { parseLogFilter } from "../admin/log-query.server";
 import { LOG_KINDS, LOG_STATES } from "../admin/log-terms";
-import { hasRunningWork, listLog } from "../admin/log.server";
+import { loadLogView } from "../admin/log.server";
 import { resolveMatching, resolveRecords, retryMatching, retrySelected, type ActionResult } from "../admin/log-actions.server";
-import { isSyncPaused, setSyncPaused } from "../sync/status.server";
+import { setSyncPaused } from "../sync/status.server";
 import { ActionToast } from "../components/ActionToast";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
@@ -34,14 +34,7 @@ import { KIND_LABEL, STATE_LABEL, STATE_TONE, utc } from "../components/sync-lab
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const params = new URL(request.url).searchParams;
-  const filter = parseLogFilter(params);
-  const [page, paused, busy] = await Promise.all([
-    listLog(prisma, session.shop, filter, { after: decodeCursor(params.get("after")), before: decodeCursor(params.get("before")) }),
-    isSyncPaused(prisma, session.shop),
-    hasRunningWork(prisma, session.shop),
-  ]);
-  return { filter, query: filterParams(filter).toString(), page, paused, busy, filtered: filterParams({ ...filter, sort: "desc" }).size > 0 };
+  return loadLogView(prisma, session.shop, new URL(request.url).searchParams);
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {

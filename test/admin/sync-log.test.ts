@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { SHOP } from "../sync/support";
 import { decodeCursor, encodeCursor, filterParams, parseLogFilter, type LogFilter } from "~/admin/log-query.server";
-import { listLog, walkLog, type LogRow } from "~/admin/log.server";
+import { listLog, type LogRow } from "~/admin/log.server";
 import { resolveMatching, resolveRecords, retryRecord, retrySelected } from "~/admin/log-actions.server";
 import { csvField, exportLogCsv } from "~/admin/log-export.server";
 import { adminOrderUrl, loadLogEntry } from "~/admin/log-detail.server";
