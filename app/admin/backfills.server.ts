@@ -1,6 +1,6 @@
 // Backfill progress (past orders fetched when a customer connects), for the home page and the sync log.
 import type { PrismaClient } from "@prisma/client";
-import { customerNames } from "./log.server";
+import { customerLabel, customerNames } from "./log.server";
 
 export interface BackfillView {
   id: string;
@@ -22,7 +22,7 @@ export async function loadBackfills(prisma: PrismaClient, shop: string, take = 5
   const names = await customerNames(prisma, shop, backfills.map((b) => b.customerId));
   return backfills.map((b) => ({
     id: b.id,
-    customer: names.get(b.customerId) ?? `Customer ${b.customerId}`,
+    customer: customerLabel(b.customerId, names),
     days: b.days,
     status: b.status,
     total: b.total,

@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { mapFulfillment, mapOrder, type ShopifyFulfillment, type ShopifyOrder } from "../sync/mapping.server";
 import { RETRYABLE_STATES } from "../sync/states";
-import { customerNames } from "./log.server";
+import { customerLabel, customerNames } from "./log.server";
 
 export interface AttemptView {
   at: string;
@@ -99,7 +99,7 @@ export async function loadLogEntry(prisma: PrismaClient, shop: string, id: strin
       type: "handoff",
       id: handoff.id,
       title: `Cart handoff ${handoff.externalCartId}`,
-      customer: handoff.customerId ? (names.get(handoff.customerId) ?? `Customer ${handoff.customerId}`) : "Guest",
+      customer: customerLabel(handoff.customerId, names, "Guest"),
       state: handoff.state,
       reason: handoff.reason,
       lineCount: handoff.lineCount,
@@ -124,7 +124,7 @@ export async function loadLogEntry(prisma: PrismaClient, shop: string, id: strin
     orderId: record.orderId,
     externalId: record.externalId,
     adminOrderUrl: adminOrderUrl(shop, record.orderId),
-    customer: record.customerId ? (names.get(record.customerId) ?? `Customer ${record.customerId}`) : "No customer",
+    customer: customerLabel(record.customerId, names, "No customer"),
     state: record.state,
     resolvedAt: record.resolvedAt?.toISOString() ?? null,
     reason: record.reason,

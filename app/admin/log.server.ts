@@ -81,7 +81,8 @@ function handoffRow(h: CartHandoff, names: Map<string, string>): LogRow {
   };
 }
 
-const customerLabel = (id: string | null, names: Map<string, string>) => (id ? (names.get(id) ?? `Customer ${id}`) : "");
+/** The customer's name or email from their grant, else "Customer <id>", else `none`. */
+export const customerLabel = (id: string | null, names: Map<string, string>, none = "") => (id ? (names.get(id) ?? `Customer ${id}`) : none);
 
 /** Names of the customers on one page, from their grants (one query). */
 export async function customerNames(prisma: PrismaClient, shop: string, ids: (string | null)[]): Promise<Map<string, string>> {

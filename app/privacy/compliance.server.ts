@@ -14,6 +14,7 @@ export async function redactShop(prisma: PrismaClient, shop: string) {
   await prisma.$transaction([
     prisma.job.deleteMany({ where: { shop } }),
     prisma.syncRecord.deleteMany({ where: { shop } }),
+    prisma.syncAttempt.deleteMany({ where: { shop } }),
     prisma.webhookDelivery.deleteMany({ where: { shop } }),
     prisma.backfill.deleteMany({ where: { shop } }),
     prisma.customerGrant.deleteMany({ where: { shop } }),
