@@ -2,6 +2,7 @@
 // 360 px and 1280 px with seeded data (screenshots in test-results/), the empty and error states, retry from a
 // record's page into the emulator, a bulk retry of 50 failures imported exactly once, the CSV of a filtered view,
 // and pages that refresh themselves while work runs.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
@@ -24,7 +25,7 @@ const WIDTHS = [360, 1280] as const;
 beforeAll(async () => {
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   await seedOfflineSession(db.prisma);
-  app = await startApp(db);
+  app = await startApp(db, { ENCRYPTION_KEYS: `a1:${randomBytes(32).toString("base64")}` });
   browser = await launchBrowser();
   deps = syncDeps(db.prisma, emulator, stores);
 }, 300_000);
@@ -231,6 +232,59 @@ describe("with imports", () => {
     expect(ids).toEqual(viewIds);
     await context.close();
   }, 120_000);
+
+  it("selected rows: mark as resolved from the table, and they leave 'needs attention'", async () => {
+    await seedOrders(2, 2);
+    const { context, page } = await open("/app/log?state=attention");
+    await page.waitForSelector(".Polaris-IndexTable", { timeout: 30_000 });
+    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(2);
+    for (const box of await page.locator(".Polaris-IndexTable__TableRow .Polaris-Checkbox").all()) await box.click();
+    await page.getByRole("button", { name: "Mark as resolved" }).click();
+    await page.waitForSelector("text=2 imports marked as resolved.");
+    await page.waitForSelector("text=No needs attention imports");
+    await page.screenshot({ path: screenshotPath("admin-log-resolved-1280"), fullPage: true });
+    await context.close();
+  }, 120_000);
+
+  it("customers and settings pages at both widths; a passed check completes the setup guide, which then hides", async () => {
+    for (const width of WIDTHS) {
+      const customers = await open("/app/customers", width);
+      await customers.page.waitForSelector("text=Ada Lovelace", { timeout: 30_000 });
+      await expectNoPageOverflow(customers.page);
+      await customers.page.screenshot({ path: screenshotPath(`admin-customers-${width}`), fullPage: true });
+      await customers.context.close();
+    }
+    const { context, page } = await open("/app/settings");
+    await page.waitForSelector("[data-testid=settings-form]", { timeout: 30_000 });
+    for (const [field, value] of Object.entries({
+      baseUrl: emulator.url,
+      sandboxBaseUrl: emulator.url,
+      authUrl: emulator.url,
+      clientId: "sandbox-client",
+      clientSecret: "sandbox-client-secret",
+      signingSecret: "whsec-sandbox-0001",
+    })) {
+      await page.fill(`input[name=${field}]`, value);
+    }
+    await page.click("[data-testid=settings-form] button[type=submit]");
+    await page.waitForFunction(() => !document.querySelector("[data-testid=settings-form] button[type=submit][aria-busy=true]"));
+    await page.getByRole("button", { name: "Check connection" }).click();
+    await page.waitForSelector("text=Connection ok", { timeout: 30_000 });
+    await context.close();
+    for (const width of WIDTHS) {
+      const settings = await open("/app/settings", width);
+      await settings.page.waitForSelector("[data-testid=settings-form]", { timeout: 30_000 });
+      await expectNoPageOverflow(settings.page);
+      await settings.page.screenshot({ path: screenshotPath(`admin-settings-${width}`), fullPage: true });
+      await settings.context.close();
+    }
+    const home = await open("/app");
+    await home.page.waitForSelector("text=Service settings", { timeout: 30_000 });
+    const body = (await home.page.textContent("body"))!;
+    expect(body).not.toContain("Setup guide");
+    expect(body).toMatch(/Complete(Info)?Sandbox(Success)?Connection okLast checked \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/); // Badges carry a hidden tone word
+    await home.context.close();
+  }, 180_000);
 
   it("refreshes itself while a backfill runs and stops once it is done", async () => {
     const backfill = await db.prisma.backfill.create({ data: { shop: SHOP, customerId: "7000000001", days: 60, total: 100, queued: 10 } });
