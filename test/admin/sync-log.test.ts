@@ -8,6 +8,7 @@ import { listLog, type LogRow } from "~/admin/log.server";
 import { resolveMatching, resolveRecords, retryRecord, retrySelected } from "~/admin/log-actions.server";
 import { csvField, exportLogCsv } from "~/admin/log-export.server";
 import { adminOrderUrl, loadLogEntry } from "~/admin/log-detail.server";
+import { orderNameOf } from "~/sync/mapping.server";
 
 let db: TestDatabase;
 const OTHER = "other-shop.myshopify.com";
@@ -110,6 +111,13 @@ describe("sync log pages", () => {
     expect(await walkPages(filter("from=2026-11-02"), 50)).toHaveLength(0);
     expect((await walkPages(filter(), 200)).some((r) => r.externalId.startsWith("o-"))).toBe(false);
     expect(byName[0].customer === "Ada Lovelace" || byName[0].customer === "Customer 7000000002").toBe(true);
+  });
+
+  it("keeps Shopify's order name as merchants know it: a fulfillment's is its order's", () => {
+    expect(orderNameOf("order", { name: "#1001" })).toBe("#1001");
+    expect(orderNameOf("shipment", { name: "#1001.2" })).toBe("#1001");
+    expect(orderNameOf("order", { name: "x".repeat(65) })).toBeUndefined();
+    expect(orderNameOf("order", { name: 1001 })).toBeUndefined();
   });
 
   it("drops hostile URL values and round-trips the filter", async () => {
