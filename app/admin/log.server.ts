@@ -153,11 +153,16 @@ export async function* walkLog(prisma: PrismaClient, shop: string, filter: LogFi
   }
 }
 
-/** Whether the shop has work running now (a backfill, due or running jobs): the pages then refresh themselves. */
+/**
+ * Whether the shop has work running now (a backfill, due or running jobs): the pages then refresh themselves. A paused
+ * shop's due jobs do not move, so only what is really running counts then.
+ */
 export async function hasRunningWork(prisma: PrismaClient, shop: string, now = new Date()): Promise<boolean> {
+  const paused = await isSyncPaused(prisma, shop);
+  const due = paused ? [{ status: "running" }] : [{ status: "running" }, { status: "queued", runAt: { lte: now } }];
   const [backfill, job] = await Promise.all([
     prisma.backfill.findFirst({ where: { shop, status: "running" }, select: { id: true } }),
-    prisma.job.findFirst({ where: { shop, OR: [{ status: "running" }, { status: "queued", runAt: { lte: now } }] }, select: { id: true } }),
+    prisma.job.findFirst({ where: { shop, OR: due }, select: { id: true } }),
   ]);
   return !!backfill || !!job;
 }

@@ -98,5 +98,13 @@ describe("home", () => {
     expect(home.backlog).toBe(2);
     expect(home.oldestWaitingSeconds).toBe(600);
     expect(home.busy).toBe(true);
+    // Paused: the queued import does not move, so the page need not refresh; a running one still does.
+    const later = new Date(Date.now() + 1000); // the queued jobs are due
+    await db.prisma.shopSettings.update({ where: { shop: SHOP }, data: { syncPaused: true } });
+    expect((await loadHome(db.prisma, SHOP, later)).busy).toBe(true);
+    await db.prisma.job.updateMany({ where: { shop: SHOP, status: "running" }, data: { status: "done" } });
+    expect((await loadHome(db.prisma, SHOP, later)).busy).toBe(false);
+    await db.prisma.shopSettings.update({ where: { shop: SHOP }, data: { syncPaused: false } });
+    expect((await loadHome(db.prisma, SHOP, later)).busy).toBe(true);
   });
 });
