@@ -16,6 +16,7 @@ import {
   Select,
   Text,
   TextField,
+  useBreakpoints,
   useIndexResourceState,
 } from "@shopify/polaris";
 import { useState } from "react";
@@ -68,35 +69,88 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
     sort: filter.sort,
   });
   const set = (key: keyof typeof values) => (value: string) => setValues((v) => ({ ...v, [key]: value }));
+  // On a phone only the search shows; the other filters open on demand (a view with them set says how many).
+  const small = useBreakpoints().smDown;
+  const [more, setMore] = useState(false);
+  const active = [filter.kind, filter.state, filter.from, filter.to, filter.customer, filter.sort === "asc" ? "asc" : undefined].filter(Boolean).length;
+  const showAll = !small || more;
   return (
     <Form method="get" aria-label="Filter the sync log">
       <BlockStack gap="300">
         <InlineGrid columns={{ xs: 1, sm: 2, md: 4 }} gap="200">
           <TextField label="Order name or number" name="q" value={values.q} onChange={set("q")} autoComplete="off" placeholder="#1001" maxLength={64} />
-          <Select label="Kind" name="kind" options={options(LOG_KINDS, KIND_LABEL, "All kinds")} value={values.kind} onChange={set("kind")} />
-          <Select label="State" name="state" options={options(LOG_STATES, STATE_LABEL, "All states")} value={values.state} onChange={set("state")} />
-          <TextField label="Customer ID" name="customer" value={values.customer} onChange={set("customer")} autoComplete="off" inputMode="numeric" maxLength={40} />
-          <TextField label="From (UTC)" name="from" type="date" value={values.from} onChange={set("from")} autoComplete="off" />
-          <TextField label="To (UTC)" name="to" type="date" value={values.to} onChange={set("to")} autoComplete="off" />
-          <Select
-            label="Sort by date"
-            name="sort"
-            options={[
-              { label: "Newest first", value: "desc" },
-              { label: "Oldest first", value: "asc" },
-            ]}
-            value={values.sort}
-            onChange={set("sort")}
-          />
+          {showAll ? (
+            <>
+              <Select label="Kind" name="kind" options={options(LOG_KINDS, KIND_LABEL, "All kinds")} value={values.kind} onChange={set("kind")} />
+              <Select label="State" name="state" options={options(LOG_STATES, STATE_LABEL, "All states")} value={values.state} onChange={set("state")} />
+              <TextField label="Customer ID" name="customer" value={values.customer} onChange={set("customer")} autoComplete="off" inputMode="numeric" maxLength={40} />
+              <TextField label="From (UTC)" name="from" type="date" value={values.from} onChange={set("from")} autoComplete="off" />
+              <TextField label="To (UTC)" name="to" type="date" value={values.to} onChange={set("to")} autoComplete="off" />
+              <Select
+                label="Sort by date"
+                name="sort"
+                options={[
+                  { label: "Newest first", value: "desc" },
+                  { label: "Oldest first", value: "asc" },
+                ]}
+                value={values.sort}
+                onChange={set("sort")}
+              />
+            </>
+          ) : (
+            // Hidden but submitted: searching on a phone keeps the view's other filters.
+            Object.entries(values)
+              .filter(([key, value]) => key !== "q" && value)
+              .map(([key, value]) => <input key={key} type="hidden" name={key} value={value} />)
+          )}
         </InlineGrid>
         <InlineStack gap="200">
           <Button submit variant="primary">
             Apply filters
           </Button>
           <Button url="/app/log">Clear</Button>
+          {small ? (
+            <Button variant="plain" onClick={() => setMore((m) => !m)} ariaExpanded={more}>
+              {more ? "Fewer filters" : `More filters${active ? ` (${active} set)` : ""}`}
+            </Button>
+          ) : null}
         </InlineStack>
       </BlockStack>
     </Form>
+  );
+}
+
+type Row = ReturnType<typeof useLoaderData<typeof loader>>["page"]["rows"][number];
+
+function RowTitle({ row }: { row: Row }) {
+  return (
+    <BlockStack gap="050">
+      <Link to={`/app/log/${row.id}`} onClick={(e) => e.stopPropagation()} data-primary-link>
+        <Text as="span" fontWeight="semibold">
+          {row.kind === "handoff" ? "Cart handoff" : (row.orderName ?? `Order ${row.orderId}`)}
+        </Text>
+      </Link>
+      <Text as="span" tone="subdued" variant="bodySm">
+        {row.kind === "shipment" ? `Shipment ${row.externalId}` : row.kind === "order" ? `Order ${row.orderId}` : row.externalId}
+      </Text>
+    </BlockStack>
+  );
+}
+
+function RowState({ row }: { row: Row }) {
+  return (
+    <InlineStack gap="100">
+      <Badge tone={STATE_TONE[row.state]}>{STATE_LABEL[row.state] ?? row.state}</Badge>
+      {row.resolved ? <Badge>Resolved</Badge> : null}
+    </InlineStack>
+  );
+}
+
+function RowReason({ row }: { row: Row }) {
+  return (
+    <Text as="span" tone={row.state === "failed" && !row.resolved ? "critical" : undefined}>
+      {row.reason ?? ""}
+    </Text>
   );
 }
 
@@ -110,6 +164,8 @@ export default function SyncLog() {
   const working = navigation.state !== "idle";
   useLiveRevalidation(busy);
   const { selectedResources, allResourcesSelected, handleSelectionChange, clearSelection } = useIndexResourceState(page.rows);
+  // Below 490 px a row is a small stacked card instead of a wide table row (Polaris' condensed IndexTable).
+  const condensed = useBreakpoints().smDown;
 
   const post = (data: Record<string, string | string[]>) => {
     const form = new FormData();
@@ -178,6 +234,7 @@ export default function SyncLog() {
             <IndexTable
               resourceName={{ singular: "import", plural: "imports" }}
               itemCount={page.rows.length}
+              condensed={condensed}
               selectedItemsCount={allResourcesSelected ? "All" : selectedResources.length}
               onSelectionChange={handleSelectionChange}
               hasMoreItems={!!page.next || !!page.previous}
@@ -190,38 +247,41 @@ export default function SyncLog() {
             >
               {page.rows.map((row, index) => (
                 <IndexTable.Row id={row.id} key={row.id} position={index} selected={selectedResources.includes(row.id)}>
-                  <IndexTable.Cell>
-                    <BlockStack gap="050">
-                      <Link to={`/app/log/${row.id}`} onClick={(e) => e.stopPropagation()} data-primary-link>
-                        <Text as="span" fontWeight="semibold">
-                          {row.kind === "handoff" ? "Cart handoff" : (row.orderName ?? `Order ${row.orderId}`)}
+                  {condensed ? (
+                    <div style={{ padding: "12px 16px" }}>
+                      <BlockStack gap="100">
+                        <InlineStack align="space-between" gap="200" wrap={false}>
+                          <RowTitle row={row} />
+                          <RowState row={row} />
+                        </InlineStack>
+                        <Text as="span" tone="subdued" variant="bodySm">
+                          {[row.customer, utc(row.createdAt), `${row.attempts} attempt${row.attempts === 1 ? "" : "s"}`].filter(Boolean).join(" · ")}
                         </Text>
-                      </Link>
-                      <Text as="span" tone="subdued" variant="bodySm">
-                        {row.kind === "shipment" ? `Shipment ${row.externalId}` : row.kind === "order" ? `Order ${row.orderId}` : row.externalId}
-                      </Text>
-                    </BlockStack>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>{row.customer || "—"}</IndexTable.Cell>
-                  <IndexTable.Cell>{utc(row.createdAt)}</IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <InlineStack gap="100">
-                      <Badge tone={STATE_TONE[row.state]}>{STATE_LABEL[row.state] ?? row.state}</Badge>
-                      {row.resolved ? <Badge>Resolved</Badge> : null}
-                    </InlineStack>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <div style={{ whiteSpace: "normal", minWidth: "12rem", maxWidth: "28rem" }}>
-                      <Text as="span" tone={row.state === "failed" && !row.resolved ? "critical" : undefined}>
-                        {row.reason ?? ""}
-                      </Text>
+                        {row.reason ? <RowReason row={row} /> : null}
+                      </BlockStack>
                     </div>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <Text as="span" alignment="end" numeric>
-                      {row.attempts}
-                    </Text>
-                  </IndexTable.Cell>
+                  ) : (
+                    <>
+                      <IndexTable.Cell>
+                        <RowTitle row={row} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>{row.customer || "—"}</IndexTable.Cell>
+                      <IndexTable.Cell>{utc(row.createdAt)}</IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <RowState row={row} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <div style={{ whiteSpace: "normal", minWidth: "12rem", maxWidth: "28rem" }}>
+                          <RowReason row={row} />
+                        </div>
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <Text as="span" alignment="end" numeric>
+                          {row.attempts}
+                        </Text>
+                      </IndexTable.Cell>
+                    </>
+                  )}
                 </IndexTable.Row>
               ))}
             </IndexTable>

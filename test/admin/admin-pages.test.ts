@@ -12,7 +12,7 @@ import { startApp, type RunningApp } from "../helpers/app";
 import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook } from "../helpers/shopify";
-import { connectCustomer, emulatorState, importCounts, injectFault, SHOP, shopifyFulfillment, shopifyOrder, startTestEmulator, syncDeps } from "../sync/support";
+import { connectCustomer, emulatorState, importCounts, injectFault, settingsFor, SHOP, shopifyFulfillment, shopifyOrder, startTestEmulator, syncDeps } from "../sync/support";
 
 let db: TestDatabase;
 let app: RunningApp;
@@ -51,6 +51,9 @@ async function expectNoPageOverflow(page: Page) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(1);
 }
+
+/** Rows of the sync log, as a wide table (1280 px) or condensed cards (360 px): one record link each. */
+const rowCount = (page: Page) => page.locator("a[data-primary-link]").count();
 
 /** Orders through real webhooks, failing at the service `failing` times (one HTTP attempt per job). */
 async function seedOrders(count: number, failing: number) {
@@ -125,7 +128,7 @@ describe("with imports", () => {
       await page.getByRole("link", { name: "See failures" }).click();
       await page.waitForURL(/state=attention/);
       await page.waitForSelector(`text=${orders[0].name}`);
-      expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(1);
+      expect(await rowCount(page)).toBe(1);
       await context.close();
     }
   }, 120_000);
@@ -139,17 +142,17 @@ describe("with imports", () => {
       expect(body).toContain("Ada Lovelace");
       expect(body).toContain("Cart handoff");
       expect(body).toContain("Gave up after 1 attempt. The service had an internal problem (HTTP 500)");
-      expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(7); // 4 orders, a shipment, an order without customer, a handoff; not the other shop's
+      expect(await rowCount(page)).toBe(7); // 4 orders, a shipment, an order without customer, a handoff; not the other shop's
       await expectNoPageOverflow(page);
       await page.screenshot({ path: screenshotPath(`admin-log-${width}`), fullPage: true });
       await page.getByLabel("Order name or number").fill(orders[1].name.replace("#", ""));
       await page.getByRole("button", { name: "Apply filters" }).click();
       await page.waitForURL(/q=/);
-      await page.waitForFunction(() => document.querySelectorAll(".Polaris-IndexTable__TableRow").length === 2); // the order and its shipment
+      await page.waitForFunction(() => document.querySelectorAll("a[data-primary-link]").length === 2); // the order and its shipment
       // The URL alone reproduces the view.
       const shared = await open(`/app/log?${new URL(page.url()).searchParams.toString()}`, width);
       await shared.page.waitForSelector(".Polaris-IndexTable");
-      expect(await shared.page.locator(".Polaris-IndexTable__TableRow").count()).toBe(2);
+      expect(await rowCount(shared.page)).toBe(2);
       await shared.context.close();
       await context.close();
     }
@@ -256,14 +259,8 @@ describe("with imports", () => {
     }
     const { context, page } = await open("/app/settings");
     await page.waitForSelector("[data-testid=settings-form]", { timeout: 30_000 });
-    for (const [field, value] of Object.entries({
-      baseUrl: emulator.url,
-      sandboxBaseUrl: emulator.url,
-      authUrl: emulator.url,
-      clientId: "sandbox-client",
-      clientSecret: "sandbox-client-secret",
-      signingSecret: "whsec-sandbox-0001",
-    })) {
+    const { environment: _environment, ...fields } = settingsFor(emulator);
+    for (const [field, value] of Object.entries(fields)) {
       await page.fill(`input[name=${field}]`, value);
     }
     await page.click("[data-testid=settings-form] button[type=submit]");
