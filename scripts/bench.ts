@@ -14,6 +14,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
+import { benchSyncLog } from "./bench/sync-log";
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const N = Number(process.env.BENCH_N ?? 2000);
@@ -124,6 +125,7 @@ await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 const httpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/orders/create`;
 
 const rows: Row[] = [];
+let syncLog: Awaited<ReturnType<typeof benchSyncLog>> | undefined;
 try {
   process.stderr.write(`bench on ${url.host}${url.pathname}, ${N} samples each (+${WARMUP} warm-up)\n`);
   rows.push(await measure("baseline: SELECT 1", () => prisma.$queryRaw`SELECT 1`));
@@ -175,6 +177,7 @@ try {
     await measure("intake under load (16 concurrent)", () =>
       recordSyncDelivery(prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: randomUUID(), payload: order() }), 16),
   );
+  syncLog = await benchSyncLog(prisma);
 } finally {
   server.close();
   await db.close();
@@ -200,4 +203,12 @@ for (const row of rows) {
 const intake = rows.find((x) => x.name.startsWith("webhook over HTTP"))!;
 const p99 = pct(intake.samples, 99);
 console.log(`\nTarget: webhook intake p99 < 20 ms → ${p99.toFixed(2)} ms over HTTP: ${p99 < 20 ? "met" : "NOT met"}`);
+if (syncLog) {
+  console.log(`\nSync log on PostgreSQL (100,000 records; ratio against the bare keyset query of this run)\n`);
+  const base = syncLog.lines[0];
+  for (const l of syncLog.lines) {
+    console.log(`${l.name.padEnd(50)} ${f(l.p50)} ${f(l.p95)} ${f(l.p99)} ${r(l.p95 / base.p95).padStart(8)}`);
+  }
+  for (const line of syncLog.report) console.log(line);
+}
 process.exit(0);

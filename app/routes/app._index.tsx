@@ -1,120 +1,174 @@
-// Sync status: every import with its state, the reason in plain words, attempts and last attempt; filter by state,
-// pages, Retry for failed/skipped rows, Pause/Resume for the shop, backfill progress. Logic: app/sync/status.server.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { useActionData, useLoaderData, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
-import {
-  Badge,
-  Banner,
-  BlockStack,
-  Box,
-  Button,
-  Card,
-  IndexTable,
-  InlineStack,
-  Layout,
-  Page,
-  Pagination,
-  ProgressBar,
-  Tabs,
-  Text,
-} from "@shopify/polaris";
+// Home: the shop's sync health at a glance, imports and failures per day, backfill progress, and the setup guide
+// until setup is done. Logic: app/admin/home.server.ts. Refreshes itself while work is running.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { Badge, BlockStack, Box, Button, ButtonGroup, Card, InlineGrid, InlineStack, Layout, Page, ProgressBar, Text } from "@shopify/polaris";
+import { useState } from "react";
 import prisma from "../db.server";
-import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
-import { loadSyncStatus, retryImport, setSyncPaused, type SyncActionResult } from "../sync/status.server";
-import { SYNC_STATES } from "../sync/states";
+import { loadHome } from "../admin/home.server";
+import { loadBackfills } from "../admin/backfills.server";
+import { DayChart } from "../components/DayChart";
+import { PageErrorBoundary } from "../components/PageErrorBoundary";
+import { useLiveRevalidation } from "../components/useLiveRevalidation";
+import { utc } from "../components/sync-labels";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const url = new URL(request.url);
-  return loadSyncStatus(prisma, session.shop, { state: url.searchParams.get("state"), page: url.searchParams.get("page") });
+  const [home, backfills] = await Promise.all([loadHome(prisma, session.shop), loadBackfills(prisma, session.shop)]);
+  return { shop: session.shop, home, backfills, busy: home.busy || backfills.some((b) => b.status === "running") };
 };
 
-export const action = async ({ request }: ActionFunctionArgs) => {
-  const { session } = await authenticate.admin(request);
-  const form = await readForm(request);
-  const intent = String(form.get("intent") ?? "");
-  let result: SyncActionResult;
-  if (intent === "pause" || intent === "resume") result = await setSyncPaused(prisma, session.shop, intent === "pause");
-  else if (intent === "retry") result = await retryImport(prisma, session.shop, String(form.get("recordId") ?? ""));
-  else result = { ok: false, message: "Unknown action." };
-  return data(result, { status: result.ok ? 200 : 400 });
+const age = (seconds: number) =>
+  seconds < 90 ? `${seconds} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : seconds < 172_800 ? `${Math.round(seconds / 3600)} h` : `${Math.round(seconds / 86_400)} days`;
+
+const STEPS: Record<string, { title: string; help: string; action: string; url: (handle: string) => string; external?: boolean }> = {
+  settings: { title: "Enter the service settings", help: "Client ID, secrets and addresses of the Merchant Integration Service.", action: "Open settings", url: () => "/app/settings" },
+  check: { title: "Check the connection", help: "Settings → Check connection: the service accepts your credentials.", action: "Check connection", url: () => "/app/settings" },
+  theme: {
+    title: "Add the theme blocks",
+    help: "Add the “Connect account” block to the customer account page, and “Continue cart” to the cart. Done once a customer has connected.",
+    action: "Open theme editor",
+    url: (handle) => `https://admin.shopify.com/store/${handle}/themes/current/editor`,
+    external: true,
+  },
+  import: { title: "See the first import", help: "The next order of a connected customer shows up in the sync log.", action: "Open sync log", url: () => "/app/log" },
 };
 
-const TONE: Record<string, "success" | "info" | "attention" | "warning" | "critical" | undefined> = {
-  imported: "success",
-  updated: "success",
-  pending: "info",
-  waiting: "attention",
-  skipped: "warning",
-  failed: "critical",
-};
-
-const LABEL: Record<string, string> = {
-  pending: "Pending",
-  waiting: "Waiting",
-  imported: "Imported",
-  updated: "Updated",
-  skipped: "Skipped",
-  failed: "Failed",
-};
-
-export default function SyncStatus() {
-  const view = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
-  const submit = useSubmit();
-  const navigate = useNavigate();
-  const navigation = useNavigation();
-  const busy = navigation.state !== "idle";
-
-  const tabs = [
-    { id: "all", content: `All (${Object.values(view.counts).reduce((a, b) => a + b, 0)})` },
-    ...SYNC_STATES.map((s) => ({ id: s, content: `${LABEL[s]} (${view.counts[s]})` })),
-  ];
-  const selectedTab = view.state ? SYNC_STATES.indexOf(view.state) + 1 : 0;
-  const go = (state: string | null, page = 1) => {
-    const params = new URLSearchParams(window.location.search);
-    if (state) params.set("state", state);
-    else params.delete("state");
-    params.set("page", String(page));
-    navigate(`?${params.toString()}`);
-  };
-  const post = (data: Record<string, string>) => submit(data, { method: "post" });
-
+function Stat({ label, value, children }: { label: string; value: string; children?: React.ReactNode }) {
   return (
-    <Page
-      title="Sync status"
-      subtitle={`Orders and shipments of ${view.shop} sent to the Merchant Integration Service`}
-      primaryAction={
-        view.paused
-          ? { content: "Resume sync", onAction: () => post({ intent: "resume" }), loading: busy }
-          : { content: "Pause sync", destructive: true, onAction: () => post({ intent: "pause" }), loading: busy }
-      }
-    >
+    <Card>
+      <BlockStack gap="100">
+        <Text as="h3" variant="headingSm" tone="subdued">
+          {label}
+        </Text>
+        <Text as="p" variant="headingLg">
+          {value}
+        </Text>
+        {children}
+      </BlockStack>
+    </Card>
+  );
+}
+
+export default function Home() {
+  const { shop, home, backfills, busy } = useLoaderData<typeof loader>();
+  useLiveRevalidation(busy);
+  const [range, setRange] = useState<7 | 30>(7);
+  const handle = shop.replace(/\.myshopify\.com$/, "");
+  const remaining = home.setup.filter((s) => !s.done);
+  const check = home.settings.lastCheck;
+  return (
+    <Page title="Home" subtitle={`Orders and shipments of ${shop} sent to the Merchant Integration Service`}>
       <Layout>
-        {result ? (
+        {remaining.length > 0 ? (
           <Layout.Section>
-            <Banner tone={result.ok ? "success" : "critical"}>{result.message}</Banner>
+            <Card>
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  Setup guide: {home.setup.length - remaining.length} of {home.setup.length} done
+                </Text>
+                <ProgressBar progress={(100 * (home.setup.length - remaining.length)) / home.setup.length} size="small" />
+                {home.setup.map((step, i) => {
+                  const s = STEPS[step.id];
+                  return (
+                    <InlineStack key={step.id} align="space-between" blockAlign="center" gap="200" wrap>
+                      <BlockStack gap="050">
+                        <Text as="h3" fontWeight="semibold" tone={step.done ? "subdued" : undefined}>
+                          {i + 1}. {s.title} {step.done ? <Badge tone="success">Done</Badge> : null}
+                        </Text>
+                        <Text as="p" tone="subdued" variant="bodySm">
+                          {s.help}
+                        </Text>
+                      </BlockStack>
+                      {step.done ? null : (
+                        <Button url={s.url(handle)} target={s.external ? "_blank" : undefined}>
+                          {s.action}
+                        </Button>
+                      )}
+                    </InlineStack>
+                  );
+                })}
+              </BlockStack>
+            </Card>
           </Layout.Section>
         ) : null}
-        {view.paused ? (
-          <Layout.Section>
-            <Banner tone="warning" title="Sync is paused">
-              New orders and shipments are recorded and wait. Nothing is dropped; resume to send them.
-            </Banner>
-          </Layout.Section>
-        ) : null}
-        {view.backfills.length > 0 ? (
+        <Layout.Section>
+          <InlineGrid columns={{ xs: 1, sm: 2, md: 3 }} gap="300">
+            <Stat label="Service settings" value={home.settings.complete ? "Complete" : "Not complete"}>
+              <InlineStack gap="100">
+                <Badge tone={home.settings.environment === "production" ? "success" : "info"}>
+                  {home.settings.environment === "production" ? "Production" : "Sandbox"}
+                </Badge>
+                {check ? <Badge tone={check.ok ? "success" : "critical"}>{check.ok ? "Connection ok" : "Check failed"}</Badge> : null}
+              </InlineStack>
+              <Text as="p" tone="subdued" variant="bodySm">
+                {check ? `Last checked ${utc(check.at)}${check.ok ? "" : `: ${check.message}`}` : "Connection not checked yet."}
+              </Text>
+            </Stat>
+            <Stat label="Worker" value={home.worker.alive ? "Running" : "Not running"}>
+              <Text as="p" tone={home.worker.alive ? "subdued" : "critical"} variant="bodySm">
+                {home.worker.alive
+                  ? `${home.backlog} waiting or running`
+                  : `No worker has reported ${home.worker.lastBeatAt ? `since ${utc(home.worker.lastBeatAt)}` : "yet"}; ${home.backlog} imports wait.`}
+              </Text>
+              <Text as="p" tone="subdued" variant="bodySm">
+                {home.oldestWaitingSeconds === null ? "Nothing is waiting." : `Oldest waiting: ${age(home.oldestWaitingSeconds)}`}
+              </Text>
+            </Stat>
+            <Stat label="Imported today (UTC)" value={String(home.importsToday)} />
+            <Stat label="Failures needing attention" value={String(home.needsAttention)}>
+              {home.needsAttention > 0 ? (
+                <div>
+                  <Button url="/app/log?state=attention" variant="plain">
+                    See failures
+                  </Button>
+                </div>
+              ) : (
+                <Text as="p" tone="subdued" variant="bodySm">
+                  Nothing to fix.
+                </Text>
+              )}
+            </Stat>
+            <Stat label="Customers connected" value={String(home.customersConnected)}>
+              <div>
+                <Button url="/app/customers" variant="plain">
+                  See customers
+                </Button>
+              </div>
+            </Stat>
+          </InlineGrid>
+        </Layout.Section>
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="300">
+              <InlineStack align="space-between" blockAlign="center" wrap>
+                <Text as="h2" variant="headingMd">
+                  Imports and failures per day
+                </Text>
+                <ButtonGroup variant="segmented">
+                  <Button pressed={range === 7} onClick={() => setRange(7)}>
+                    7 days
+                  </Button>
+                  <Button pressed={range === 30} onClick={() => setRange(30)}>
+                    30 days
+                  </Button>
+                </ButtonGroup>
+              </InlineStack>
+              <DayChart id={`chart-${range}`} points={home.days.slice(-range)} />
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+        {backfills.length > 0 ? (
           <Layout.Section>
             <Card>
               <BlockStack gap="300">
                 <Text as="h2" variant="headingMd">
                   Past orders of newly connected customers
                 </Text>
-                {view.backfills.map((b) => (
+                {backfills.map((b) => (
                   <BlockStack gap="100" key={b.id}>
-                    <InlineStack align="space-between">
+                    <InlineStack align="space-between" wrap>
                       <Text as="span">
                         {b.customer}: last {b.days} days, {b.queued} of {b.total} orders queued
                       </Text>
@@ -135,86 +189,13 @@ export default function SyncStatus() {
           </Layout.Section>
         ) : null}
         <Layout.Section>
-          <Card padding="0">
-            <Tabs tabs={tabs} selected={selectedTab} onSelect={(i) => go(i === 0 ? null : SYNC_STATES[i - 1])} />
-            {view.rows.length === 0 ? (
-              <Box padding="600">
-                <BlockStack gap="200" inlineAlign="center">
-                  <Text as="h3" variant="headingMd">
-                    {view.state ? `No ${LABEL[view.state].toLowerCase()} imports` : "No imports yet"}
-                  </Text>
-                  <Text as="p" tone="subdued">
-                    Orders and shipments appear here as Shopify sends them.
-                  </Text>
-                </BlockStack>
-              </Box>
-            ) : (
-              <IndexTable
-                resourceName={{ singular: "import", plural: "imports" }}
-                itemCount={view.rows.length}
-                selectable={false}
-                headings={[
-                  { title: "Import" },
-                  { title: "State" },
-                  { title: "Details" },
-                  { title: "Attempts", alignment: "end" },
-                  { title: "Last attempt" },
-                  { title: "" },
-                ]}
-              >
-                {view.rows.map((row, index) => (
-                  <IndexTable.Row id={row.id} key={row.id} position={index}>
-                    <IndexTable.Cell>
-                      <BlockStack gap="050">
-                        <Text as="span" fontWeight="semibold">
-                          {row.kind === "order" ? `Order ${row.externalId}` : `Shipment ${row.externalId}`}
-                        </Text>
-                        {row.kind === "shipment" ? (
-                          <Text as="span" tone="subdued" variant="bodySm">
-                            of order {row.orderId}
-                          </Text>
-                        ) : null}
-                      </BlockStack>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>
-                      <Badge tone={TONE[row.state]}>{LABEL[row.state] ?? row.state}</Badge>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>
-                      <div style={{ whiteSpace: "normal", maxWidth: "28rem" }}>
-                        <Text as="span" tone={row.state === "failed" ? "critical" : undefined}>
-                          {row.reason ?? (row.workspaceId ? `In workspace ${row.workspaceId}` : "")}
-                        </Text>
-                      </div>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>
-                      <Text as="span" alignment="end" numeric>
-                        {row.attempts}
-                      </Text>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>{row.lastAttemptAt ?? "—"}</IndexTable.Cell>
-                    <IndexTable.Cell>
-                      {row.canRetry ? (
-                        <Button size="slim" disabled={busy} onClick={() => post({ intent: "retry", recordId: row.id })} accessibilityLabel={`Retry ${row.kind} ${row.externalId}`}>
-                          Retry
-                        </Button>
-                      ) : null}
-                    </IndexTable.Cell>
-                  </IndexTable.Row>
-                ))}
-              </IndexTable>
-            )}
-            <div style={{ padding: "12px", display: "flex", justifyContent: "center" }}>
-              <Pagination
-                hasPrevious={view.page > 1}
-                hasNext={view.page < view.pageCount}
-                onPrevious={() => go(view.state, view.page - 1)}
-                onNext={() => go(view.state, view.page + 1)}
-                label={`Page ${view.page} of ${view.pageCount} · ${view.total} imports`}
-              />
-            </div>
-          </Card>
+          <Box paddingBlockEnd="400" />
         </Layout.Section>
       </Layout>
     </Page>
   );
+}
+
+export function ErrorBoundary() {
+  return <PageErrorBoundary title="Home" />;
 }

@@ -19,6 +19,7 @@ import { useState } from "react";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
+import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { disconnectGrant, listGrants } from "../connections/grant-lifecycle.server";
 import { loadServiceSettings } from "../connections/settings.server";
 
@@ -207,4 +208,8 @@ export default function Customers() {
       </BlockStack>
     </Page>
   );
+}
+
+export function ErrorBoundary() {
+  return <PageErrorBoundary title="Customers" />;
 }

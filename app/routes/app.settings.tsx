@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
+import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import {
   checkServiceConnection,
   getSettingsView,
@@ -20,6 +21,7 @@ import {
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
 import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
+import { recordConnectionCheck } from "../admin/home.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
@@ -42,6 +44,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);
+    await recordConnectionCheck(prisma, session.shop, check);
     return data<ActionData>({ intent: "check", check });
   }
   if (intent === "retention") {
@@ -243,4 +246,8 @@ function RetentionCard({ days, result }: { days: number; result?: RetentionResul
       </Card>
     </div>
   );
+}
+
+export function ErrorBoundary() {
+  return <PageErrorBoundary title="Settings" />;
 }

@@ -1,11 +1,11 @@
 import type { HeadersFunction, LoaderFunctionArgs } from "@remix-run/node";
-import { Link, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
+import { Outlet, useLoaderData, useRouteError } from "@remix-run/react";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
-import { NavMenu } from "@shopify/app-bridge-react";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
 import { authenticate } from "../shopify.server";
 import { env } from "../env.server";
+import { AdminShell } from "../components/AdminShell";
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
@@ -18,15 +18,9 @@ export default function App() {
   const { apiKey } = useLoaderData<typeof loader>();
   return (
     <AppProvider isEmbeddedApp apiKey={apiKey}>
-      <NavMenu>
-        <Link to="/app" rel="home">
-          Sync status
-        </Link>
-        <Link to="/app/customers">Customers</Link>
-        <Link to="/app/settings">Settings</Link>
-        <Link to="/app/privacy">Privacy</Link>
-      </NavMenu>
-      <Outlet />
+      <AdminShell>
+        <Outlet />
+      </AdminShell>
     </AppProvider>
   );
 }

@@ -5,7 +5,7 @@
 import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import type { AdminGraphql } from "../lib/admin-api.server";
-import { idString } from "./mapping.server";
+import { idString, orderNameOf } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
@@ -185,11 +185,12 @@ export async function runBackfillJob(
     for (const node of orders.nodes) {
       const order = restOrderFromGraphql(node);
       const orderId = String(order.id);
-      const record = await upsertRecord(tx, job.shop, "order", orderId, orderId, payload.customerId);
+      const orderName = orderNameOf("order", order);
+      const record = await upsertRecord(tx, job.shop, "order", orderId, orderId, payload.customerId, orderName);
       await enqueueJob(tx, { shop: job.shop, kind: "order", orderKey: orderKeyOf(orderId), payload: { data: order, source: "backfill" }, recordId: record, runAt: now });
       for (const fulfillment of restFulfillmentsFromGraphql(node)) {
         const id = String(fulfillment.id);
-        const shipment = await upsertRecord(tx, job.shop, "shipment", id, orderId, payload.customerId);
+        const shipment = await upsertRecord(tx, job.shop, "shipment", id, orderId, payload.customerId, orderName);
         await enqueueJob(tx, { shop: job.shop, kind: "shipment", orderKey: orderKeyOf(orderId), payload: { data: fulfillment, source: "backfill" }, recordId: shipment, runAt: now });
       }
     }
@@ -237,11 +238,12 @@ async function upsertRecord(
   externalId: string,
   orderId: string,
   customerId: string,
+  orderName: string | undefined,
 ): Promise<string> {
   const record = await tx.syncRecord.upsert({
     where: { shop_kind_externalId: { shop, kind, externalId } },
-    create: { shop, kind, externalId, orderId, customerId },
-    update: {},
+    create: { shop, kind, externalId, orderId, customerId, orderName },
+    update: orderName ? { orderName } : {},
     select: { id: true },
   });
   return record.id;

@@ -6,6 +6,8 @@ import type { Failure } from "../service/outcomes.server";
 import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
 import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
 import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest, wakeJobs } from "./queue.server";
+import { errorMessage } from "../lib/errors";
+import { recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";
 import type { Resolved } from "./job-context.server";
 import { ensureRecord, giveUp, IMPORTED, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
@@ -121,6 +123,7 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
 
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
+  await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: errorMessage(error) }, "attempt not logged"));
   if (!outcome.ok) return handleFailure(deps, job, record, kind, outcome);
 
   // The service's own word when it uses ours (a replay repeats the first answer); otherwise: sent before → update.

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { minimiseWebhookPayload } from "../privacy/minimise.server";
-import { idString } from "./mapping.server";
+import { idString, orderNameOf } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 
 export interface Delivery {
@@ -76,6 +76,7 @@ export async function recordSyncDelivery(prisma: PrismaClient, received: Deliver
     // Not something we import (or no id to key it by): keep the delivery for the record, nothing to queue.
     return recordDelivery(prisma, delivery);
   }
+  const orderName = orderNameOf(kind, p) ?? null;
   const body = JSON.stringify(delivery.payload ?? null);
   const rows = await prisma.$queryRaw<{ deliveryId: string | null; jobId: string | null }[]>`
     WITH d AS (
@@ -85,9 +86,13 @@ export async function recordSyncDelivery(prisma: PrismaClient, received: Deliver
       ON CONFLICT (shop, "eventId") DO NOTHING
       RETURNING id
     ), r AS (
-      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", state, "createdAt", "updatedAt")
-      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId}, 'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
-      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt"
+      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "orderName", state, "createdAt", "updatedAt")
+      SELECT ${randomUUID()}, ${delivery.shop}, ${kind}, ${externalId}, ${orderId},
+        -- a fulfillment without a name takes its order's
+        COALESCE(${orderName}, (SELECT o."orderName" FROM "SyncRecord" o WHERE o.shop = ${delivery.shop} AND o.kind = 'order' AND o."externalId" = ${orderId})),
+        'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM d
+      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt",
+        "orderName" = COALESCE(EXCLUDED."orderName", "SyncRecord"."orderName")
       RETURNING id
     ), j AS (
       INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "deliveryId", "recordId", "runAt", "createdAt", "updatedAt")

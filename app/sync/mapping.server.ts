@@ -74,6 +74,15 @@ export function idString(id: Id): string | undefined {
   return gid ? gid[1] : s;
 }
 
+/**
+ * The order's name as a merchant knows it ("#1001"), from an order or a fulfillment payload (a fulfillment is named
+ * after its order: "#1001.2"). Bounded: it is stored and searched, and a payload is not trusted to be sane.
+ */
+export function orderNameOf(kind: "order" | "shipment", payload: { name?: unknown }): string | undefined {
+  if (typeof payload.name !== "string" || payload.name.length === 0 || payload.name.length > 64) return undefined;
+  return kind === "shipment" ? payload.name.replace(/\.\d+$/, "") : payload.name;
+}
+
 /** RFC 3339 with a zone as the service wants it; Shopify's `2026-11-01T10:00:00-04:00` passes unchanged. */
 function toDateTime(value: string | null | undefined): string | undefined {
   if (!value) return undefined;

@@ -11,6 +11,7 @@ import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, leaseJobs, reschedul
 import { giveUp } from "./record-state.server";
 import { onWorkNotified } from "./signal.server";
 import { runHousekeeping } from "../privacy/housekeeping.server";
+import { createHeartbeat } from "./heartbeat.server";
 
 export type { ImportFn, SyncDeps, SyncLogger } from "./job-context.server";
 
@@ -78,9 +79,11 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   const pruneEveryMs = options.pruneEveryMs ?? 600_000;
   let nextPrune = Date.now() + Math.min(60_000, pruneEveryMs);
 
+  const heartbeat = createHeartbeat(deps.prisma, id);
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
+      await heartbeat.tick();
       if (pruneEveryMs > 0 && Date.now() >= nextPrune) {
         nextPrune = Date.now() + pruneEveryMs;
         const done = await runHousekeeping(deps.prisma, { now: deps.now(), log: (event, facts) => deps.logger.info({ workerId: id, ...facts }, event) });
@@ -120,6 +123,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       wake?.();
       unsubscribe();
       await loop;
+      await heartbeat.stop();
       deps.logger.info({ workerId: id }, "worker stopped");
     },
   };

@@ -1,4 +1,4 @@
-// The app over HTTP: signed webhooks into the queue, and the Sync status page in headless Chromium.
+// The app over HTTP: signed webhooks into the queue, and the sync log page in headless Chromium.
 import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
@@ -77,16 +77,16 @@ describe("webhooks into the queue", () => {
   });
 });
 
-describe("Sync status page", () => {
+describe("Sync log page", () => {
   it("says so when a state has no imports", async () => {
     const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    await page.goto(await embeddedUrl(h.app.url, "/app?state=waiting"));
+    await page.goto(await embeddedUrl(h.app.url, "/app/log?state=waiting"));
     await page.waitForSelector("text=No waiting imports");
     await context.close();
   });
 
-  it("lists imports with state, reason, attempts; filters; retries; pauses and resumes; shows backfill progress", async () => {
+  it("lists imports with state, reason, attempts; filters; retries; pauses and resumes; home shows backfill progress", async () => {
     // A failed import (the service refuses it), a skipped one (no customer), and a running backfill.
     await injectFault(h.emulator, { path: "/api/v1/orders", status: 500, times: 1 });
     const failing = shopifyOrder();
@@ -103,27 +103,31 @@ describe("Sync status page", () => {
     const token = await mintSessionToken();
     const context = await newContext(h.browser, { Authorization: `Bearer ${token}` });
     const page = await context.newPage();
-    const response = await page.goto(await embeddedUrl(h.app.url, "/app"));
+    const home = await page.goto(await embeddedUrl(h.app.url, "/app"));
+    expect(home?.status()).toBe(200);
+    await page.waitForSelector("text=Ada Lovelace: last 60 days, 45 of 120 orders queued", { timeout: 20_000 });
+    const response = await page.goto(await embeddedUrl(h.app.url, "/app/log"));
     expect(response?.status()).toBe(200);
     await page.waitForSelector(".Polaris-IndexTable", { timeout: 20_000 });
     const body = await page.textContent("body");
-    expect(body).toContain("Sync status");
+    expect(body).toContain("Sync log");
+    expect(body).toContain(failing.name);
     expect(body).toContain(`Order ${failing.id}`);
     expect(body).toContain("Gave up after 1 attempt. The service had an internal problem (HTTP 500)");
     expect(body).toContain("The order has no customer, so there is no workspace to import it into.");
-    expect(body).toContain("Ada Lovelace: last 60 days, 45 of 120 orders queued");
     await page.screenshot({ path: screenshotPath("sync-status"), fullPage: true });
 
     // Filter by state.
-    await page.getByRole("tab", { name: /^Failed/ }).click();
+    await page.getByLabel("State").selectOption("failed");
+    await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL(/state=failed/);
     await page.waitForFunction(() => !document.body.innerText.includes("no workspace to import it into"));
     expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(1);
     await page.screenshot({ path: screenshotPath("sync-status-failed"), fullPage: true });
 
     // Retry re-queues the failed import (job rows only); the worker then imports it.
-    await page.getByRole("button", { name: `Retry order ${failing.id}` }).click();
-    await page.waitForSelector("text=Queued again");
+    await page.getByRole("button", { name: "Retry all failed in this view" }).click();
+    await page.waitForSelector("text=1 import queued again");
     const failedRecord = await h.db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(failing.id) } });
     const job = await h.db.prisma.job.findFirstOrThrow({ where: { recordId: failedRecord.id }, orderBy: { seq: "desc" } });
     expect(job).toMatchObject({ status: "queued", attempts: 0 });
@@ -132,7 +136,7 @@ describe("Sync status page", () => {
 
     // Pause, then resume.
     await page.getByRole("button", { name: "Pause sync" }).click();
-    await page.waitForSelector("text=Sync is paused");
+    await page.waitForSelector("text=Sync is paused.");
     expect((await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: SHOP } })).syncPaused).toBe(true);
     await page.screenshot({ path: screenshotPath("sync-status-paused"), fullPage: true });
     await page.getByRole("button", { name: "Resume sync" }).click();
@@ -141,21 +145,20 @@ describe("Sync status page", () => {
     await context.close();
   }, 90_000);
 
-  it("pages through many imports", async () => {
+  it("pages through many imports with a cursor", async () => {
     await h.db.prisma.syncRecord.createMany({
-      data: Array.from({ length: 60 }, (_, i) => ({ shop: SHOP, kind: "order", externalId: `bulk-${i}`, orderId: `bulk-${i}`, state: "imported" })),
+      data: Array.from({ length: 110 }, (_, i) => ({ shop: SHOP, kind: "order", externalId: `bulk-${i}`, orderId: `bulk-${i}`, state: "imported" })),
     });
     const token = await mintSessionToken();
     const context = await newContext(h.browser, { Authorization: `Bearer ${token}` });
     const page = await context.newPage();
-    await page.goto(await embeddedUrl(h.app.url, "/app"));
+    await page.goto(await embeddedUrl(h.app.url, "/app/log"));
     await page.waitForSelector(".Polaris-IndexTable");
-    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(25);
-    expect(await page.textContent("body")).toMatch(/Page 1 of \d+/);
+    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(50);
     await page.getByRole("button", { name: "Next" }).click();
-    await page.waitForURL(/page=2/);
-    await page.waitForSelector("text=/Page 2 of/");
-    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(25);
+    await page.waitForURL(/after=/);
+    await page.waitForSelector(".Polaris-IndexTable");
+    expect(await page.locator(".Polaris-IndexTable__TableRow").count()).toBe(50);
     await context.close();
   }, 60_000);
 });

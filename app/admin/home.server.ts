@@ -1,0 +1,101 @@
+// The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
+// merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
+import { hasRunningWork } from "./log.server";
+
+export interface DayCount {
+  day: string; // YYYY-MM-DD (UTC)
+  imports: number;
+  failures: number;
+}
+
+export interface SetupStep {
+  id: "settings" | "check" | "theme" | "import";
+  done: boolean;
+}
+
+export interface HomeView {
+  settings: { complete: boolean; environment: "sandbox" | "production"; lastCheck: { at: string; ok: boolean; message: string } | null };
+  worker: { alive: boolean; lastBeatAt: string | null };
+  backlog: number;
+  /** Age in seconds of the oldest import waiting to run, null when none waits. */
+  oldestWaitingSeconds: number | null;
+  importsToday: number;
+  needsAttention: number;
+  customersConnected: number;
+  days: DayCount[]; // the last 30 days, oldest first; the page also shows the last 7
+  setup: SetupStep[];
+  busy: boolean;
+}
+
+const IMPORT_KINDS = ["order", "shipment"];
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+// Columns are UTC timestamps without a zone: compare with one, not with a driver-converted timestamptz.
+const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
+
+/** Imports (importedAt) and failures (failed records, by their last attempt) per UTC day, zeros included. */
+async function perDay(prisma: PrismaClient, shop: string, now: Date, days: number): Promise<DayCount[]> {
+  const since = new Date(Date.parse(`${dayOf(now)}T00:00:00Z`) - (days - 1) * 86_400_000);
+  const [imports, failures] = await Promise.all([
+    prisma.$queryRaw<{ day: string; n: number }[]>`
+      SELECT to_char("importedAt", 'YYYY-MM-DD') AS day, count(*)::int AS n FROM "SyncRecord"
+      WHERE shop = ${shop} AND "importedAt" >= ${ts(since)} GROUP BY 1`,
+    prisma.$queryRaw<{ day: string; n: number }[]>`
+      SELECT to_char(COALESCE("lastAttemptAt", "updatedAt"), 'YYYY-MM-DD') AS day, count(*)::int AS n FROM "SyncRecord"
+      WHERE shop = ${shop} AND state = 'failed' AND COALESCE("lastAttemptAt", "updatedAt") >= ${ts(since)} GROUP BY 1`,
+  ]);
+  const byDay = (rows: { day: string; n: number }[]) => new Map(rows.map((r) => [r.day, Number(r.n)]));
+  const i = byDay(imports);
+  const f = byDay(failures);
+  return Array.from({ length: days }, (_, k) => {
+    const day = dayOf(new Date(since.getTime() + k * 86_400_000));
+    return { day, imports: i.get(day) ?? 0, failures: f.get(day) ?? 0 };
+  });
+}
+
+export async function loadHome(prisma: PrismaClient, shop: string, now = new Date()): Promise<HomeView> {
+  const startOfDay = new Date(`${dayOf(now)}T00:00:00Z`);
+  const [settings, beat, backlog, oldest, importsToday, needsAttention, customersConnected, anyGrant, anyImport, days, busy] = await Promise.all([
+    prisma.shopSettings.findUnique({ where: { shop } }),
+    prisma.workerHeartbeat.findFirst({ orderBy: { beatAt: "desc" }, select: { beatAt: true } }),
+    prisma.job.count({ where: { shop, kind: { in: IMPORT_KINDS }, status: { in: ["queued", "running"] } } }),
+    prisma.job.findFirst({ where: { shop, kind: { in: IMPORT_KINDS }, status: "queued" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
+    prisma.syncRecord.count({ where: { shop, importedAt: { gte: startOfDay } } }),
+    prisma.syncRecord.count({ where: { shop, state: "failed", resolvedAt: null } }),
+    prisma.customerGrant.count({ where: { shop, status: "active" } }),
+    prisma.customerGrant.findFirst({ where: { shop }, select: { id: true } }),
+    prisma.syncRecord.findFirst({ where: { shop, importedAt: { not: null } }, select: { id: true } }),
+    perDay(prisma, shop, now, 30),
+    hasRunningWork(prisma, shop, now),
+  ]);
+  const complete = !!(settings?.clientId && settings.authUrl && settings.baseUrl && settings.clientSecretEnc && settings.signingSecretEnc);
+  const lastCheck =
+    settings?.lastCheckAt && settings.lastCheckOk !== null
+      ? { at: settings.lastCheckAt.toISOString(), ok: settings.lastCheckOk, message: settings.lastCheckMessage ?? "" }
+      : null;
+  return {
+    settings: { complete, environment: settings?.environment === "production" ? "production" : "sandbox", lastCheck },
+    worker: { alive: !!beat && now.getTime() - beat.beatAt.getTime() < HEARTBEAT_STALE_MS, lastBeatAt: beat?.beatAt.toISOString() ?? null },
+    backlog,
+    oldestWaitingSeconds: oldest ? Math.max(0, Math.round((now.getTime() - oldest.createdAt.getTime()) / 1000)) : null,
+    importsToday,
+    needsAttention,
+    customersConnected,
+    days,
+    setup: [
+      { id: "settings", done: complete },
+      { id: "check", done: complete && settings?.lastCheckOk === true },
+      // A customer connects through the storefront block: once one has, the block is on the theme.
+      { id: "theme", done: !!anyGrant },
+      { id: "import", done: !!anyImport },
+    ],
+    busy,
+  };
+}
+
+/** Keeps the outcome of "Check connection" for the home page (time, pass/fail, the one-line message). */
+export async function recordConnectionCheck(prisma: PrismaClient, shop: string, report: { ok: boolean; message: string }, now = new Date()) {
+  const data = { lastCheckAt: now, lastCheckOk: report.ok, lastCheckMessage: report.message.slice(0, 500) };
+  await prisma.shopSettings.upsert({ where: { shop }, create: { shop, ...data }, update: data });
+}

@@ -1,0 +1,58 @@
+// The sync log as CSV: the same rows as the filtered view, streamed page by page with the keyset cursor, so a
+// 100,000-row export holds one page in memory at a time and stops reading when the download is cancelled.
+import type { PrismaClient } from "@prisma/client";
+import type { LogFilter } from "./log-query.server";
+import { walkLog, type LogRow } from "./log.server";
+
+export const CSV_COLUMNS = ["id", "kind", "order_name", "order_id", "external_id", "customer_id", "customer", "created_at", "state", "resolved", "reason", "attempts"] as const;
+
+/**
+ * One CSV field. Quoted when needed; a leading =, +, -, @ or tab/CR is prefixed with ' so a spreadsheet does not
+ * run a customer-controlled value as a formula.
+ */
+export function csvField(value: string | number | boolean | null): string {
+  let s = value === null ? "" : String(value);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function csvLine(row: LogRow): string {
+  return [
+    row.id,
+    row.kind,
+    row.orderName,
+    row.orderId,
+    row.externalId,
+    row.customerId,
+    row.customer,
+    row.createdAt,
+    row.state,
+    row.resolved,
+    row.reason,
+    row.attempts,
+  ]
+    .map(csvField)
+    .join(",");
+}
+
+export function exportLogCsv(prisma: PrismaClient, shop: string, filter: LogFilter, pageSize = 1000): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const pages = walkLog(prisma, shop, filter, pageSize);
+  let headerSent = false;
+  return new ReadableStream<Uint8Array>({
+    // Pull-based: the next page is read only when the consumer has taken the previous one.
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`));
+        return;
+      }
+      const { value, done } = await pages.next();
+      if (done) return controller.close();
+      controller.enqueue(encoder.encode(value.map((row) => `${csvLine(row)}\r\n`).join("")));
+    },
+    async cancel() {
+      await pages.return(undefined);
+    },
+  });
+}
