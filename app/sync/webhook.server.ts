@@ -1,24 +1,35 @@
-// Shared by the webhooks.* routes: verify with Shopify's library, then hand plain data to the domain.
-import { authenticate } from "../shopify.server";
-import prisma from "../db.server";
-import { recordSyncDelivery } from "./intake.server";
+// Shared by the webhooks.* sync routes: verify, record durably (group commit), answer. Nothing else happens before
+// the answer: no session is read (intake needs none), and workers are woken after it.
+import { database } from "../db.server";
+import { env } from "../env.server";
+import { createIntakeBatcher, type IntakeBatcher } from "./intake-batch.server";
 import { parseShopifyJson } from "./mapping.server";
 import { notifyWorkers } from "./signal.server";
+import { verifyShopifyWebhook } from "./webhook-verify.server";
+
+let batcher: IntakeBatcher | undefined;
+const intake = () => (batcher ??= createIntakeBatcher(database().prisma));
 
 /**
- * Verifies the HMAC (401 otherwise, nothing stored), records the delivery and its job durably in one statement,
- * answers 200. Everything else happens in the worker, after the answer.
+ * 400 for a malformed delivery, 401 for a wrong HMAC (nothing stored either way); 200 only once the delivery,
+ * its record and its job are committed; a database error answers 503 so Shopify delivers it again.
  */
 export async function receiveSyncWebhook(request: Request): Promise<Response> {
-  const raw = request.clone().text(); // the same bytes, parsed again below keeping 64-bit ids exact
-  const { shop, topic, payload: parsed, webhookId, eventId } = await authenticate.webhook(request);
-  let payload: unknown = parsed;
+  const raw = new Uint8Array(await request.arrayBuffer()); // read once: the HMAC and the JSON use the same bytes
+  const verified = verifyShopifyWebhook(request.headers, raw, env().SHOPIFY_API_SECRET);
+  if (!verified.ok) return new Response(null, { status: verified.status });
+  let payload: unknown;
   try {
-    payload = parseShopifyJson(await raw);
+    payload = parseShopifyJson(new TextDecoder().decode(raw)); // 64-bit ids kept exact
   } catch {
-    // authenticate.webhook parsed it already; keep its result
+    return new Response(null, { status: 400 });
   }
-  const result = await recordSyncDelivery(prisma, { shop, topic, eventId: eventId || webhookId, webhookId, payload });
-  if (result.jobId) notifyWorkers();
-  return new Response(null, { status: 200 });
+  const { shop, topic, webhookId, eventId } = verified.webhook;
+  try {
+    const result = await intake().submit({ shop, topic, eventId, webhookId, payload });
+    if (result.jobId) setImmediate(notifyWorkers);
+    return new Response(null, { status: 200 });
+  } catch {
+    return new Response(null, { status: 503, headers: { "Retry-After": "1" } });
+  }
 }
