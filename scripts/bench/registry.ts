@@ -1,0 +1,6 @@
+// The bench's sections, in the order they run and print. Adding a row: write a Bench (see common.ts) in its own
+// file and list it here.
+import type { Bench } from "./common";
+import { intake } from "./intake";
+
+export const benches: Bench[] = [intake];
