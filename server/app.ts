@@ -7,6 +7,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { Logger } from "pino";
+import { directWebhookActions } from "./direct-actions";
 
 export interface AppServerOptions {
   build: ServerBuild;
@@ -18,6 +19,7 @@ export interface AppServerOptions {
 export function createAppServer({ build, clientDir, logger }: AppServerOptions) {
   const app = express();
   app.disable("x-powered-by");
+  app.use(directWebhookActions(build));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static(clientDir, { maxAge: "1h" }));

@@ -8,7 +8,8 @@ import { notifyWorkers } from "./signal.server";
 import { verifyShopifyWebhook } from "./webhook-verify.server";
 
 let batcher: IntakeBatcher | undefined;
-const intake = () => (batcher ??= createIntakeBatcher(database().prisma));
+// PGlite runs one statement at a time: one batch in flight lets the next one grow while it runs.
+const intake = () => (batcher ??= createIntakeBatcher(database().prisma, { maxInFlight: database().kind === "postgres" ? 4 : 1 }));
 
 /**
  * 400 for a malformed delivery, 401 for a wrong HMAC (nothing stored either way); 200 only once the delivery,

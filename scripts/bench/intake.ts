@@ -31,7 +31,7 @@ async function load(port: number, amount: number): Promise<Load> {
       },
     ],
   });
-  return { perSecond: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
+  return { perSecond: result.requests.total / (result.duration || 1), p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
 }
 
 async function serve(label: string, script: string, env: Record<string, string>, flags: string[]) {

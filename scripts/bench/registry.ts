@@ -1,6 +1,7 @@
 // The bench's sections, in the order they run and print. Adding a row: write a Bench (see common.ts) in its own
 // file and list it here.
 import type { Bench } from "./common";
+import { drainBench } from "./drain";
 import { intake } from "./intake";
 
-export const benches: Bench[] = [intake];
+export const benches: Bench[] = [intake, drainBench];
