@@ -64,6 +64,7 @@ async function drain(
   orders: number,
   workers: number,
   otherShop: boolean,
+  flags: string[] = [],
 ): Promise<Run> {
   const db = await throwawayDatabase(adminUrl, "drain");
   const emulator = await startEmulator({ port: 0, config: { ...DEFAULT_CONFIG, rate_limit: rate } });
@@ -73,7 +74,7 @@ async function drain(
     await app.ready;
     const env = appEnv({ DATABASE_URL: db.url, BENCH_SERVICE_URL: emulator.url, BENCH_GRANTS: JSON.stringify(await grants(app.prisma, emulator)) });
     // Workers first (their start-up is not drain time), then the backlog lands at once.
-    for (let i = 0; i < workers; i++) children.push(await startNode("scripts/bench/worker-child.ts", [], env));
+    for (let i = 0; i < workers; i++) children.push(await startNode("scripts/bench/worker-child.ts", [], env, flags));
     const started = Date.now();
     const jobs = await queueOrders(app.prisma, BIG, orders);
     let other: Promise<number> | undefined;
@@ -197,7 +198,7 @@ export const drainBench: Bench = {
     const W = Number(process.env.BENCH_THROUGHPUT_ORDERS ?? 1500);
     for (const workers of [1, 2]) {
       ctx.log(`worker throughput: ${W} orders, ${workers} worker process(es), no rate limit`);
-      const run = await drain(ctx.adminUrl, OFF, W, workers, false);
+      const run = await drain(ctx.adminUrl, OFF, W, workers, false, ctx.nodeFlags);
       rows.push(
         ratioRow({
           figure: `imports/s, ${workers} worker process${workers > 1 ? "es" : ""} (PG)`,
