@@ -5,6 +5,7 @@ import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prism
 import prisma from "./db.server";
 import { EncryptedSessionStorage } from "./crypto/encrypted-session-storage.server";
 import { env } from "./env.server";
+import { onAppInstalled } from "./privacy/lifecycle.server";
 
 const config = env();
 
@@ -31,7 +32,16 @@ const shopify = shopifyApp({
   authPathPrefix: "/auth",
   sessionStorage: new EncryptedSessionStorage(new PrismaSessionStorage(prisma)),
   distribution: AppDistribution.AppStore,
-  future: { unstable_newEmbeddedAuthStrategy: true },
+  // Expiring offline tokens (Shopify requires them for public apps from 2027-01-01): the library refreshes the
+  // token before an Admin API call when it is within 5 minutes of expiry, and stores the new session through
+  // EncryptedSessionStorage (access and refresh token encrypted).
+  future: { unstable_newEmbeddedAuthStrategy: true, expiringOfflineAccessTokens: true },
+  hooks: {
+    // A new offline session after app/uninstalled means the merchant is back: the shop's waiting jobs run again.
+    afterAuth: async ({ session }) => {
+      await onAppInstalled(prisma, session.shop);
+    },
+  },
   logger: { level: shopifyLogLevel },
   ...(config.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [config.SHOP_CUSTOM_DOMAIN] } : {}),
 });

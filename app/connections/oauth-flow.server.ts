@@ -14,7 +14,6 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import {
   completeAuthorization,
-  revokeToken,
   SERVICE_SCOPES,
   startAuthorization,
   type ServiceDepsOverrides,
@@ -24,6 +23,7 @@ import {
 import { storeGrant } from "./grant-lifecycle.server";
 import { decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "./settings.server";
+import { queueRevocations, revokeOrQueue, tokenOf } from "../privacy/revocations.server";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;
 /** Expired states are kept a day so a late callback is told "expired" rather than "not recognised". */
@@ -134,7 +134,8 @@ export async function startConnect(
 
   const redirectUri = callbackUrl(options.appUrl);
   const start = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES });
-  await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - STATE_RETENTION_MS) } } });
+  // Rows still holding exchanged tokens are left to the worker, which revokes them first (privacy/housekeeping).
+  await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - STATE_RETENTION_MS) }, pendingTokensEnc: null } });
   await prisma.oAuthState.create({
     data: {
       state: start.state,
@@ -327,11 +328,9 @@ export async function finishConnect(prisma: PrismaClient, input: FinishInput, op
   }
 
   const discard = async (result: ConnectResultCode): Promise<FinishResult> => {
-    // Best effort: revoking the refresh token ends the whole authorization at the service.
+    // Best effort: revoking the refresh token ends the whole authorization at the service; the worker retries.
     if (settings) {
-      const revoked = tokens.refreshToken
-        ? await revokeToken(settings, tokens.refreshToken, { tokenTypeHint: "refresh_token", deps: options.deps })
-        : await revokeToken(settings, tokens.accessToken, { tokenTypeHint: "access_token", deps: options.deps });
+      const revoked = await revokeOrQueue(prisma, settings, tokenOf(tokens), { keyring: options.keyring, deps: options.deps });
       if (!revoked.ok) log("connect_pending_revoke_failed", { shop: row.shop, kind: revoked.kind });
     } else {
       log("connect_pending_revoke_skipped", { shop: row.shop, reason: "not_configured" });
@@ -349,24 +348,33 @@ export async function finishConnect(prisma: PrismaClient, input: FinishInput, op
   }
   if (!settings) return to("not_configured", row.returnTo);
 
-  const { previousRefreshToken } = await storeGrant(
-    prisma,
-    {
-      shop: row.shop,
-      customerId: row.customerId,
-      customerName: row.customerName,
-      customerEmail: row.customerEmail,
-      // The contract always names the workspace; a service that does not still gets a stable label.
-      workspaceId: tokens.workspaceId ?? "unknown",
-      tokens,
-    },
-    { now, keyring: options.keyring },
-  );
+  let previousRefreshToken: string | null;
+  try {
+    ({ previousRefreshToken } = await storeGrant(
+      prisma,
+      {
+        shop: row.shop,
+        customerId: row.customerId,
+        customerName: row.customerName,
+        customerEmail: row.customerEmail,
+        // The contract always names the workspace; a service that does not still gets a stable label.
+        workspaceId: tokens.workspaceId ?? "unknown",
+        tokens,
+      },
+      { now, keyring: options.keyring },
+    ));
+  } catch {
+    // Not stored: the tokens are off the state row already, so nothing here holds them but the outbox.
+    log("connect_store_failed", { shop: row.shop, customerId: row.customerId });
+    await queueRevocations(prisma, settings, [tokenOf(tokens)], { keyring: options.keyring, now }).catch(() => 0);
+    return to("failed", row.returnTo);
+  }
   log("customer_connected", { shop: row.shop, customerId: row.customerId, workspaceId: tokens.workspaceId, scopes: tokens.scopes });
 
   // A reconnect replaced an older authorization: end it at the service so no stale token stays valid there.
   if (previousRefreshToken) {
-    const revoked = await revokeToken(settings, previousRefreshToken, { tokenTypeHint: "refresh_token", deps: options.deps });
+    const old = { token: previousRefreshToken, hint: "refresh_token" } as const;
+    const revoked = await revokeOrQueue(prisma, settings, old, { keyring: options.keyring, deps: options.deps });
     if (!revoked.ok) log("connect_old_grant_revoke_failed", { shop: row.shop, kind: revoked.kind });
   }
   if (options.onConnected) {

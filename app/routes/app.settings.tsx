@@ -17,19 +17,21 @@ import {
   type SettingsView,
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
+import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return json({ settings: await getSettingsView(prisma, session.shop) });
+  return json({ settings: await getSettingsView(prisma, session.shop), retentionDays: await getRetentionDays(prisma, session.shop) });
 };
 
 type ActionData =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
   | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView> }
   | { intent: "check"; check: CheckReport }
+  | { intent: "retention"; result: RetentionResult }
   | { intent: "unknown"; error: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -40,6 +42,10 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     const check = await checkServiceConnection(prisma, session.shop);
     return json<ActionData>({ intent: "check", check });
   }
+  if (intent === "retention") {
+    const result = await saveRetentionDays(prisma, session.shop, form.get("retentionDays"));
+    return json<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
+  }
   if (intent === "save") {
     const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
@@ -48,7 +54,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
       : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
   }
-  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save" or "check".' }, { status: 400 });
+  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "retention".' }, { status: 400 });
 };
 
 // Deterministic (same on server and client, no locale or time zone), so hydration matches.
@@ -64,7 +70,7 @@ function secretHelp(status: SecretStatus, urls: string) {
 }
 
 export default function Settings() {
-  const { settings: loaded } = useLoaderData<typeof loader>();
+  const { settings: loaded, retentionDays } = useLoaderData<typeof loader>();
   const actionData = useActionData<ActionData>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
@@ -189,8 +195,43 @@ export default function Settings() {
               )}
             </BlockStack>
           </Card>
+          <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
         </Layout.Section>
       </Layout>
     </Page>
+  );
+}
+
+// How long stored Shopify data is kept (app/privacy/retention.server.ts): its own small form, so it saves without
+// the service secrets.
+function RetentionCard({ days, result }: { days: number; result?: RetentionResult }) {
+  const [value, setValue] = useState(String(days));
+  return (
+    <div style={{ marginTop: "var(--p-space-400)" }}>
+      <Card>
+        <Form method="post" action="/app/settings">
+          <BlockStack gap="200">
+            <Text as="h2" variant="headingMd">
+              Data retention
+            </Text>
+            <input type="hidden" name="intent" value="retention" />
+            <TextField
+              label="Keep stored order data for (days)"
+              name="retentionDays"
+              type="number"
+              value={value}
+              onChange={setValue}
+              autoComplete="off"
+              error={result && !result.ok ? result.message : undefined}
+              helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
+            />
+            {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
+            <InlineStack>
+              <Button submit>Save retention</Button>
+            </InlineStack>
+          </BlockStack>
+        </Form>
+      </Card>
+    </div>
   );
 }

@@ -25,6 +25,7 @@ export default function App() {
         </Link>
         <Link to="/app/customers">Customers</Link>
         <Link to="/app/settings">Settings</Link>
+        <Link to="/app/privacy">Privacy</Link>
       </NavMenu>
       <Outlet />
     </AppProvider>

@@ -5,6 +5,7 @@
 // also when both copies land in the same batch.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { minimiseWebhookPayload } from "../privacy/minimise.server";
 import { idString } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 import { syncKindOf, type Delivery, type IntakeResult } from "./intake.server";
@@ -45,8 +46,10 @@ interface Row {
 
 const keyOf = (d: Pick<Delivery, "shop" | "eventId">) => `${d.shop}\u0000${d.eventId}`;
 
-function toRow(delivery: Delivery): Row {
-  const kind = syncKindOf(delivery.topic) ?? null;
+function toRow(received: Delivery): Row {
+  const kind = syncKindOf(received.topic) ?? null;
+  // Only what the sync needs is ever stored: no shopper contact data (app/privacy/minimise.server.ts).
+  const delivery = { ...received, payload: minimiseWebhookPayload(kind ?? undefined, received.payload) };
   const p = (delivery.payload ?? {}) as Record<string, unknown>;
   const externalId = kind ? (idString(p.id as string | number | undefined) ?? null) : null;
   const orderId = kind ? (idString((kind === "order" ? p.id : p.order_id) as string | number | undefined) ?? null) : null;

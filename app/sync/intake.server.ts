@@ -2,6 +2,7 @@
 // the same event (same X-Shopify-Event-Id) is recorded once. Processing happens later, in the worker.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { minimiseWebhookPayload } from "../privacy/minimise.server";
 import { idString } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 
@@ -69,8 +70,10 @@ export function syncKindOf(topic: string): "order" | "shipment" | undefined {
  * implicit transaction, all or nothing). A redelivered event inserts nothing: the CTEs after the delivery insert
  * only run on the row it returned. The job points at the delivery for its payload, so the body is stored once.
  */
-export async function recordSyncDelivery(prisma: PrismaClient, delivery: Delivery): Promise<IntakeResult> {
-  const kind = syncKindOf(delivery.topic);
+export async function recordSyncDelivery(prisma: PrismaClient, received: Delivery): Promise<IntakeResult> {
+  const kind = syncKindOf(received.topic);
+  // Only what the sync needs is ever stored: no shopper contact data (app/privacy/minimise.server.ts).
+  const delivery = { ...received, payload: minimiseWebhookPayload(kind, received.payload) };
   const p = (delivery.payload ?? {}) as Record<string, unknown>;
   const externalId = idString(p.id as string | number | undefined);
   const orderId = idString((kind === "order" ? p.id : p.order_id) as string | number | undefined);

@@ -6,7 +6,8 @@
 // - Jobs of one order (same `orderKey`) run one at a time, in `seq` order, with one exception: an order job does
 //   not wait behind a shipment of the same order (a shipment that arrived first waits for its order, not the other
 //   way round).
-// - Paused shops (ShopSettings.syncPaused) are not leased; their jobs wait, nothing is dropped.
+// - Paused shops (ShopSettings.syncPaused) and uninstalled ones (uninstalledAt) are not leased; their jobs wait,
+//   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
 
@@ -47,7 +48,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<string> {
 }
 
 // Timestamps are TIMESTAMP(3) without zone holding UTC (as Prisma writes them): pass them as UTC literals.
-const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
+export const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
 
 export interface LeaseOptions {
   workerId: string;
@@ -116,7 +117,7 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
         ORDER BY (SELECT count(*) FROM "Job" r WHERE r.shop = q.shop AND r.status = 'running'), min(q.seq)) AS "shopRank"
       FROM "Job" q
       WHERE q.status = 'queued' AND q."runAt" <= ${ts(now)}
-        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = q.shop AND st."syncPaused")
+        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = q.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
       GROUP BY q.shop
       ORDER BY "shopRank"
       LIMIT ${limit + SPARE_SHOPS}
@@ -125,7 +126,7 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
         SELECT j.id, j.shop, j."orderKey", j.seq FROM "Job" j
         WHERE j.shop = s.shop AND j.status = 'queued' AND j."runAt" <= ${ts(now)}
           ${kindFilter}
-          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND st."syncPaused")
+          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
           AND (j."orderKey" IS NULL OR NOT EXISTS (
             SELECT 1 FROM "Job" p
             WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
@@ -221,30 +222,4 @@ export async function retryRecordJob(prisma: PrismaClient, shop: string, recordI
 export async function wakeJobs(db: Db, where: Prisma.JobWhereInput, now = new Date()): Promise<number> {
   const result = await db.job.updateMany({ where: { ...where, status: "queued", runAt: { gt: now } }, data: { runAt: now } });
   return result.count;
-}
-
-export const RETENTION_DAYS = 30;
-
-/**
- * Housekeeping: done jobs of imports that succeeded (and finished backfill pages), and webhook deliveries no job
- * points at any more, once older than `days` (Shopify redelivers for hours, not weeks). Jobs a merchant may still
- * act on (failed, skipped, waiting) are kept. Batched, so it never holds many locks at once.
- */
-export async function pruneFinished(prisma: PrismaClient, options: { now?: Date; days?: number; batch?: number } = {}): Promise<{ jobs: number; deliveries: number }> {
-  const cutoff = new Date((options.now ?? new Date()).getTime() - (options.days ?? RETENTION_DAYS) * 86_400_000);
-  const batch = options.batch ?? 1000;
-  const jobs = await prisma.$executeRaw`
-    DELETE FROM "Job" WHERE id IN (
-      SELECT j.id FROM "Job" j
-      LEFT JOIN "SyncRecord" r ON r.id = j."recordId"
-      WHERE j.status = 'done' AND j."finishedAt" < ${ts(cutoff)}
-        AND (j."recordId" IS NULL OR r.state IN ('imported', 'updated'))
-        AND NOT EXISTS (SELECT 1 FROM "Job" later WHERE later."recordId" = j."recordId" AND later.seq > j.seq AND later.status <> 'done')
-      LIMIT ${batch})`;
-  const deliveries = await prisma.$executeRaw`
-    DELETE FROM "WebhookDelivery" WHERE id IN (
-      SELECT d.id FROM "WebhookDelivery" d
-      WHERE d."receivedAt" < ${ts(cutoff)} AND NOT EXISTS (SELECT 1 FROM "Job" j WHERE j."deliveryId" = d.id)
-      LIMIT ${batch})`;
-  return { jobs, deliveries };
 }

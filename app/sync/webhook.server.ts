@@ -1,7 +1,8 @@
-// Shared by the webhooks.* sync routes: verify, record durably (group commit), answer. Nothing else happens before
-// the answer: no session is read (intake needs none), and workers are woken after it.
+// Shared by the webhooks.* routes. The sync topics: verify, record durably (group commit), answer; nothing else
+// happens before the answer: no session is read (intake needs none), and workers are woken after it.
 import { database } from "../db.server";
 import { env } from "../env.server";
+import { authenticate } from "../shopify.server";
 import { createIntakeBatcher, type IntakeBatcher } from "./intake-batch.server";
 import { parseShopifyJson } from "./mapping.server";
 import { notifyWorkers } from "./signal.server";
@@ -33,4 +34,20 @@ export async function receiveSyncWebhook(request: Request): Promise<Response> {
   } catch {
     return new Response(null, { status: 503, headers: { "Retry-After": "1" } });
   }
+}
+
+/**
+ * For the other (rare) topics: Shopify's library verifies the HMAC (401 otherwise, nothing read further); the
+ * payload is then parsed again from the same bytes keeping 64-bit ids exact (an id above 2^53 must not lose digits).
+ */
+export async function verifyWebhook(request: Request) {
+  const raw = request.clone().text();
+  const verified = await authenticate.webhook(request);
+  let payload: unknown = verified.payload;
+  try {
+    payload = parseShopifyJson(await raw);
+  } catch {
+    // authenticate.webhook parsed it already; keep its result
+  }
+  return { ...verified, payload };
 }

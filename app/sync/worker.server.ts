@@ -19,13 +19,13 @@ import {
   failJob,
   leaseJobs,
   orderKeyOf,
-  pruneFinished,
   rescheduleJob,
   wakeJobs,
 } from "./queue.server";
 import { routeCustomer, type RoutedGrant } from "./routing.server";
 import { runBackfillJob, type AdminGraphql } from "./backfill.server";
 import { onWorkNotified } from "./signal.server";
+import { runHousekeeping } from "../privacy/housekeeping.server";
 
 export interface SyncLogger {
   debug(obj: object, msg?: string): void;
@@ -418,7 +418,7 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Sleep between polls when there is nothing to do. */
   pollMs?: number;
-  /** How often to delete old finished jobs and deliveries (0 = never). Default hourly. */
+  /** How often to run housekeeping: revocations, retention (0 = never). Default every 10 minutes. */
   pruneEveryMs?: number;
 }
 
@@ -443,7 +443,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   });
   deps.logger.info({ workerId: id, concurrency }, "worker started");
 
-  const pruneEveryMs = options.pruneEveryMs ?? 3600_000;
+  const pruneEveryMs = options.pruneEveryMs ?? 600_000;
   let nextPrune = Date.now() + Math.min(60_000, pruneEveryMs);
 
   const loop = (async () => {
@@ -451,9 +451,8 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
     while (!stopping) {
       if (pruneEveryMs > 0 && Date.now() >= nextPrune) {
         nextPrune = Date.now() + pruneEveryMs;
-        await pruneFinished(deps.prisma, { now: deps.now() })
-          .then((pruned) => deps.logger.debug({ workerId: id, ...pruned }, "pruned finished work"))
-          .catch((error) => deps.logger.warn({ workerId: id, err: error instanceof Error ? error.message : String(error) }, "prune failed"));
+        const done = await runHousekeeping(deps.prisma, { now: deps.now(), log: (event, facts) => deps.logger.info({ workerId: id, ...facts }, event) });
+        if (done.errors.length > 0) deps.logger.warn({ workerId: id, errors: done.errors }, "housekeeping failed in part");
       }
       let jobs: Job[] = [];
       notified = false;
