@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 export interface VerifiedWebhook {
   shop: string;
+  /** As Shopify's library gives it ("ORDERS_CREATE" for the header's "orders/create"), so stored topics keep one form. */
   topic: string;
   webhookId: string;
   /** X-Shopify-Event-Id, or the webhook id when absent (also stable across Shopify's retries). */
@@ -28,5 +29,5 @@ export function verifyShopifyWebhook(headers: Headers, rawBody: Uint8Array, secr
   const expected = createHmac("sha256", secret).update(rawBody).digest();
   const given = Buffer.from(hmac, "base64");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, status: 401 };
-  return { ok: true, webhook: { shop, topic, webhookId, eventId } };
+  return { ok: true, webhook: { shop, topic: topic.toUpperCase().replace(/\//g, "_"), webhookId, eventId } };
 }
