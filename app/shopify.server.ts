@@ -1,4 +1,5 @@
 // The only place that knows Shopify's auth settings (after Shopify's Remix app template).
+import { SHOPIFY_API_VERSION } from "./lib/shopify-api-version";
 import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
@@ -9,8 +10,11 @@ import { onAppInstalled } from "./privacy/lifecycle.server";
 
 const config = env();
 
-// The newest stable version in @shopify/shopify-api 15's enum; keep in step with shopify.app.toml.
-export const apiVersion = ApiVersion.October26;
+// One version for the whole app; refuse to start on one this library does not know.
+if (!(Object.values(ApiVersion) as string[]).includes(SHOPIFY_API_VERSION)) {
+  throw new Error(`Shopify API version ${SHOPIFY_API_VERSION} is not known to @shopify/shopify-api`);
+}
+const apiVersion = SHOPIFY_API_VERSION as ApiVersion;
 
 // Shopify's library has its own logger; follow LOG_LEVEL (it has no "off", so silent keeps errors only).
 const shopifyLogLevel = {

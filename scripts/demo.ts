@@ -40,9 +40,9 @@ function start(command: string, args: string[], env: Record<string, string>, rea
 
 async function main() {
   const config = parseEnv({ ...process.env, DATABASE_URL: undefined });
-  if (!existsSync("build/server/index.js") || process.env.DEMO_REBUILD !== "false") {
+  if (!existsSync("build/server-main.js") || process.env.DEMO_REBUILD !== "false") {
     console.log("Building the app…");
-    const build = spawnSync("node_modules/.bin/remix", ["vite:build"], { stdio: "inherit" });
+    const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
 
@@ -56,9 +56,10 @@ async function main() {
   await db.close();
 
   await start("node_modules/.bin/tsx", ["emulator/main.ts", "--port", String(EMULATOR_PORT)], {}, /listening on/, "emulator");
+  // What `npm start` runs: the compiled server, on plain node.
   await start(
-    "node_modules/.bin/tsx",
-    ["server/main.ts"],
+    process.execPath,
+    ["build/server-main.js"],
     { PORT: String(APP_PORT), HOST: "127.0.0.1", NODE_ENV: "production", SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}` },
     /listening on/,
     "app",

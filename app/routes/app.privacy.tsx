@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, EmptyState, InlineStack, Page, Text } from "@shopify/polaris";
 import prisma from "../db.server";
@@ -13,7 +13,7 @@ import { listOpenDataRequests, markDataRequestHandled } from "../privacy/export.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return json({ requests: await listOpenDataRequests(prisma, session.shop) });
+  return { requests: await listOpenDataRequests(prisma, session.shop) };
 };
 
 type ActionData = { ok: boolean; message: string };
@@ -23,12 +23,12 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const form = await readForm(request);
   const id = form.get("requestId");
   if (form.get("intent") !== "handled" || typeof id !== "string" || !id) {
-    return json<ActionData>({ ok: false, message: 'Send intent "handled" with a requestId.' }, { status: 400 });
+    return data<ActionData>({ ok: false, message: 'Send intent "handled" with a requestId.' }, { status: 400 });
   }
   const done = await markDataRequestHandled(prisma, session.shop, id);
   return done
-    ? json<ActionData>({ ok: true, message: "Marked as handled." })
-    : json<ActionData>({ ok: false, message: "No such open data request." }, { status: 404 });
+    ? data<ActionData>({ ok: true, message: "Marked as handled." })
+    : data<ActionData>({ ok: false, message: "No such open data request." }, { status: 404 });
 };
 
 function download(name: string, data: unknown) {

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { formatUtc } from "../lib/dates";
+import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
@@ -24,7 +25,7 @@ import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../pr
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return json({ settings: await getSettingsView(prisma, session.shop), retentionDays: await getRetentionDays(prisma, session.shop) });
+  return { settings: await getSettingsView(prisma, session.shop), retentionDays: await getRetentionDays(prisma, session.shop) };
 };
 
 type ActionData =
@@ -40,38 +41,33 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);
-    return json<ActionData>({ intent: "check", check });
+    return data<ActionData>({ intent: "check", check });
   }
   if (intent === "retention") {
     const result = await saveRetentionDays(prisma, session.shop, form.get("retentionDays"));
-    return json<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
+    return data<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
   }
   if (intent === "save") {
     const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
     if (result.ok) await onSettingsSaved(prisma, session.shop);
     return result.ok
-      ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
-      : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
+      ? data<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
+      : data<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
   }
-  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "retention".' }, { status: 400 });
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "retention".' }, { status: 400 });
 };
-
-// Deterministic (same on server and client, no locale or time zone), so hydration matches.
-function formatDate(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
 function secretHelp(status: SecretStatus, urls: string) {
   return status.set
-    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
+    ? `Set, changed on ${status.changedAt ? formatUtc(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
     : "Not set yet.";
 }
 
 export default function Settings() {
   const { settings: loaded, retentionDays } = useLoaderData<typeof loader>();
-  const actionData = useActionData<ActionData>();
+  const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
 

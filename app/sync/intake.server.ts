@@ -21,12 +21,8 @@ export interface IntakeResult {
   jobId?: string;
 }
 
-/** Records the delivery (once per event id) and lets `andThen` enqueue work in the same transaction. */
-export async function recordDelivery(
-  prisma: PrismaClient,
-  delivery: Delivery,
-  andThen?: (tx: Prisma.TransactionClient, deliveryId: string) => Promise<void>,
-): Promise<IntakeResult> {
+/** Records a delivery that queues nothing (once per event id): compliance topics, payloads without ids. */
+export async function recordDelivery(prisma: PrismaClient, delivery: Delivery): Promise<IntakeResult> {
   return prisma.$transaction(async (tx) => {
     const inserted = await tx.webhookDelivery.createManyAndReturn({
       data: [
@@ -48,7 +44,6 @@ export async function recordDelivery(
       });
       return { deliveryId: existing.id, duplicate: true };
     }
-    if (andThen) await andThen(tx, inserted[0].id);
     return { deliveryId: inserted[0].id, duplicate: false };
   });
 }

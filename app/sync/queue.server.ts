@@ -10,12 +10,13 @@
 //   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+import { because } from "./reasons";
 
 export type Db = PrismaClient | Prisma.TransactionClient;
 export type JobKind = "order" | "shipment" | "backfill";
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
-export const DEFAULT_MAX_ATTEMPTS = 12;
+const DEFAULT_MAX_ATTEMPTS = 12;
 
 export interface NewJob {
   shop: string;
@@ -55,20 +56,18 @@ export interface LeaseOptions {
   limit?: number;
   leaseMs?: number;
   now?: Date;
-  /** Only these kinds (default all). */
-  kinds?: JobKind[];
 }
 
 /** Shops looked at beyond `limit`, in case some have only work that waits behind a running job of its order. */
 const SPARE_SHOPS = 8;
 
-export const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
+const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
 
 /**
  * Jobs whose lease expired (their worker died or hung) go back to the queue at once; attempts already counted.
  * A job that used up its attempts this way (it keeps killing workers) fails instead, with its record.
  */
-export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
+async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
   const exhausted = await prisma.$queryRaw<{ recordId: string | null; attempts: number }[]>`
     UPDATE "Job" SET status = 'failed', "finishedAt" = ${ts(now)}, "updatedAt" = ${ts(now)}, "leaseUntil" = NULL,
       "lastError" = 'The worker stopped while processing this job on every attempt; gave up.'
@@ -78,7 +77,7 @@ export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Pr
     if (!job.recordId) continue;
     await prisma.syncRecord.update({
       where: { id: job.recordId },
-      data: { state: "failed", reason: `Gave up after ${job.attempts} attempts: the worker stopped while processing it each time.` },
+      data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) },
     });
   }
   const requeued = await prisma.$executeRaw`
@@ -107,9 +106,6 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const now = options.now ?? new Date();
   const limit = options.limit ?? 1;
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
-  const kindFilter = options.kinds?.length
-    ? Prisma.sql`AND j.kind IN (${Prisma.join(options.kinds)})`
-    : Prisma.empty;
   await reclaimExpired(prisma, now);
   const leased = await prisma.$queryRaw<{ id: string }[]>`
     WITH shops AS (
@@ -125,7 +121,6 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
       SELECT c.*, s."shopRank" FROM shops s CROSS JOIN LATERAL (
         SELECT j.id, j.shop, j."orderKey", j.seq FROM "Job" j
         WHERE j.shop = s.shop AND j.status = 'queued' AND j."runAt" <= ${ts(now)}
-          ${kindFilter}
           AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
           AND (j."orderKey" IS NULL OR NOT EXISTS (
             SELECT 1 FROM "Job" p
@@ -204,18 +199,53 @@ export function backoffMs(attempt: number, retryAfterMs?: number, random: () => 
   return Math.max(delay, retryAfterMs ?? 0);
 }
 
+/** What a job's columns become when it is queued again now, with a fresh attempt budget. */
+const requeued = (now: Date) => ({
+  status: "queued",
+  runAt: now,
+  attempts: 0,
+  lastError: null,
+  leasedBy: null,
+  leaseUntil: null,
+  finishedAt: null,
+});
+
+/**
+ * Queues one job again now with a fresh attempt budget, only from the status the caller read: a job leased
+ * meanwhile (a retry, another worker) must not go back to queued while it runs, or two workers would run it.
+ */
+export async function requeueJob(db: Db, job: { id: string; status: string }, now = new Date()): Promise<boolean> {
+  const result = await db.job.updateMany({ where: { id: job.id, status: job.status }, data: requeued(now) });
+  return result.count === 1;
+}
+
+export type RequeueResult = "requeued" | "running" | "queued" | "none" | "lost";
+
+/**
+ * Queues the latest job of a record again now (a manual retry, a customer who connected, an order that got
+ * imported). A running job is left alone; a queued one too with `unlessQueued`. "none": pruned long ago, nothing
+ * to send it again from; "lost": its status changed between the read and the write.
+ */
+export async function requeueLatest(
+  db: Db,
+  shop: string,
+  recordId: string,
+  now = new Date(),
+  options: { unlessQueued?: boolean } = {},
+): Promise<RequeueResult> {
+  const latest = await db.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
+  if (!latest) return "none";
+  if (latest.status === "running") return "running";
+  if (latest.status === "queued" && options.unlessQueued) return "queued";
+  return (await requeueJob(db, latest, now)) ? "requeued" : "lost";
+}
+
 /**
  * Manual retry from the admin page: the latest job of a record is queued again now with a fresh attempt budget.
  * Only job rows change; the record shows its new state once the worker has run.
  */
 export async function retryRecordJob(prisma: PrismaClient, shop: string, recordId: string, now = new Date()): Promise<boolean> {
-  const job = await prisma.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
-  if (!job || job.status === "running") return false;
-  const result = await prisma.job.updateMany({
-    where: { id: job.id, status: { not: "running" } },
-    data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
-  });
-  return result.count === 1;
+  return (await requeueLatest(prisma, shop, recordId, now)) === "requeued";
 }
 
 /** Wakes jobs that wait on something that just happened (an order imported, a customer reconnected). */

@@ -1,4 +1,4 @@
-// Webhook intake over HTTP: the production server (npm run build; server/main.ts, worker not in process) against
+// Webhook intake over HTTP: the production server (npm run build; build/server-main.js, worker not in process) against
 // the floor (floor-server.ts) on the same PostgreSQL, then on PGlite. Load: autocannon from this process, 16
 // connections, a bounded number of signed orders/create deliveries.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -54,7 +54,7 @@ export const intake: Bench = {
       ctx.log(`intake: floor, ${AMOUNT} deliveries`);
       const floor = await serve("floor", "scripts/bench/floor-server.ts", env, []);
       ctx.log(`intake: app on PostgreSQL (${floor.perSecond.toFixed(0)}/s floor)`);
-      const app = await serve("app", "server/main.ts", env, ctx.nodeFlags);
+      const app = await serve("app", "build/server-main.js", env, ctx.nodeFlags);
       rows.push(
         ratioRow({
           figure: "intake PG, 16 conn (deliveries/s)",
@@ -83,7 +83,7 @@ export const intake: Bench = {
     const dataDir = mkdtempSync(path.join(tmpdir(), "bench-pglite-"));
     try {
       ctx.log("intake: app on PGlite");
-      const lite = await serve("pglite", "server/main.ts", appEnv({ PGLITE_DATA_DIR: dataDir, DATABASE_URL: "" }), ctx.nodeFlags);
+      const lite = await serve("pglite", "build/server-main.js", appEnv({ PGLITE_DATA_DIR: dataDir, DATABASE_URL: "" }), ctx.nodeFlags);
       rows.push(
         ratioRow({
           figure: "intake PGlite, 16 conn (deliveries/s)",

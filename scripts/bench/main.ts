@@ -11,7 +11,7 @@ import type { Row } from "./common";
 import { benches } from "./registry";
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-if (!existsSync("build/server/index.js")) {
+if (!existsSync("build/server/index.js") || !existsSync("build/server-main.js")) {
   console.error("no production build: run `npm run build` first");
   process.exit(2);
 }

@@ -1,4 +1,5 @@
 // Stand-ins for what Shopify itself would send: session tokens, stored sessions, webhook and app proxy signatures.
+import { SHOPIFY_API_VERSION } from "../../app/lib/shopify-api-version";
 import { createHmac, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { SignJWT } from "jose";
@@ -72,7 +73,7 @@ export async function sendWebhook(
       "X-Shopify-Hmac-Sha256": options.hmac ?? webhookHmac(body),
       "X-Shopify-Webhook-Id": options.webhookId ?? randomUUID(),
       "X-Shopify-Event-Id": options.eventId ?? randomUUID(),
-      "X-Shopify-Api-Version": "2026-10",
+      "X-Shopify-Api-Version": SHOPIFY_API_VERSION,
       "X-Shopify-Triggered-At": new Date().toISOString(),
     },
     body,

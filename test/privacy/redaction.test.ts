@@ -10,12 +10,14 @@ import { encryptSecret } from "~/crypto/secret-box.server";
 import { redactCustomer, redactShop, REDACTED_REASON, shopScopedModels } from "~/privacy/compliance.server";
 import { recordDataRequest } from "~/privacy/export.server";
 import { drainRevocations } from "~/privacy/revocations.server";
-import { MemoryGrantStore, refreshTokens, type GrantStore } from "~/service/client.server";
+import { refreshTokens, type GrantStore } from "~/service/client.server";
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { recordSyncDelivery } from "~/sync/intake.server";
 import { drainJobs } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
-import { resetSyncState, SHOP, startTestEmulator, syncDeps } from "../sync/support";
+import { resetSyncState, SHOP, syncDeps } from "../sync/support";
+import { startTestEmulator } from "../helpers/emulator";
 import { findEverywhere, fulfillmentWithContactData, newShopper, orderWithContactData, type Shopper } from "./support";
 
 const OTHER_SHOP = "other-shop.myshopify.com";

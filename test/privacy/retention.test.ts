@@ -8,7 +8,8 @@ import { DEFAULT_RETENTION_DAYS, pruneExpired, RETENTION_NOTICE, saveRetentionDa
 import { recordSyncDelivery } from "~/sync/intake.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { Clock, connectCustomer, SHOP, shopifyOrder, startTestEmulator, syncDeps } from "../sync/support";
+import { Clock, connectCustomer, SHOP, shopifyOrder, syncDeps } from "../sync/support";
+import { startTestEmulator } from "../helpers/emulator";
 
 const LONG_SHOP = "keeps-a-year.myshopify.com";
 const DAY = 86_400_000;

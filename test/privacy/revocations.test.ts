@@ -4,7 +4,10 @@ import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
-import { completeConnect, finishConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
+import { STATE_TTL_MS } from "~/connections/oauth-common.server";
+import { startConnect } from "~/connections/oauth-start.server";
+import { handleOAuthCallback } from "~/connections/oauth-callback.server";
+import { completeOnStorefront } from "~/connections/storefront-completion.server";
 import { disconnectGrant, storeGrant } from "~/connections/grant-lifecycle.server";
 import { saveSettings } from "~/connections/settings.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
@@ -52,7 +55,7 @@ async function exchanged(customerId: string, now = new Date()) {
   form.set("workspace_id", "ws-globex");
   form.set("decision", "approve");
   const consent = await fetch(new URL("/oauth/authorize", emu.url), { method: "POST", body: form, redirect: "manual" });
-  const callback = await completeConnect(db.prisma, consent.headers.get("location")!, { keyring, now });
+  const callback = await handleOAuthCallback(db.prisma, consent.headers.get("location")!, { keyring, now });
   if (callback.kind !== "redirect" || callback.result !== "pending") throw new Error(`callback failed: ${JSON.stringify(callback)}`);
   return callback.location;
 }
@@ -155,7 +158,7 @@ describe("tokens the connect flow lets go of", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     }) as PrismaClient;
-    const result = await finishConnect(broken, { shop: SHOP, customerId: "803", url: completion, prefix: "/apps/workspace" }, { keyring });
+    const result = await completeOnStorefront(broken, { shop: SHOP, customerId: "803", url: completion, prefix: "/apps/workspace" }, { keyring });
     expect(result).toMatchObject({ kind: "redirect", result: "failed" });
     expect(await db.prisma.customerGrant.count({ where: { customerId: "803" } })).toBe(0);
     expect(await db.prisma.tokenRevocation.count()).toBe(1);
