@@ -93,7 +93,7 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
       return result.success ? upsert(kind, ctx, token, result.data, now) : errorReply(422, "invalid_payload", describeIssues(result.error));
     },
   );
-  return logged(reply, externalId);
+  return logged({ ...reply, headers: { ...limited.headers, ...reply.headers } }, externalId);
 }
 
 /** Steps 7 and 8: the upsert keyed by external id within the workspace (contract 2). */

@@ -9,6 +9,8 @@ import express from "express";
 import type { Logger } from "pino";
 import { BODY_LIMITS } from "../app/lib/body-limit.server";
 
+import { directWebhookActions } from "./direct-actions";
+
 const MAX_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
 
 export interface AppServerOptions {
@@ -21,6 +23,17 @@ export interface AppServerOptions {
 export function createAppServer({ build, clientDir, logger }: AppServerOptions) {
   const app = express();
   app.disable("x-powered-by");
+  // The largest body any route accepts (app/lib/body-limit.server.ts): a bigger declared one is refused here,
+  // before any handler sees the request; routes still count what they read.
+  app.use((req, res, next) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      res.status(413).set("Connection", "close").type("text/plain").send("Request body too large");
+      return;
+    }
+    next();
+  });
+  app.use(directWebhookActions(build));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static(clientDir, { maxAge: "1h" }));
@@ -37,16 +50,6 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
       next();
     });
   }
-  // The largest body any route accepts (app/lib/body-limit.server.ts): a bigger declared one is refused here,
-  // before Remix sees the request; routes still count what they read.
-  app.use((req, res, next) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      res.status(413).set("Connection", "close").type("text/plain").send("Request body too large");
-      return;
-    }
-    next();
-  });
   app.all("*", createRequestHandler({ build, mode: build.mode }));
   // Whatever a request handler still throws: a plain 500, no stack trace, the error in the log (not the request).
   app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -3,6 +3,7 @@
 export {
   createServiceContext,
   ServiceSettingsSchema,
+  serviceBaseUrl,
   type ServiceContext,
   type ServiceDeps,
   type ServiceDepsOverrides,

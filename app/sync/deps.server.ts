@@ -2,20 +2,40 @@
 // a short in-call retry budget (the queue does the long-term retrying with leases and backoff), the Admin API through
 // Shopify's library, and a pino logger. Tests build their own SyncDeps instead.
 import type { PrismaClient } from "@prisma/client";
-import { createServiceContext, importOrder, importShipment, type ServiceSettings } from "../service/client.server";
+import {
+  createServiceContext,
+  guardedFetch,
+  importOrder,
+  importShipment,
+  policyFromEnv,
+  serviceBaseUrl,
+  type GrantStore,
+  type ServiceSettings,
+} from "../service/client.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { logger } from "../lib/logger.server";
 import { adminGraphqlViaShopify } from "../lib/admin-api.server";
 import type { SyncDeps, SyncLogger } from "./job-context.server";
+import { clientKeyOf, scheduledFetch } from "./scheduled-fetch.server";
+import { RateScheduler } from "./scheduler.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
 export const syncLog = () => logger("sync");
 
-export function createSyncDeps(prisma: PrismaClient, options: { postgres: boolean; logger?: SyncLogger }): SyncDeps {
+export function createSyncDeps(
+  prisma: PrismaClient,
+  options: { postgres: boolean; logger?: SyncLogger; scheduler?: RateScheduler },
+): SyncDeps {
   const log = options.logger ?? syncLog();
-  const context = (settings: ServiceSettings) =>
+  // One rate budget per service client for this whole process; requests queue in it per shop (fairness).
+  const scheduler = options.scheduler ?? new RateScheduler();
+  // The worker hands the import its grant store, not the shop: remember whose store it is.
+  const shopOf = new WeakMap<GrantStore, string>();
+  const context = (settings: ServiceSettings, store: GrantStore) =>
     createServiceContext(settings, {
+      // Inside the scheduler, the same address guard as every other service call (docs/security.md).
+      fetch: scheduledFetch(scheduler, clientKeyOf(serviceBaseUrl(settings), settings.clientId), shopOf.get(store) ?? "", guardedFetch(policyFromEnv())),
       timeoutMs: 15_000,
       retry: { maxAttempts: 3, maxElapsedMs: 20_000 },
       logger: { debug: (o, m) => log.debug(o, m), warn: (o, m) => log.warn(o, m) },
@@ -24,9 +44,13 @@ export function createSyncDeps(prisma: PrismaClient, options: { postgres: boolea
     prisma,
     logger: log,
     loadSettings: (shop) => loadServiceSettings(prisma, shop),
-    grantStore: (grant) => grantStoreFor(prisma, { shop: grant.shop, customerId: grant.customerId }, { advisoryLock: options.postgres }),
-    importOrder: (settings, store, request, opts) => importOrder(context(settings), store, request, opts),
-    importShipment: (settings, store, request, opts) => importShipment(context(settings), store, request, opts),
+    grantStore: (grant) => {
+      const store = grantStoreFor(prisma, { shop: grant.shop, customerId: grant.customerId }, { advisoryLock: options.postgres });
+      shopOf.set(store, grant.shop);
+      return store;
+    },
+    importOrder: (settings, store, request, opts) => importOrder(context(settings, store), store, request, opts),
+    importShipment: (settings, store, request, opts) => importShipment(context(settings, store), store, request, opts),
     adminGraphql: adminGraphqlViaShopify,
   };
 }

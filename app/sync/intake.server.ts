@@ -56,7 +56,7 @@ const SYNC_TOPICS: Record<string, "order" | "shipment"> = {
 };
 
 /** "orders/create" and "ORDERS_CREATE" alike. */
-function syncKindOf(topic: string): "order" | "shipment" | undefined {
+export function syncKindOf(topic: string): "order" | "shipment" | undefined {
   return SYNC_TOPICS[topic.toUpperCase().replace(/\//g, "_")];
 }
 

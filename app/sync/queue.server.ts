@@ -58,6 +58,9 @@ export interface LeaseOptions {
   now?: Date;
 }
 
+/** Shops looked at beyond `limit`, in case some have only work that waits behind a running job of its order. */
+const SPARE_SHOPS = 8;
+
 const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
 
 /**
@@ -94,6 +97,10 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
  * other worker is taking are locked (skipped) or, once committed, re-checked as running. The one allowed overlap
  * is an order import beside a shipment of the same order that came first; that shipment then waits for its
  * order, which is what it would do anyway.
+ *
+ * Fair between shops: the shops with due work are taken with the fewest jobs running first (then the oldest
+ * work), and the batch alternates between them, so a shop's backfill of thousands of orders never holds back
+ * another shop's new order for more than one turn.
  */
 export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
   const now = options.now ?? new Date();
@@ -101,23 +108,36 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
   await reclaimExpired(prisma, now);
   const leased = await prisma.$queryRaw<{ id: string }[]>`
-    WITH candidates AS (
-      SELECT j.id, j."orderKey", j.seq FROM "Job" j
-      WHERE j.status = 'queued' AND j."runAt" <= ${ts(now)}
-        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" s WHERE s.shop = j.shop AND (s."syncPaused" OR s."uninstalledAt" IS NOT NULL))
-        AND (j."orderKey" IS NULL OR NOT EXISTS (
-          SELECT 1 FROM "Job" p
-          WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
-            AND (p.status = 'running'
-              OR (p.seq < j.seq AND p.status = 'queued' AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
-      ORDER BY j.seq
-      LIMIT ${limit * 2}
-      FOR UPDATE OF j SKIP LOCKED
+    WITH shops AS (
+      SELECT q.shop, row_number() OVER (
+        ORDER BY (SELECT count(*) FROM "Job" r WHERE r.shop = q.shop AND r.status = 'running'), min(q.seq)) AS "shopRank"
+      FROM "Job" q
+      WHERE q.status = 'queued' AND q."runAt" <= ${ts(now)}
+        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = q.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+      GROUP BY q.shop
+      ORDER BY "shopRank"
+      LIMIT ${limit + SPARE_SHOPS}
+    ), candidates AS (
+      SELECT c.*, s."shopRank" FROM shops s CROSS JOIN LATERAL (
+        SELECT j.id, j.shop, j."orderKey", j.seq FROM "Job" j
+        WHERE j.shop = s.shop AND j.status = 'queued' AND j."runAt" <= ${ts(now)}
+          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+          AND (j."orderKey" IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "Job" p
+            WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
+              AND (p.status = 'running'
+                OR (p.seq < j.seq AND p.status = 'queued' AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
+        ORDER BY j.seq
+        LIMIT ${limit * 2}
+        FOR UPDATE OF j SKIP LOCKED
+      ) c
+    ), firsts AS (
+      SELECT DISTINCT ON (COALESCE("orderKey", id)) id, shop, seq, "shopRank" FROM candidates ORDER BY COALESCE("orderKey", id), seq
     ), chosen AS (
       SELECT id, seq FROM (
-        SELECT DISTINCT ON (COALESCE("orderKey", id)) id, seq FROM candidates ORDER BY COALESCE("orderKey", id), seq
-      ) firsts
-      ORDER BY seq
+        SELECT id, seq, "shopRank", row_number() OVER (PARTITION BY shop ORDER BY seq) AS turn FROM firsts
+      ) ranked
+      ORDER BY turn, "shopRank", seq
       LIMIT ${limit}
     )
     UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},

@@ -6,6 +6,8 @@ import { performance } from "node:perf_hooks";
 import v8 from "node:v8";
 import vm from "node:vm";
 import type { PrismaClient } from "@prisma/client";
+import { openDatabase } from "../../app/db/connect.server";
+import { throwawayDatabase, type Bench, type Row } from "./common";
 
 const SHOP = "bench-log.myshopify.com";
 const RECORDS = Number(process.env.BENCH_LOG_RECORDS ?? 100_000);
@@ -51,7 +53,15 @@ export interface BenchLine {
   p99: number;
 }
 
-export async function benchSyncLog(prisma: PrismaClient): Promise<{ lines: BenchLine[]; report: string[] }> {
+export interface ExportFigures {
+  rows: number;
+  seconds: number;
+  earlyMb: number;
+  growthMb: number;
+  bounded: boolean;
+}
+
+export async function benchSyncLog(prisma: PrismaClient): Promise<{ lines: BenchLine[]; report: string[]; exported: ExportFigures }> {
   const { loadLogView } = await import("../../app/admin/log.server");
   const { encodeCursor } = await import("../../app/admin/log-query.server");
   const { exportLogCsv } = await import("../../app/admin/log-export.server");
@@ -114,5 +124,44 @@ export async function benchSyncLog(prisma: PrismaClient): Promise<{ lines: Bench
   ];
   const worst = Math.max(...lines.filter((l) => l.name.startsWith("log loader")).map((l) => l.p95));
   report.push(`Target: sync log loader p95 < 300 ms → worst ${worst.toFixed(1)} ms: ${worst < 300 ? "met" : "NOT met"}`);
-  return { lines, report };
+  return { lines, report, exported: { rows: rows - 1, seconds: exportMs / 1000, earlyMb: early / 1e6, growthMb: growth / 1e6, bounded } };
 }
+
+/** The bench table's rows: each loader case against the bare keyset query of the same run; the export's memory. */
+export const syncLogBench: Bench = {
+  name: "sync log",
+  async run(ctx) {
+    const db = await throwawayDatabase(ctx.adminUrl, "log");
+    const app = openDatabase({ url: db.url, poolSize: 4 });
+    try {
+      await app.ready;
+      const { lines, exported } = await benchSyncLog(app.prisma);
+      const [baseline, ...loaders] = lines;
+      const rows: Row[] = loaders.map((l) => ({
+        figure: `${l.name} (p95)`,
+        value: l.p95,
+        unit: "ms",
+        baselineLabel: `${baseline.name} (p95)`,
+        baseline: baseline.p95,
+        ratio: l.p95 / baseline.p95,
+        target: "p95 < 300 ms",
+        met: l.p95 < 300,
+      }));
+      rows.push({
+        figure: `CSV export of ${exported.rows} rows: live heap growth`,
+        value: exported.growthMb,
+        unit: "MB",
+        baselineLabel: "growth after the first 10% of rows",
+        baseline: exported.earlyMb,
+        ratio: exported.earlyMb > 0 ? exported.growthMb / exported.earlyMb : 1,
+        target: "bounded (no growth with rows)",
+        met: exported.bounded,
+        note: `${exported.seconds.toFixed(1)} s`,
+      });
+      return rows;
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  },
+};

@@ -1,0 +1,193 @@
+// Group commit for webhook intake: deliveries that arrive together share ONE statement (one round trip, one
+// implicit transaction). Each caller's promise settles only after that statement committed, so a 200 always
+// means "stored"; when the statement fails, every caller of the batch gets the error (the route answers 5xx and
+// Shopify retries) and nothing of the batch is half-written. A redelivery (same shop + event id) is recorded once,
+// also when both copies land in the same batch.
+import { randomUUID } from "node:crypto";
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { minimiseWebhookPayload } from "../privacy/minimise.server";
+import { idString } from "./mapping.server";
+import { orderKeyOf } from "./queue.server";
+import { syncKindOf, type Delivery, type IntakeResult } from "./intake.server";
+
+export interface BatcherOptions {
+  /** How long the first delivery of a batch waits for company. Short: it is added to every answer's latency. */
+  windowMs?: number;
+  /** A batch this full is written at once. */
+  maxItems?: number;
+  /** Batches written at the same time (each holds one database connection while it runs). */
+  maxInFlight?: number;
+}
+
+export interface IntakeBatcher {
+  submit(delivery: Delivery): Promise<IntakeResult>;
+  /** Writes what is pending and waits for every batch in flight. */
+  flush(): Promise<void>;
+}
+
+interface Pending {
+  delivery: Delivery;
+  resolve: (result: IntakeResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** One row of the batch statement: what the delivery becomes (record and job only for importable topics). */
+interface Row {
+  key: string;
+  deliveryId: string;
+  delivery: Delivery;
+  body: string;
+  kind: string | null;
+  externalId: string | null;
+  orderId: string | null;
+  recordId: string;
+  jobId: string;
+}
+
+const keyOf = (d: Pick<Delivery, "shop" | "eventId">) => `${d.shop}\u0000${d.eventId}`;
+
+function toRow(received: Delivery): Row {
+  const kind = syncKindOf(received.topic) ?? null;
+  // Only what the sync needs is ever stored: no shopper contact data (app/privacy/minimise.server.ts).
+  const delivery = { ...received, payload: minimiseWebhookPayload(kind ?? undefined, received.payload) };
+  const p = (delivery.payload ?? {}) as Record<string, unknown>;
+  const externalId = kind ? (idString(p.id as string | number | undefined) ?? null) : null;
+  const orderId = kind ? (idString((kind === "order" ? p.id : p.order_id) as string | number | undefined) ?? null) : null;
+  const importable = Boolean(kind && externalId && orderId);
+  return {
+    key: keyOf(delivery),
+    deliveryId: randomUUID(),
+    delivery,
+    body: JSON.stringify(delivery.payload ?? null),
+    kind: importable ? kind : null,
+    externalId: importable ? externalId : null,
+    orderId: importable ? orderId : null,
+    recordId: randomUUID(),
+    jobId: randomUUID(),
+  };
+}
+
+/**
+ * The multi-row form of `recordSyncDelivery`: deliveries (ON CONFLICT DO NOTHING), their records (one per
+ * resource even when two deliveries of one order share the batch; an existing record is only touched) and one job
+ * per new importable delivery, in arrival order so jobs keep their `seq` order. Unique keys are inserted in key
+ * order, so two batches racing on the same redeliveries wait for each other instead of deadlocking. Returns, per delivery key, the
+ * delivery id and the job id when this statement created them; a key missing from the result was a redelivery.
+ */
+export async function writeDeliveries(prisma: PrismaClient, rows: Row[]): Promise<Map<string, { deliveryId: string; jobId: string | null }>> {
+  const values = Prisma.join(
+    rows.map(
+      (r, i) => Prisma.sql`(${i}::int, ${r.deliveryId}::text, ${r.delivery.shop}::text, ${r.delivery.topic}::text,
+        ${r.delivery.eventId}::text, ${r.delivery.webhookId ?? null}::text, ${r.body}::text, ${r.kind}::text,
+        ${r.externalId}::text, ${r.orderId}::text, ${r.orderId ? orderKeyOf(r.orderId) : null}::text, ${r.recordId}::text, ${r.jobId}::text)`,
+    ),
+  );
+  const inserted = await prisma.$queryRaw<{ deliveryId: string; jobId: string | null }[]>`
+    WITH input (ord, id, shop, topic, "eventId", "webhookId", body, kind, "externalId", "orderId", "orderKey", "recordId", "jobId") AS (
+      VALUES ${values}
+    ), d AS (
+      INSERT INTO "WebhookDelivery" (id, shop, topic, "eventId", "webhookId", payload, "receivedAt")
+      SELECT id, shop, topic, "eventId", "webhookId", body::jsonb, now() AT TIME ZONE 'UTC' FROM input ORDER BY shop, "eventId"
+      ON CONFLICT (shop, "eventId") DO NOTHING
+      RETURNING id
+    ), fresh AS (
+      SELECT i.* FROM input i JOIN d ON d.id = i.id WHERE i.kind IS NOT NULL
+    ), r AS (
+      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", state, "createdAt", "updatedAt")
+      SELECT DISTINCT ON (shop, kind, "externalId") "recordId", shop, kind, "externalId", "orderId", 'pending',
+        now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+      FROM fresh ORDER BY shop, kind, "externalId", ord
+      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt"
+      RETURNING id, shop, kind, "externalId"
+    ), j AS (
+      INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "deliveryId", "recordId", "runAt", "createdAt", "updatedAt")
+      SELECT f."jobId", f.shop, f.kind, f."orderKey", '{}'::jsonb, f.id, r.id,
+        now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+      FROM fresh f JOIN r ON r.shop = f.shop AND r.kind = f.kind AND r."externalId" = f."externalId"
+      ORDER BY f.ord
+      RETURNING id, "deliveryId"
+    )
+    SELECT d.id AS "deliveryId", j.id AS "jobId" FROM d LEFT JOIN j ON j."deliveryId" = d.id`;
+  const byId = new Map(inserted.map((row) => [row.deliveryId, row.jobId]));
+  const out = new Map<string, { deliveryId: string; jobId: string | null }>();
+  for (const row of rows) {
+    if (byId.has(row.deliveryId)) out.set(row.key, { deliveryId: row.deliveryId, jobId: byId.get(row.deliveryId) ?? null });
+  }
+  return out;
+}
+
+async function existingIds(prisma: PrismaClient, deliveries: Delivery[]): Promise<Map<string, string>> {
+  const found = await prisma.webhookDelivery.findMany({
+    where: { OR: deliveries.map((d) => ({ shop: d.shop, eventId: d.eventId })) },
+    select: { id: true, shop: true, eventId: true },
+  });
+  return new Map(found.map((f) => [keyOf(f), f.id]));
+}
+
+/** Writes one batch and settles every caller in it (all resolved after the commit, or all rejected). */
+async function writeBatch(prisma: PrismaClient, batch: Pending[]): Promise<void> {
+  // Copies of one event inside the batch: the first is written, the others are answered as redeliveries of it.
+  const rows = new Map<string, Row>();
+  for (const item of batch) if (!rows.has(keyOf(item.delivery))) rows.set(keyOf(item.delivery), toRow(item.delivery));
+  try {
+    const written = await writeDeliveries(prisma, [...rows.values()]);
+    const missing = [...rows.values()].filter((r) => !written.has(r.key)).map((r) => r.delivery);
+    const existing = missing.length > 0 ? await existingIds(prisma, missing) : new Map<string, string>();
+    const answered = new Set<string>();
+    for (const item of batch) {
+      const key = keyOf(item.delivery);
+      const mine = written.get(key);
+      if (mine && !answered.has(key)) {
+        answered.add(key);
+        item.resolve({ deliveryId: mine.deliveryId, jobId: mine.jobId ?? undefined, duplicate: false });
+      } else {
+        // Stored before (this batch or an earlier one); its id when we can see it (a concurrent insert may not be).
+        item.resolve({ deliveryId: mine?.deliveryId ?? existing.get(key) ?? "", duplicate: true });
+      }
+    }
+  } catch (error) {
+    for (const item of batch) item.reject(error);
+  }
+}
+
+export function createIntakeBatcher(prisma: PrismaClient, options: BatcherOptions = {}): IntakeBatcher {
+  const windowMs = options.windowMs ?? 1;
+  const maxItems = options.maxItems ?? 128;
+  const maxInFlight = options.maxInFlight ?? 4;
+  const pending: Pending[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const inFlight = new Set<Promise<void>>();
+
+  function startBatch() {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (pending.length === 0 || inFlight.size >= maxInFlight) return;
+    const batch = pending.splice(0, maxItems);
+    const running = writeBatch(prisma, batch).finally(() => {
+      inFlight.delete(running);
+      // What queued up while every slot was busy goes out now, already a batch.
+      if (pending.length > 0) schedule();
+    });
+    inFlight.add(running);
+  }
+
+  function schedule() {
+    if (pending.length >= maxItems) return startBatch();
+    timer ??= setTimeout(startBatch, windowMs);
+  }
+
+  return {
+    submit(delivery) {
+      return new Promise<IntakeResult>((resolve, reject) => {
+        pending.push({ delivery, resolve, reject });
+        schedule();
+      });
+    },
+    async flush() {
+      while (pending.length > 0 || inFlight.size > 0) {
+        startBatch();
+        await Promise.allSettled([...inFlight]);
+      }
+    },
+  };
+}

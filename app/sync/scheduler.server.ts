@@ -1,0 +1,158 @@
+// Sends to the service at the rate it allows, fairly between shops.
+//
+// The service gives each client (client id at one base URL) a leaky bucket and says so in its answers:
+// `RateLimit-Policy: "default";q=40;w=20` (40 requests, refilled over 20 s: 2/s) and `RateLimit: "default";r=5;t=3`
+// (5 left; t seconds until one more), on 429 at least, on every answer when the service is generous. Once the policy is
+// known, requests are held here until the modelled bucket has room, so a backlog drains at the allowed rate instead of
+// bouncing off 429s; `r` corrects the model (another process may share the client). A 429 blocks the client for its
+// `Retry-After` (or `t`), also when no RateLimit header came with it. Before anything is known nothing is held.
+//
+// Waiting requests queue per shop; a free slot goes to the next shop in turn, so one shop's backfill of thousands of
+// orders takes every other turn at most, and another shop's new order waits for one turn, not for the backlog.
+export interface RateSchedulerOptions {
+  now?: () => number;
+  /** Requests of headroom kept below the bucket's capacity, for clock skew between us and the service. */
+  headroom?: number;
+  /** Wait after a 429 that says nothing about when to come back. */
+  fallbackWaitMs?: number;
+}
+
+interface Policy {
+  capacity: number;
+  perSecond: number;
+}
+
+interface ClientState {
+  policy?: Policy;
+  /** Modelled bucket level at `at`. */
+  level: number;
+  at: number;
+  blockedUntil: number;
+  lanes: Map<string, Array<() => void>>;
+  /** Round-robin position: the lane served last. */
+  turn: string[];
+  timer: NodeJS.Timeout | null;
+}
+
+/** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
+export function parsePolicy(value: string | null): Policy | undefined {
+  const q = value?.match(/;\s*q=(\d+(?:\.\d+)?)/);
+  const w = value?.match(/;\s*w=(\d+(?:\.\d+)?)/);
+  if (!q || !w) return undefined;
+  const capacity = Number(q[1]);
+  const window = Number(w[1]);
+  if (!(capacity > 0) || !(window > 0) || capacity > 1e6) return undefined;
+  return { capacity, perSecond: capacity / window };
+}
+
+/** `"default";r=5;t=3` → remaining 5, 3 s. */
+export function parseRateLimit(value: string | null): { remaining?: number; resetSeconds?: number } {
+  const r = value?.match(/;\s*r=(\d+)/);
+  const t = value?.match(/;\s*t=(\d+)/);
+  return { remaining: r ? Number(r[1]) : undefined, resetSeconds: t ? Number(t[1]) : undefined };
+}
+
+/** Retry-After in delta-seconds or as an HTTP-date; undefined when absent or unreadable. */
+function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (!value) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export class RateScheduler {
+  private readonly clients = new Map<string, ClientState>();
+  private readonly now: () => number;
+  private readonly headroom: number;
+  private readonly fallbackWaitMs: number;
+
+  constructor(options: RateSchedulerOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.headroom = options.headroom ?? 1;
+    this.fallbackWaitMs = options.fallbackWaitMs ?? 1_000;
+  }
+
+  /** Resolves when `client` may send one request for `lane` (the shop); that request then counts against the budget. */
+  acquire(client: string, lane: string): Promise<void> {
+    const state = this.state(client);
+    return new Promise<void>((resolve) => {
+      const queue = state.lanes.get(lane);
+      if (queue) queue.push(resolve);
+      else {
+        state.lanes.set(lane, [resolve]);
+        state.turn.push(lane);
+      }
+      this.pump(state);
+    });
+  }
+
+  /** Feeds an answer of the service back: its RateLimit headers, and a 429's wait. */
+  observe(client: string, status: number, headers: Headers): void {
+    const state = this.state(client);
+    const now = this.now();
+    this.leak(state, now);
+    const policy = parsePolicy(headers.get("ratelimit-policy"));
+    if (policy) state.policy = policy;
+    const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
+    if (state.policy && remaining !== undefined) {
+      // The service's count is authoritative, but it does not know requests we sent after this one yet.
+      state.level = Math.max(state.level, state.policy.capacity - remaining);
+    }
+    if (status === 429) {
+      if (state.policy) state.level = state.policy.capacity;
+      const wait = retryAfterMs(headers.get("retry-after"), now) ?? (resetSeconds !== undefined ? resetSeconds * 1000 : this.fallbackWaitMs);
+      state.blockedUntil = Math.max(state.blockedUntil, now + wait);
+    }
+    this.pump(state);
+  }
+
+  /** Requests waiting for a slot, per client and shop (for logs and tests). */
+  waiting(client: string): Record<string, number> {
+    const state = this.clients.get(client);
+    return Object.fromEntries([...(state?.lanes ?? [])].map(([lane, queue]) => [lane, queue.length]));
+  }
+
+  private state(client: string): ClientState {
+    let state = this.clients.get(client);
+    if (!state) {
+      state = { level: 0, at: this.now(), blockedUntil: 0, lanes: new Map(), turn: [], timer: null };
+      this.clients.set(client, state);
+    }
+    return state;
+  }
+
+  private leak(state: ClientState, now: number) {
+    if (state.policy) state.level = Math.max(0, state.level - ((now - state.at) / 1000) * state.policy.perSecond);
+    state.at = now;
+  }
+
+  /** Grants slots while the budget allows, round-robin over shops; otherwise sleeps until the next slot. */
+  private pump(state: ClientState) {
+    if (state.timer) return; // already waiting for the next slot
+    for (;;) {
+      const lane = state.turn[0];
+      if (lane === undefined) return;
+      const now = this.now();
+      this.leak(state, now);
+      let waitMs = state.blockedUntil - now;
+      if (state.policy) {
+        const ceiling = Math.max(1, state.policy.capacity - this.headroom);
+        waitMs = Math.max(waitMs, ((state.level + 1 - ceiling) / state.policy.perSecond) * 1000);
+      }
+      if (waitMs > 0) {
+        state.timer = setTimeout(() => {
+          state.timer = null;
+          this.pump(state);
+        }, Math.ceil(waitMs));
+        return;
+      }
+      if (state.policy) state.level += 1; // unknown policy: nothing to count against yet
+      const queue = state.lanes.get(lane)!;
+      const grant = queue.shift()!;
+      state.turn.shift();
+      if (queue.length > 0) state.turn.push(lane);
+      else state.lanes.delete(lane);
+      grant();
+    }
+  }
+}

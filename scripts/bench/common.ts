@@ -1,0 +1,174 @@
+// Shared pieces of the bench: the table's row shape, throwaway PostgreSQL databases, child processes with their
+// peak RSS, signed Shopify deliveries.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import pg from "pg";
+
+export interface Row {
+  figure: string;
+  value: number;
+  unit: string;
+  /** What the figure is compared with, measured in the same run (or configured). */
+  baselineLabel: string;
+  baseline: number;
+  /** value / baseline, or for latencies whatever the target says. */
+  ratio: number;
+  target: string;
+  met: boolean;
+  note?: string;
+}
+
+/** One bench section: a few rows of the table. Register it in registry.ts. */
+export interface Bench {
+  name: string;
+  run(ctx: BenchContext): Promise<Row[]>;
+}
+
+export interface BenchContext {
+  adminUrl: string;
+  /** Extra flags for the app's node process (e.g. --cpu-prof). */
+  nodeFlags: string[];
+  log(message: string): void;
+}
+
+export const SECRET = "bench-api-secret";
+
+export function appEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: "production",
+    SHOPIFY_API_KEY: "bench-api-key",
+    SHOPIFY_API_SECRET: SECRET,
+    SHOPIFY_APP_URL: "https://bench.example.com",
+    ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+    WORKER_IN_PROCESS: "false",
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
+/** A throwaway database beside the admin URL; `drop()` removes it. */
+export async function throwawayDatabase(adminUrl: string, tag: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bench_${tag}_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+export interface Child {
+  process: ChildProcess;
+  /** Peak resident set size so far (VmHWM), in MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node [flags] --import tsx <script>` and resolves once it printed `ready` (a line matching it) or, with
+ * `port`, once that port answers HTTP.
+ */
+export async function startNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  flags: string[] = [],
+  ready: RegExp | { port: number } = /listening|ready/,
+): Promise<Child> {
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${output.slice(-2000)}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready instanceof RegExp && ready.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}): ${output.slice(-2000)}`)));
+    if (!(ready instanceof RegExp)) {
+      const poll = () =>
+        fetch(`http://127.0.0.1:${ready.port}/`, { signal: AbortSignal.timeout(2_000) }).then(
+          () => (clearTimeout(timer), resolve()),
+          () => setTimeout(poll, 200),
+        );
+      poll();
+    }
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return {
+    process: child,
+    peakRssMiB() {
+      try {
+        const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+        return kb ? Number(kb[1]) / 1024 : NaN;
+      } catch {
+        return NaN;
+      }
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The port a started server printed (`listening on http://...:<port>`). */
+export function freePort(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000);
+}
+
+let counter = 0;
+/** An orders/create body in Shopify's shape, unique per call. */
+export function orderBody(customerId = 7_000_000_001): string {
+  counter += 1;
+  const id = 6_000_000_000_000 + counter + Math.floor(Math.random() * 1e9) * 1000;
+  return JSON.stringify({
+    id,
+    created_at: "2026-11-20T10:15:00-05:00",
+    updated_at: "2026-11-20T10:15:03-05:00",
+    currency: "USD",
+    customer: { id: customerId, email: "ada@example.com" },
+    line_items: [
+      { id: id * 2, title: "Blue mug", quantity: 1, current_quantity: 1, sku: "MUG-1", product_id: 632910392, price: "19.50" },
+      { id: id * 2 + 1, title: "Tea", quantity: 2, current_quantity: 2, sku: "TEA-1", product_id: 632910393, price: "9.75" },
+    ],
+  });
+}
+
+/** Shopify's webhook headers for `body`, signed with the bench's API secret. */
+export function signedHeaders(body: string, shop = "bench-shop.myshopify.com"): Record<string, string> {
+  const eventId = randomUUID();
+  return {
+    "content-type": "application/json",
+    "x-shopify-topic": "orders/create",
+    "x-shopify-shop-domain": shop,
+    "x-shopify-hmac-sha256": createHmac("sha256", SECRET).update(body, "utf8").digest("base64"),
+    "x-shopify-webhook-id": eventId,
+    "x-shopify-event-id": eventId,
+    "x-shopify-api-version": "2026-10",
+  };
+}
+
+export const ratioRow = (row: Omit<Row, "ratio">): Row => ({ ...row, ratio: row.baseline ? row.value / row.baseline : NaN });

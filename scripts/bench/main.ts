@@ -1,0 +1,48 @@
+// `npm run bench`: every figure of the performance targets in one run, one table, JSON under bench/results/.
+//
+// PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test as the
+// admin URL (throwaway databases beside it, dropped at the end). Needs the production build (npm run build).
+// BENCH_ONLY=intake,drain runs some sections; BENCH_CPU_PROF=1 profiles the app's processes (--cpu-prof, files in
+// bench/profiles/).
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Row } from "./common";
+import { benches } from "./registry";
+
+const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+if (!existsSync("build/server/index.js") || !existsSync("build/server-main.js")) {
+  console.error("no production build: run `npm run build` first");
+  process.exit(2);
+}
+const only = process.env.BENCH_ONLY?.split(",");
+const profileDir = path.resolve("bench/profiles");
+const nodeFlags = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+const started = Date.now();
+const rows: Row[] = [];
+for (const bench of benches) {
+  if (only && !only.includes(bench.name)) continue;
+  rows.push(...(await bench.run({ adminUrl, nodeFlags, log: (m) => process.stderr.write(`  ${m}\n`) })));
+}
+
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load ${os.loadavg()[0].toFixed(1)} at the end, node ${process.version}`;
+const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(1)) : "-");
+const table = [
+  ["figure", "value", "baseline", "", "ratio", "target", "met?"],
+  ...rows.map((r) => [r.figure, `${num(r.value)}`, `${num(r.baseline)}`, r.baselineLabel, `${num(r.ratio)}x`, r.target, r.met ? "yes" : "NO"]),
+];
+const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
+const print = (line: string[]) => line.map((cell, i) => (i === 1 || i === 2 || i === 4 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ");
+console.log(`\n${machine}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+console.log(print(table[0]));
+console.log(widths.map((w) => "-".repeat(w)).join("  "));
+for (const line of table.slice(1)) console.log(print(line));
+for (const r of rows) if (r.note) console.log(`  ${r.figure}: ${r.note}`);
+
+const dir = path.resolve("bench/results");
+mkdirSync(dir, { recursive: true });
+const result = { at: new Date().toISOString(), machine, rows };
+const json = JSON.stringify(result, null, 2);
+writeFileSync(path.join(dir, `${result.at.replace(/[:.]/g, "-")}.json`), json);
+writeFileSync(path.join(dir, "latest.json"), json);
+process.exit(0);

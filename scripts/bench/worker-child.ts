@@ -1,0 +1,62 @@
+// A sync worker process for the bench: the real worker loop and rate scheduler against the emulator, with the
+// customers' tokens handed in (BENCH_GRANTS) instead of read from encrypted rows. Prints `ready`.
+import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "../../app/service/client.server";
+import { MemoryGrantStore } from "../../test/helpers/memory-grant-store";
+import { openDatabase } from "../../app/db/connect.server";
+import { clientKeyOf, scheduledFetch } from "../../app/sync/scheduled-fetch.server";
+import { RateScheduler } from "../../app/sync/scheduler.server";
+import { startWorker } from "../../app/sync/worker.server";
+
+interface GrantIn {
+  shop: string;
+  customerId: string;
+  workspaceId: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+const url = process.env.BENCH_SERVICE_URL!;
+const settings: ServiceSettings = {
+  environment: "sandbox",
+  baseUrl: url,
+  sandboxBaseUrl: url,
+  authUrl: url,
+  clientId: "sandbox-client",
+  clientSecret: "sandbox-client-secret",
+  signingSecret: "whsec-sandbox-0001",
+};
+const scheduler = new RateScheduler();
+const stores = new Map<string, GrantStore>();
+const shopOf = new Map<GrantStore, string>();
+for (const g of JSON.parse(process.env.BENCH_GRANTS ?? "[]") as GrantIn[]) {
+  const store = new MemoryGrantStore({
+    accessToken: g.accessToken,
+    accessTokenExpiresAt: new Date(Date.now() + 3600_000),
+    refreshToken: g.refreshToken,
+    scopes: ["orders:write", "shipments:write"],
+    workspaceId: g.workspaceId,
+  });
+  stores.set(`${g.shop} ${g.customerId}`, store);
+  shopOf.set(store, g.shop);
+}
+const context = (store: GrantStore) =>
+  createServiceContext(settings, {
+    fetch: scheduledFetch(scheduler, clientKeyOf(url, settings.clientId), shopOf.get(store) ?? ""),
+    timeoutMs: 15_000,
+    retry: { maxAttempts: 3, maxElapsedMs: 20_000 },
+  });
+
+const db = openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.BENCH_POOL ?? 8) });
+await db.ready;
+const worker = startWorker(
+  {
+    prisma: db.prisma,
+    loadSettings: async () => settings,
+    grantStore: (grant) => stores.get(`${grant.shop} ${grant.customerId}`)!,
+    importOrder: (_s, store, request, options) => importOrder(context(store), store, request, options),
+    importShipment: (_s, store, request, options) => importShipment(context(store), store, request, options),
+  },
+  { concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16), pollMs: 20, pruneEveryMs: 0 },
+);
+console.log("ready");
+process.once("SIGTERM", () => void worker.stop().then(() => db.close()).then(() => process.exit(0)));

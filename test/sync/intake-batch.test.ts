@@ -1,0 +1,120 @@
+// Group commit at intake: many deliveries, one statement; an answer only after the commit; all-or-nothing batches.
+import type { PrismaClient } from "@prisma/client";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { createIntakeBatcher } from "~/sync/intake-batch.server";
+import type { Delivery } from "~/sync/intake.server";
+
+let db: TestDatabase;
+const shop = "batch-shop.myshopify.com";
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+beforeEach(async () => {
+  await db.prisma.job.deleteMany();
+  await db.prisma.syncRecord.deleteMany();
+  await db.prisma.webhookDelivery.deleteMany();
+});
+
+const order = (id: number, eventId = `evt-${id}`): Delivery => ({
+  shop,
+  topic: "orders/create",
+  eventId,
+  webhookId: `wh-${eventId}`,
+  payload: { id, customer: { id: 7 }, line_items: [] },
+});
+
+/** The real client, with its raw statements held until `open()` or failing while `failing` is set. */
+function gated(prisma: PrismaClient) {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const state = { failing: false, statements: 0 };
+  const client = new Proxy(prisma, {
+    get(target, property) {
+      if (property === "$queryRaw") {
+        return async (...args: Parameters<PrismaClient["$queryRaw"]>) => {
+          state.statements += 1;
+          await gate;
+          if (state.failing) throw new Error("connection lost");
+          return target.$queryRaw(...args);
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { client, open, state };
+}
+
+describe("intake group commit", () => {
+  it("writes concurrent deliveries in one statement and answers each only once its rows are committed", async () => {
+    const { client, open, state } = gated(db.prisma);
+    const batcher = createIntakeBatcher(client, { windowMs: 5 });
+    const settled: string[] = [];
+    const answers = Array.from({ length: 20 }, (_, i) =>
+      batcher.submit(order(1000 + i)).then(async (result) => {
+        // At the moment of the answer, the delivery and its job are visible to any other connection.
+        const stored = await db.prisma.job.findFirst({ where: { deliveryId: result.deliveryId } });
+        settled.push(stored ? "stored" : "missing");
+        return result;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toEqual([]); // the statement is held: nobody was answered
+    expect(state.statements).toBe(1);
+    open();
+    const results = await Promise.all(answers);
+    expect(settled).toEqual(Array(20).fill("stored"));
+    expect(results.every((r) => !r.duplicate && r.jobId)).toBe(true);
+    expect(await db.prisma.webhookDelivery.count()).toBe(20);
+    expect(await db.prisma.syncRecord.count()).toBe(20);
+    // Jobs keep arrival order, so one order's jobs run in the order they came.
+    const jobs = await db.prisma.job.findMany({ orderBy: { seq: "asc" }, select: { id: true } });
+    expect(jobs.map((j) => j.id)).toEqual(results.map((r) => r.jobId));
+  });
+
+  it("fails every delivery of a batch when the database fails, and keeps what was acknowledged before", async () => {
+    const { client, open, state } = gated(db.prisma);
+    open();
+    const batcher = createIntakeBatcher(client, { windowMs: 5 });
+    const first = await Promise.all([batcher.submit(order(1)), batcher.submit(order(2))]);
+    state.failing = true;
+    const failed = await Promise.allSettled([batcher.submit(order(3)), batcher.submit(order(4)), batcher.submit(order(5))]);
+    expect(failed.map((f) => f.status)).toEqual(["rejected", "rejected", "rejected"]);
+    state.failing = false;
+    const stored = await db.prisma.webhookDelivery.findMany({ select: { id: true, eventId: true } });
+    expect(stored.map((s) => s.eventId).sort()).toEqual(["evt-1", "evt-2"]);
+    expect(stored.map((s) => s.id).sort()).toEqual(first.map((f) => f.deliveryId).sort());
+    // Shopify retries the failed ones: now they are stored, once.
+    await Promise.all([batcher.submit(order(3)), batcher.submit(order(4)), batcher.submit(order(5))]);
+    expect(await db.prisma.webhookDelivery.count()).toBe(5);
+    expect(await db.prisma.job.count()).toBe(5);
+  });
+
+  it("records a redelivery once, inside one batch and across batches", async () => {
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 5 });
+    const earlier = await batcher.submit(order(42, "evt-a"));
+    const results = await Promise.all([
+      batcher.submit(order(7, "evt-b")),
+      batcher.submit(order(7, "evt-b")),
+      batcher.submit(order(42, "evt-a")),
+      batcher.submit(order(7, "evt-b")),
+      // Another event of an order in the same batch: its own delivery and job, the same record.
+      batcher.submit({ ...order(7, "evt-c"), topic: "orders/updated" }),
+    ]);
+    expect(results.map((r) => r.duplicate)).toEqual([false, true, true, true, false]);
+    expect(results[1].deliveryId).toBe(results[0].deliveryId);
+    expect(results[2].deliveryId).toBe(earlier.deliveryId);
+    expect(results[1].jobId).toBeUndefined();
+    expect(await db.prisma.webhookDelivery.count()).toBe(3);
+    expect(await db.prisma.job.count()).toBe(3);
+    const records = await db.prisma.syncRecord.findMany({ orderBy: { externalId: "asc" } });
+    expect(records.map((r) => r.externalId)).toEqual(["42", "7"]);
+    const jobs = await db.prisma.job.findMany({ where: { recordId: records[1].id } });
+    expect(jobs).toHaveLength(2);
+  });
+});

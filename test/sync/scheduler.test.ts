@@ -1,0 +1,98 @@
+// The rate scheduler: paces each service client to the budget its answers announce, takes shops in turn, and
+// still waits out a bare Retry-After.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { RateScheduler } from "~/sync/scheduler.server";
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: new Date("2026-11-27T12:00:00Z") });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const answer = (headers: Record<string, string>) => new Headers(headers);
+const POLICY_10_PER_S = { "ratelimit-policy": '"default";q=10;w=1' };
+
+/** Asks `count` slots for `lane` and records when (fake ms since start) each was granted. */
+function ask(scheduler: RateScheduler, client: string, lane: string, count: number, log: { lane: string; at: number }[]) {
+  const start = Date.now();
+  return Array.from({ length: count }, () => scheduler.acquire(client, lane).then(() => log.push({ lane, at: Date.now() - start })));
+}
+
+describe("rate scheduler", () => {
+  it("sends nothing held back until the service announces a budget", async () => {
+    const scheduler = new RateScheduler();
+    const log: { lane: string; at: number }[] = [];
+    await Promise.all(ask(scheduler, "svc A", "shop-1", 100, log));
+    expect(log.every((g) => g.at === 0)).toBe(true);
+  });
+
+  it("holds each client to the budget its RateLimit headers announce, independently of other clients", async () => {
+    const scheduler = new RateScheduler({ headroom: 0 });
+    // The service said: 10 per second, and the bucket is full right now.
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=0;t=1' }));
+    const a: { lane: string; at: number }[] = [];
+    const b: { lane: string; at: number }[] = [];
+    const granted = [...ask(scheduler, "svc A", "shop-1", 20, a), ...ask(scheduler, "svc B", "shop-1", 20, b)];
+    await vi.advanceTimersByTimeAsync(2_100);
+    await Promise.all(granted);
+    expect(b.every((g) => g.at === 0)).toBe(true); // the other client knows no limit
+    // 10 per second: the first after 100 ms, the 20th after 2 s; never faster.
+    expect(a[0].at).toBeGreaterThanOrEqual(100);
+    expect(a[19].at).toBeGreaterThanOrEqual(2_000);
+    expect(a[19].at).toBeLessThanOrEqual(2_100);
+    for (let i = 1; i < a.length; i++) expect(a[i].at - a[i - 1].at).toBeGreaterThanOrEqual(99);
+  });
+
+  it("believes the service's remaining count over its own when the service counted more (another process)", async () => {
+    const scheduler = new RateScheduler({ headroom: 0 });
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=5;t=0' }));
+    const log: { lane: string; at: number }[] = [];
+    const granted = ask(scheduler, "svc A", "shop-1", 6, log);
+    await vi.advanceTimersByTimeAsync(200);
+    await Promise.all(granted);
+    expect(log.slice(0, 5).every((g) => g.at === 0)).toBe(true);
+    expect(log[5].at).toBeGreaterThanOrEqual(100);
+  });
+
+  it("takes shops in turn: a backlog of one shop does not hold back another shop's request", async () => {
+    const scheduler = new RateScheduler({ headroom: 0 });
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=0;t=1' }));
+    const log: { lane: string; at: number }[] = [];
+    const backlog = ask(scheduler, "svc A", "big-shop", 50, log);
+    await vi.advanceTimersByTimeAsync(350); // three of the backlog went out
+    const small = ask(scheduler, "svc A", "small-shop", 1, log);
+    await vi.advanceTimersByTimeAsync(5_100);
+    await Promise.all([...backlog, ...small]);
+    const order = log.map((g) => g.lane);
+    // Within one turn: at most one more of the backlog (the slot already promised to it) goes first.
+    expect(order.indexOf("small-shop")).toBeGreaterThanOrEqual(3);
+    expect(order.indexOf("small-shop")).toBeLessThanOrEqual(4);
+    expect(scheduler.waiting("svc A")).toEqual({});
+  });
+
+  it("waits out Retry-After on a 429 that carries no RateLimit headers", async () => {
+    const scheduler = new RateScheduler();
+    scheduler.observe("svc A", 429, answer({ "retry-after": "3" }));
+    const log: { lane: string; at: number }[] = [];
+    const granted = ask(scheduler, "svc A", "shop-1", 2, log);
+    await vi.advanceTimersByTimeAsync(2_900);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(200);
+    await Promise.all(granted);
+    expect(log.map((g) => g.at)).toEqual([3_000, 3_000]); // no budget known: both go once the wait is over
+  });
+
+  it("on a 429 with headers, waits for the announced time and then paces at the announced rate", async () => {
+    const scheduler = new RateScheduler({ headroom: 0 });
+    scheduler.observe("svc A", 429, answer({ ...POLICY_10_PER_S, "retry-after": "1", ratelimit: '"default";r=0;t=1' }));
+    const log: { lane: string; at: number }[] = [];
+    const granted = ask(scheduler, "svc A", "shop-1", 12, log);
+    await vi.advanceTimersByTimeAsync(1_400);
+    await Promise.all(granted);
+    // Full at the 429, leaking 10/s: after the second it waited, 10 fit, then one per 100 ms.
+    expect(log.slice(0, 10).every((g) => g.at === 1_000)).toBe(true);
+    expect(log[10].at).toBeGreaterThanOrEqual(1_100);
+    expect(log[11].at).toBeGreaterThanOrEqual(1_200);
+  });
+});
