@@ -13,7 +13,7 @@ describe("embedded admin", () => {
     expect(response?.status()).toBe(200);
     await page.waitForSelector(".Polaris-Page", { timeout: 15_000 });
     expect(await page.locator(".Polaris-Page").first().isVisible()).toBe(true);
-    expect(await page.textContent("body")).toContain("Sync status");
+    expect(await page.textContent("body")).toContain("Sync log");
     await page.screenshot({ path: screenshotPath("admin-app"), fullPage: true });
     await context.close();
   });

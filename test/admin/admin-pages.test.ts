@@ -2,7 +2,6 @@
 // 360 px and 1280 px with seeded data (screenshots in test-results/), the empty and error states, retry from a
 // record's page into the emulator, a bulk retry of 50 failures imported exactly once, the CSV of a filtered view,
 // and pages that refresh themselves while work runs.
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
@@ -26,7 +25,7 @@ const WIDTHS = [360, 1280] as const;
 beforeAll(async () => {
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   await seedOfflineSession(db.prisma);
-  app = await startApp(db, { ENCRYPTION_KEYS: `a1:${randomBytes(32).toString("base64")}` });
+  app = await startApp(db); // the run's encryption key (test/setup.ts), the one the seeded session is stored with
   browser = await launchBrowser();
   deps = syncDeps(db.prisma, emulator, stores);
 }, 300_000);
