@@ -27,7 +27,8 @@ function toFetchRequest(req: ExpressRequest, origin: string): Request {
   return new Request(new URL(req.originalUrl, origin), {
     method: "POST",
     headers,
-    body: Readable.toWeb(req) as ReadableStream,
+    // A small buffer: a body refused part way (413) must not have been pulled into memory ahead of the reader.
+    body: Readable.toWeb(req, { strategy: { highWaterMark: 1 } }) as ReadableStream,
     signal: controller.signal,
     duplex: "half",
   } as RequestInit);
@@ -45,6 +46,8 @@ export function directWebhookActions(build: ServerBuild): RequestHandler {
         res.status(response.status);
         response.headers.forEach((value, key) => res.setHeader(key, value));
         res.end(Buffer.from(await response.arrayBuffer()));
+        // A body the action stopped reading (over its limit) is not drained: the connection goes instead.
+        if (!req.complete) res.once("finish", () => req.destroy());
       })
       .catch((error: unknown) => {
         // A thrown Response is an answer (Shopify's helpers throw 401s); anything else is ours: 500, no detail.

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { minimiseWebhookPayload } from "../privacy/minimise.server";
-import { idString } from "./mapping.server";
+import { idString, orderNameOf } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 import { syncKindOf, type Delivery, type IntakeResult } from "./intake.server";
 
@@ -40,6 +40,8 @@ interface Row {
   kind: string | null;
   externalId: string | null;
   orderId: string | null;
+  /** Shopify's order name ("#1001") for the admin; a fulfillment's comes from its order's record when it has none. */
+  orderName: string | null;
   recordId: string;
   jobId: string;
 }
@@ -62,6 +64,7 @@ function toRow(received: Delivery): Row {
     kind: importable ? kind : null,
     externalId: importable ? externalId : null,
     orderId: importable ? orderId : null,
+    orderName: importable ? (orderNameOf(kind!, p) ?? null) : null,
     recordId: randomUUID(),
     jobId: randomUUID(),
   };
@@ -79,11 +82,11 @@ export async function writeDeliveries(prisma: PrismaClient, rows: Row[]): Promis
     rows.map(
       (r, i) => Prisma.sql`(${i}::int, ${r.deliveryId}::text, ${r.delivery.shop}::text, ${r.delivery.topic}::text,
         ${r.delivery.eventId}::text, ${r.delivery.webhookId ?? null}::text, ${r.body}::text, ${r.kind}::text,
-        ${r.externalId}::text, ${r.orderId}::text, ${r.orderId ? orderKeyOf(r.orderId) : null}::text, ${r.recordId}::text, ${r.jobId}::text)`,
+        ${r.externalId}::text, ${r.orderId}::text, ${r.orderId ? orderKeyOf(r.orderId) : null}::text, ${r.orderName}::text, ${r.recordId}::text, ${r.jobId}::text)`,
     ),
   );
   const inserted = await prisma.$queryRaw<{ deliveryId: string; jobId: string | null }[]>`
-    WITH input (ord, id, shop, topic, "eventId", "webhookId", body, kind, "externalId", "orderId", "orderKey", "recordId", "jobId") AS (
+    WITH input (ord, id, shop, topic, "eventId", "webhookId", body, kind, "externalId", "orderId", "orderKey", "orderName", "recordId", "jobId") AS (
       VALUES ${values}
     ), d AS (
       INSERT INTO "WebhookDelivery" (id, shop, topic, "eventId", "webhookId", payload, "receivedAt")
@@ -93,11 +96,13 @@ export async function writeDeliveries(prisma: PrismaClient, rows: Row[]): Promis
     ), fresh AS (
       SELECT i.* FROM input i JOIN d ON d.id = i.id WHERE i.kind IS NOT NULL
     ), r AS (
-      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", state, "createdAt", "updatedAt")
-      SELECT DISTINCT ON (shop, kind, "externalId") "recordId", shop, kind, "externalId", "orderId", 'pending',
-        now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "orderName", state, "createdAt", "updatedAt")
+      SELECT DISTINCT ON (shop, kind, "externalId") "recordId", shop, kind, "externalId", "orderId",
+        COALESCE("orderName", (SELECT o."orderName" FROM "SyncRecord" o WHERE o.shop = fresh.shop AND o.kind = 'order' AND o."externalId" = fresh."orderId")),
+        'pending', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
       FROM fresh ORDER BY shop, kind, "externalId", ord
-      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt"
+      ON CONFLICT (shop, kind, "externalId") DO UPDATE SET "updatedAt" = EXCLUDED."updatedAt",
+        "orderName" = COALESCE(EXCLUDED."orderName", "SyncRecord"."orderName")
       RETURNING id, shop, kind, "externalId"
     ), j AS (
       INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "deliveryId", "recordId", "runAt", "createdAt", "updatedAt")
