@@ -37,7 +37,8 @@ function toFetchRequest(req: ExpressRequest, origin: string): Request {
 export function directWebhookActions(build: ServerBuild): RequestHandler {
   const actions = webhookActions(build);
   return (req, res, next) => {
-    const action = req.method === "POST" ? actions.get(req.path) : undefined;
+    // Shopify always declares the length of a delivery; a body streamed without one takes Remix's general path.
+    const action = req.method === "POST" && req.headers["content-length"] ? actions.get(req.path) : undefined;
     if (!action) return next();
     const request = toFetchRequest(req, `http://${req.headers.host ?? "localhost"}`);
     Promise.resolve(action({ request, params: {}, context: {} }))
