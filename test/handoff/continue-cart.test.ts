@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 import { routeStorefront } from "../helpers/storefront";
-import { emulatorState, injectFault, resetEmulator } from "../service/support";
+import { emulatorState, injectFault } from "../service/support";
 
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
@@ -83,7 +83,10 @@ afterAll(async () => {
   await db?.close();
 });
 
-beforeEach(() => resetEmulator(emu.url));
+// Read to the end: a cancelled body through MSW's fetch interceptor never settles.
+beforeEach(async () => {
+  await (await fetch(`${emu.url}/_emulator/reset`, { method: "POST" })).text();
+});
 
 describe("the storefront button in a browser", () => {
   async function openCart(state: CartState, javaScriptEnabled: boolean) {
@@ -284,6 +287,6 @@ describe("the app proxy route", () => {
     expect(empty.status).toBe(200);
     const page = await empty.text();
     expect(page).toContain("Your cart is empty");
-    expect(page).toContain('<a href="/cart">Back to your cart</a>');
+    expect(page).toMatch(/<a href="\/cart\/?">Back to your cart<\/a>/); // the proxy helper may add a slash
   });
 });
