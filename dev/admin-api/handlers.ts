@@ -26,3 +26,4 @@ export function adminApiHandlers(catalog: Catalog, shop: string) {
     }),
   ];
 }
+

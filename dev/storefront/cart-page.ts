@@ -61,12 +61,13 @@ function engineFor(locale: string) {
 export async function renderContinueCartBlock(cart: CartState, catalog: Catalog, settings: BlockSettings, locale = "en") {
   const source = readFileSync(path.join(EXTENSION_DIR, "blocks/continue-cart.liquid"), "utf8");
   const schema = JSON.parse(/\{% schema %\}([\s\S]*)\{% endschema %\}/.exec(source)![1]) as { javascript?: string; stylesheet?: string };
-  const html = await engineFor(locale).parseAndRender(source, {
-    block: { settings: { label: "", style: "primary", alignment: "right", ...settings }, shopify_attributes: "" },
-    routes: { root_url: "/", cart_url: "/cart" },
-    request: { locale: { iso_code: locale } },
-    cart: liquidCart(cart, catalog),
-  });
+  // Shopify's global objects are visible inside rendered snippets too: liquidjs globals, not the block's scope.
+  const globals = { routes: { root_url: "/", cart_url: "/cart" }, request: { locale: { iso_code: locale } }, cart: liquidCart(cart, catalog) };
+  const html = await engineFor(locale).parseAndRender(
+    source,
+    { block: { settings: { label: "", style: "primary", alignment: "right", ...settings }, shopify_attributes: "" } },
+    { globals },
+  );
   const tags = [
     schema.stylesheet ? `<link rel="stylesheet" href="${ASSET_PREFIX}${schema.stylesheet}">` : "",
     schema.javascript ? `<script src="${ASSET_PREFIX}${schema.javascript}" defer></script>` : "",
