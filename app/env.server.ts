@@ -1,6 +1,8 @@
 // The app's configuration, read from the environment and validated once at start.
 // Local runs need no .env: with no DATABASE_URL (the embedded default) every variable has a local default.
-// A deployment on PostgreSQL (DATABASE_URL set) must name its Shopify credentials and encryption keys.
+// A deployment on PostgreSQL (DATABASE_URL set) must name its Shopify credentials and encryption keys, and so must
+// anything run with NODE_ENV=production: the built-in defaults are public, so a production process never runs on
+// them (the demo, which runs the production build locally, passes its local values explicitly).
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -28,7 +30,7 @@ const schema = z.object({
   SHOPIFY_API_KEY: z.string().min(1),
   SHOPIFY_API_SECRET: z.string().min(1),
   SHOPIFY_APP_URL: z.url({ message: "must be the app's public https URL" }),
-  SCOPES: z.string().default("read_orders,read_customers,read_products,read_fulfillments"),
+  SCOPES: z.string().default("read_orders,read_fulfillments,read_customers,read_products,write_app_proxy"),
   SHOP_CUSTOM_DOMAIN: z.string().optional(),
   ENCRYPTION_KEYS: keyList,
   WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),
@@ -37,6 +39,9 @@ const schema = z.object({
   WORKER_POOL_SIZE: z.coerce.number().int().positive().default(5),
   WORKER_LEASE_MS: z.coerce.number().int().positive().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // Local development, the demo and the tests talk to a service on this machine: "true" lets the merchant's
+  // service URLs resolve to loopback (plain http allowed there). Never set it in a deployment (docs/security.md).
+  ALLOW_LOOPBACK_SERVICE_URLS: z.enum(["true", "false"]).default("false"),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -46,7 +51,8 @@ export class ConfigError extends Error {}
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const input: Record<string, string | undefined> = { ...source };
   for (const key of Object.keys(input)) if (input[key] === "") delete input[key];
-  if (!input.DATABASE_URL) {
+  const production = input.NODE_ENV === "production";
+  if (!input.DATABASE_URL && !production) {
     for (const [key, value] of Object.entries(LOCAL_DEFAULTS)) input[key] ??= value;
     input.ENCRYPTION_KEYS ??= localEncryptionKey(input.PGLITE_DATA_DIR ?? "./data/pglite");
   }
@@ -55,7 +61,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     const lines = result.error.issues.map((issue) => {
       const name = issue.path.join(".");
       const missing = issue.code === "invalid_type" && input[name] === undefined;
-      return `  ${name}: ${missing ? "is required when DATABASE_URL is set (see .env.example)" : issue.message}`;
+      const when = production ? "with NODE_ENV=production" : "when DATABASE_URL is set";
+      return `  ${name}: ${missing ? `is required ${when} (see .env.example)` : issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }

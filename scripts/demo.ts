@@ -10,7 +10,7 @@ import http from "node:http";
 import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
 // The same stand-ins for Shopify the tests use: session tokens, app proxy signatures, a storefront's Liquid.
-import { mintSessionToken, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
+import { mintSessionToken, seedOfflineSession, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
 import { layout, renderLiquid } from "../dev/storefront/proxy";
 
 const SHOP = process.env.DEMO_SHOP ?? "demo-shop.myshopify.com";
@@ -40,26 +40,35 @@ function start(command: string, args: string[], env: Record<string, string>, rea
 
 async function main() {
   const config = parseEnv({ ...process.env, DATABASE_URL: undefined });
-  if (!existsSync("build/server/index.js") || process.env.DEMO_REBUILD !== "false") {
+  if (!existsSync("build/server-main.js") || process.env.DEMO_REBUILD !== "false") {
     console.log("Building the app…");
-    const build = spawnSync("node_modules/.bin/remix", ["vite:build"], { stdio: "inherit" });
+    const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
 
   // The offline session Shopify's install would have stored, so the admin opens without an OAuth round trip.
+  // Stored through the app's session storage, encrypted as in production.
   const db = openDatabase({ dataDir: config.PGLITE_DATA_DIR });
-  await db.prisma.session.upsert({
-    where: { id: `offline_${SHOP}` },
-    update: {},
-    create: { id: `offline_${SHOP}`, shop: SHOP, state: "", isOnline: false, scope: config.SCOPES, accessToken: "demo-offline-token" },
-  });
+  await seedOfflineSession(db.prisma, SHOP, { accessToken: "demo-offline-token", scope: config.SCOPES });
   await db.close();
 
   await start("node_modules/.bin/tsx", ["emulator/main.ts", "--port", String(EMULATOR_PORT)], {}, /listening on/, "emulator");
+  // What `npm start` runs: the compiled server, on plain node.
   await start(
-    "node_modules/.bin/tsx",
-    ["server/main.ts"],
-    { PORT: String(APP_PORT), HOST: "127.0.0.1", NODE_ENV: "production", SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}` },
+    process.execPath,
+    ["build/server-main.js"],
+    {
+      PORT: String(APP_PORT),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
+      SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}`,
+      // A production start takes no built-in defaults (app/env.server.ts): the demo hands over its local values.
+      SHOPIFY_API_KEY: config.SHOPIFY_API_KEY,
+      SHOPIFY_API_SECRET: config.SHOPIFY_API_SECRET,
+      ENCRYPTION_KEYS: config.ENCRYPTION_KEYS,
+      // The emulator runs on this machine: the merchant's service URLs may point at loopback (docs/security.md).
+      ALLOW_LOOPBACK_SERVICE_URLS: "true",
+    },
     /listening on/,
     "app",
   );
@@ -116,10 +125,11 @@ async function main() {
       upstream.on("error", () => res.writeHead(502).end("The app is not answering."));
       req.pipe(upstream);
     })
-    .listen(PUBLIC_PORT, () => {
+    // Loopback only: this stand-in mints admin sessions and signs proxy requests for whoever calls it.
+    .listen(PUBLIC_PORT, "127.0.0.1", () => {
       console.log(`
 Ready.
-  Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app
+  Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app  (this machine only)
   Storefront connect page:        http://localhost:${PUBLIC_PORT}/apps/workspace/connect  (as customer ${DEMO_CUSTOMER}; add ?as_customer=ID)
   Place an order (as a webhook):  http://localhost:${PUBLIC_PORT}/_demo/order  (then see it on Sync status)
   Service emulator:               http://127.0.0.1:${EMULATOR_PORT}  (/_emulator/state lists what it received)

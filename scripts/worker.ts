@@ -15,6 +15,7 @@ if (!config.DATABASE_URL) {
 
 const db = openDatabase({ url: config.DATABASE_URL, poolSize: config.WORKER_POOL_SIZE });
 await db.ready;
+globalThis.__appDatabase = db; // Shopify's session storage (Admin API calls) uses this connection too
 const worker = startWorker(createSyncDeps(db.prisma, { postgres: true }), {
   concurrency: config.WORKER_CONCURRENCY,
   pollMs: config.WORKER_POLL_MS,

@@ -7,6 +7,9 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { Logger } from "pino";
+import { BODY_LIMITS } from "../app/lib/body-limit.server";
+
+const MAX_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
 
 export interface AppServerOptions {
   build: ServerBuild;
@@ -34,6 +37,22 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
       next();
     });
   }
+  // The largest body any route accepts (app/lib/body-limit.server.ts): a bigger declared one is refused here,
+  // before Remix sees the request; routes still count what they read.
+  app.use((req, res, next) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      res.status(413).set("Connection", "close").type("text/plain").send("Request body too large");
+      return;
+    }
+    next();
+  });
   app.all("*", createRequestHandler({ build, mode: build.mode }));
+  // Whatever a request handler still throws: a plain 500, no stack trace, the error in the log (not the request).
+  app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+    logger?.error({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, "request failed");
+    if (res.headersSent) return next(err);
+    res.status(500).type("text/plain").send("Internal Server Error");
+  });
   return app;
 }

@@ -48,3 +48,27 @@ describe("worker configuration", () => {
     expect(() => parseEnv({ NODE_ENV: "test", WORKER_LEASE_MS: "0" })).toThrowError(/WORKER_LEASE_MS:/);
   });
 });
+
+describe("production", () => {
+  it("refuses to start on the built-in development secrets, naming each missing one", () => {
+    const attempt = () => parseEnv({ NODE_ENV: "production" });
+    expect(attempt).toThrowError(/SHOPIFY_API_KEY: is required with NODE_ENV=production/);
+    expect(attempt).toThrowError(/SHOPIFY_API_SECRET: is required with NODE_ENV=production/);
+    expect(attempt).toThrowError(/ENCRYPTION_KEYS: is required with NODE_ENV=production/);
+    expect(() => parseEnv({ NODE_ENV: "production", SHOPIFY_API_KEY: "k", SHOPIFY_APP_URL: "https://app.example" })).toThrowError(
+      /^(?![\s\S]*SHOPIFY_API_KEY)[\s\S]*SHOPIFY_API_SECRET: is required[\s\S]*ENCRYPTION_KEYS: is required/,
+    );
+  });
+
+  it("starts with its own secrets, on the embedded database too", () => {
+    const config = parseEnv({
+      NODE_ENV: "production",
+      SHOPIFY_API_KEY: "k",
+      SHOPIFY_API_SECRET: "s",
+      SHOPIFY_APP_URL: "https://app.example",
+      ENCRYPTION_KEYS: `k1:${key}`,
+    });
+    expect(config.SHOPIFY_API_SECRET).toBe("s");
+    expect(config.ALLOW_LOOPBACK_SERVICE_URLS).toBe("false");
+  });
+});

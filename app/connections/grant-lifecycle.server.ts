@@ -2,8 +2,9 @@
 // search for the Customers page, disconnect (revoke at the service, then delete the tokens). Every query is
 // scoped by shop: a shop can only ever see or change its own customers' grants.
 import type { PrismaClient } from "@prisma/client";
-import { revokeToken, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
-import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { tokensMayGoTo, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
+import { decryptOptional, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { grantToken, revokeOrQueue } from "../privacy/revocations.server";
 
 export interface NewGrant {
   shop: string;
@@ -12,6 +13,8 @@ export interface NewGrant {
   customerEmail?: string | null;
   workspaceId: string;
   tokens: Pick<TokenSet, "accessToken" | "refreshToken" | "accessTokenExpiresAt" | "scopes">;
+  /** serviceOrigins() of the settings that issued the tokens: they are only ever sent there. */
+  boundOrigins?: string | null;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function storeGrant(
     status: "active",
     statusReason: null,
     connectedAt: now,
+    boundOrigins: grant.boundOrigins ?? null,
   };
   const names = {
     ...(grant.customerName ? { customerName: grant.customerName } : {}),
@@ -53,6 +57,8 @@ export async function storeGrant(
     previousRefreshToken = null; // an undecryptable old token cannot be revoked; the new grant is what matters
   }
   if (previousRefreshToken === grant.tokens.refreshToken) previousRefreshToken = null;
+  // An old token from another service address is not sent to this one to be revoked.
+  if (previous?.boundOrigins && previous.boundOrigins !== grant.boundOrigins) previousRefreshToken = null;
   return { id: row.id, previousRefreshToken };
 }
 
@@ -194,17 +200,16 @@ export async function disconnectGrant(
 
   let revoked = false;
   let problem = "the service settings are not configured";
-  if (options.settings) {
-    try {
-      const refresh = decryptOptional(row.refreshTokenEnc, options.keyring);
-      const token = refresh ?? decryptSecret(row.accessTokenEnc, options.keyring);
-      const result = await revokeToken(options.settings, token, {
-        tokenTypeHint: refresh ? "refresh_token" : "access_token",
-        deps: options.deps,
-      });
+  if (options.settings && !tokensMayGoTo(row.boundOrigins, options.settings)) {
+    problem = "the service address changed since this customer connected, so their tokens are not sent there";
+  } else if (options.settings) {
+    const token = grantToken(row, options.keyring);
+    if (token) {
+      // A failure is queued: the worker keeps trying (privacy/revocations.server.ts).
+      const result = await revokeOrQueue(prisma, options.settings, token, { keyring: options.keyring, deps: options.deps });
       revoked = result.ok;
       if (!result.ok) problem = result.message;
-    } catch {
+    } else {
       problem = "the stored tokens could not be decrypted";
     }
   }
@@ -214,6 +219,6 @@ export async function disconnectGrant(
     revoked,
     message: revoked
       ? `Disconnected ${who}: the authorization was revoked at the service and the tokens were deleted.`
-      : `Disconnected ${who}: the tokens were deleted here, but revoking at the service failed (${problem.replace(/\.$/, "")}); the authorization ends when its tokens expire.`,
+      : `Disconnected ${who}: the tokens were deleted here, but revoking at the service failed (${problem.replace(/\.$/, "")}); the app keeps trying to revoke it in the background.`,
   };
 }

@@ -11,7 +11,7 @@ export interface GrantKey {
 }
 
 /** Reasons are shown to the merchant; keep them short and free of anything that looks like a token. */
-export function cleanReason(reason: string): string {
+function cleanReason(reason: string): string {
   return reason.replace(/[\r\n\t]+/g, " ").slice(0, 300);
 }
 
@@ -41,6 +41,7 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, opti
       status: row.status === "needs_reconnect" ? "needs_reconnect" : "active",
       statusReason: row.statusReason,
       tokenVersion: row.tokenVersion,
+      boundOrigins: row.boundOrigins,
     };
   }
 

@@ -3,7 +3,17 @@
 // Nothing here caches: every request reads the row again, so a replaced secret is used from the next request on.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { checkConnection, refreshTokens, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
+import {
+  checkConnection,
+  checkServiceUrl,
+  ORIGIN_CHANGED_REASON,
+  policyFromEnv,
+  refreshTokens,
+  serviceOrigins,
+  type AddressPolicy,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+} from "../service/client.server";
 import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
 
 export const SETTINGS_FIELDS = [
@@ -41,29 +51,29 @@ export interface SettingsView {
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const hasControlChar = (s: string) => /[\u0000-\u001f\u007f]/.test(s);
 
-const httpUrl = (label: string) =>
+// https, no credentials, query or fragment, not a private/loopback/link-local address (address-policy.server.ts;
+// every connection is checked again when it is made).
+const serviceUrl = (label: string, policy: AddressPolicy) =>
   z
     .string({ error: `${label} is required` })
     .trim()
     .min(1, { error: `${label} is required` })
     .max(2048, { error: `${label} is too long` })
     .refine((s) => !hasControlChar(s), { error: `${label} must not contain a control character`, abort: true })
-    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), {
-      error: `${label} must be an absolute http(s) address, e.g. https://api.example.com`,
-    })
-    .refine((s) => !URL.canParse(s) || (!new URL(s).username && !new URL(s).password), {
-      error: `${label} must not contain a user name or password`,
+    .superRefine((s, ctx) => {
+      const problem = checkServiceUrl(s, label, policy);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
 // Secrets are write-only: an empty field means "keep the stored one". Whether one is required is decided below.
 const secretInput = (label: string) =>
   z.string().max(4096, { error: `${label} is too long (at most 4096 characters)` }).optional().default("");
 
-const SettingsFormSchema = z.object({
+const settingsFormSchema = (policy: AddressPolicy) => z.object({
   environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
-  baseUrl: httpUrl("Base URL"),
-  sandboxBaseUrl: httpUrl("Sandbox base URL"),
-  authUrl: httpUrl("Auth URL"),
+  baseUrl: serviceUrl("Base URL", policy),
+  sandboxBaseUrl: serviceUrl("Sandbox base URL", policy),
+  authUrl: serviceUrl("Auth URL", policy),
   clientId: z
     .string({ error: "Client ID is required" })
     .trim()
@@ -74,11 +84,20 @@ const SettingsFormSchema = z.object({
   signingSecret: secretInput("Signing secret"),
 });
 
-export type SettingsInput = Partial<Record<SettingsField, unknown>>;
+export type SettingsInput = Partial<Record<SettingsField | "confirmOriginChange", unknown>>;
 
 export type SaveResult =
-  | { ok: true; view: SettingsView; changedSecrets: ("clientSecret" | "signingSecret")[] }
-  | { ok: false; fieldErrors: FieldErrors; values: Omit<SettingsView, "clientSecret" | "signingSecret" | "configured"> };
+  | { ok: true; view: SettingsView; changedSecrets: ("clientSecret" | "signingSecret")[]; grantsToReconnect: number }
+  | {
+      ok: false;
+      fieldErrors: FieldErrors;
+      values: Omit<SettingsView, "clientSecret" | "signingSecret" | "configured">;
+      /** Set when the save would move connected customers' tokens' service: saving again needs `confirmOriginChange`. */
+      originChange?: { grants: number; message: string };
+    };
+
+/** The form field that confirms an origin change (see saveSettings). */
+export const CONFIRM_ORIGIN_FIELD = "confirmOriginChange";
 
 type Row = NonNullable<Awaited<ReturnType<PrismaClient["shopSettings"]["findUnique"]>>>;
 
@@ -108,7 +127,7 @@ export async function saveSettings(
   prisma: PrismaClient,
   shop: string,
   input: SettingsInput,
-  options: { now?: Date; keyring?: Keyring } = {},
+  options: { now?: Date; keyring?: Keyring; policy?: AddressPolicy } = {},
 ): Promise<SaveResult> {
   const now = options.now ?? new Date();
   const existing = await prisma.shopSettings.findUnique({ where: { shop } });
@@ -121,7 +140,7 @@ export async function saveSettings(
     clientId: str(input.clientId).trim(),
   };
 
-  const parsed = SettingsFormSchema.safeParse(input);
+  const parsed = settingsFormSchema(options.policy ?? policyFromEnv()).safeParse(input);
   const fieldErrors: FieldErrors = {};
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -150,6 +169,16 @@ export async function saveSettings(
   if (!parsed.success || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, values };
 
   const data = parsed.data;
+  // Connected customers' tokens are bound to the service origins that issued them (service/origins.server.ts):
+  // moving any of them means every connected customer must reconnect. The merchant is told before it happens.
+  const origins = serviceOrigins(data);
+  const grantsToReconnect = existing && serviceOrigins(existing) !== origins ? await prisma.customerGrant.count({ where: { shop } }) : 0;
+  if (grantsToReconnect > 0 && str(input[CONFIRM_ORIGIN_FIELD]) !== "true") {
+    const message =
+      `${grantsToReconnect} connected customer${grantsToReconnect === 1 ? "" : "s"} will have to reconnect: their tokens ` +
+      "were issued by the current service address and are never sent to another one. Save again to confirm.";
+    return { ok: false, fieldErrors, values, originChange: { grants: grantsToReconnect, message } };
+  }
   const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
   const secretData: Record<string, string | Date> = {};
   if (data.clientSecret) {
@@ -174,7 +203,13 @@ export async function saveSettings(
     create: { shop, ...plain, ...secretData },
     update: { ...plain, ...secretData },
   });
-  return { ok: true, view: toView(row), changedSecrets };
+  if (grantsToReconnect > 0) {
+    await prisma.customerGrant.updateMany({
+      where: { shop, OR: [{ boundOrigins: null }, { boundOrigins: { not: origins } }] },
+      data: { status: "needs_reconnect", statusReason: ORIGIN_CHANGED_REASON },
+    });
+  }
+  return { ok: true, view: toView(row), changedSecrets, grantsToReconnect };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { formatUtc } from "../lib/dates";
+import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
@@ -10,6 +11,7 @@ import {
   checkServiceConnection,
   getSettingsView,
   saveSettings,
+  CONFIRM_ORIGIN_FIELD,
   SETTINGS_FIELDS,
   type CheckReport,
   type FieldErrors,
@@ -17,6 +19,7 @@ import {
   type SettingsView,
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
+import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
@@ -24,14 +27,18 @@ import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView }
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const [settings, handoff] = await Promise.all([getSettingsView(prisma, session.shop), getHandoffSettingsView(prisma, session.shop)]);
-  return json({ settings, handoff });
+  return {
+    settings: await getSettingsView(prisma, session.shop),
+    retentionDays: await getRetentionDays(prisma, session.shop),
+    handoff: await getHandoffSettingsView(prisma, session.shop),
+  };
 };
 
 type ActionData =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
-  | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView> }
+  | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView>; originChange?: { grants: number; message: string } }
   | { intent: "check"; check: CheckReport }
+  | { intent: "retention"; result: RetentionResult }
   | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
   | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> }
   | { intent: "unknown"; error: string };
@@ -42,15 +49,22 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);
-    return json<ActionData>({ intent: "check", check });
+    return data<ActionData>({ intent: "check", check });
+  }
+  if (intent === "retention") {
+    const result = await saveRetentionDays(prisma, session.shop, form.get("retentionDays"));
+    return data<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
   }
   if (intent === "save") {
-    const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
+    const input = Object.fromEntries([...SETTINGS_FIELDS, CONFIRM_ORIGIN_FIELD].map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
     if (result.ok) await onSettingsSaved(prisma, session.shop);
     return result.ok
-      ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
-      : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
+      ? data<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
+      : data<ActionData>(
+          { intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values, originChange: result.originChange },
+          { status: 422 },
+        );
   }
   if (intent === "handoff") {
     const result = await saveHandoffSettings(prisma, session.shop, {
@@ -58,33 +72,30 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       handoffExpirySeconds: form.get("handoffExpirySeconds") ?? undefined,
     });
     return result.ok
-      ? json<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
-      : json<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
+      ? data<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
+      : data<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
   }
-  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "handoff".' }, { status: 400 });
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "retention" or "handoff".' }, { status: 400 });
 };
-
-// Deterministic (same on server and client, no locale or time zone), so hydration matches.
-function formatDate(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
 function secretHelp(status: SecretStatus, urls: string) {
   return status.set
-    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
+    ? `Set, changed on ${status.changedAt ? formatUtc(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
     : "Not set yet.";
 }
 
 export default function Settings() {
-  const { settings: loaded, handoff } = useLoaderData<typeof loader>();
-  const actionData = useActionData<ActionData>();
+  const { settings: loaded, retentionDays, handoff } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
 
   const saved = actionData?.intent === "save" && actionData.ok ? actionData.settings : undefined;
   const settings = saved ?? loaded;
   const fieldErrors: FieldErrors = actionData?.intent === "save" && !actionData.ok ? actionData.fieldErrors : {};
+  // The save would move connected customers' service: shown, and the next save confirms it.
+  const originChange = actionData?.intent === "save" && !actionData.ok ? actionData.originChange : undefined;
 
   const [values, setValues] = useState({
     environment: settings.environment as string,
@@ -119,6 +130,11 @@ export default function Settings() {
                 )}
               </Banner>
             )}
+            {originChange && (
+              <Banner tone="warning" title="Customers will have to reconnect">
+                <p>{originChange.message}</p>
+              </Banner>
+            )}
             {Object.keys(fieldErrors).length > 0 && (
               <Banner tone="critical" title="The settings were not saved">
                 <p>Correct the highlighted fields.</p>
@@ -139,6 +155,8 @@ export default function Settings() {
               {/* An explicit action: the default repeats the page's query, which holds the session token (id_token). */}
               <Form method="post" action="/app/settings" data-testid="settings-form" noValidate>
                 <input type="hidden" name="intent" value="save" />
+                {/* CONFIRM_ORIGIN_FIELD, spelled out: settings.server is server-only. */}
+                {originChange && <input type="hidden" name="confirmOriginChange" value="true" />}
                 <FormLayout>
                   <Select
                     label="Environment"
@@ -170,8 +188,8 @@ export default function Settings() {
                     autoComplete="new-password"
                   />
                   <InlineStack gap="200">
-                    <Button submit variant="primary" loading={busyIntent === "save"}>
-                      Save
+                    <Button submit variant="primary" tone={originChange ? "critical" : undefined} loading={busyIntent === "save"}>
+                      {originChange ? "Save, customers reconnect" : "Save"}
                     </Button>
                   </InlineStack>
                 </FormLayout>
@@ -202,6 +220,7 @@ export default function Settings() {
               )}
             </BlockStack>
           </Card>
+          <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
           <ContinueCartCard
             saved={actionData?.intent === "handoff" && actionData.ok ? actionData.handoff : handoff}
             errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
@@ -210,6 +229,40 @@ export default function Settings() {
         </Layout.Section>
       </Layout>
     </Page>
+  );
+}
+
+// How long stored Shopify data is kept (app/privacy/retention.server.ts): its own small form, so it saves without
+// the service secrets.
+function RetentionCard({ days, result }: { days: number; result?: RetentionResult }) {
+  const [value, setValue] = useState(String(days));
+  return (
+    <div style={{ marginTop: "var(--p-space-400)" }}>
+      <Card>
+        <Form method="post" action="/app/settings">
+          <BlockStack gap="200">
+            <Text as="h2" variant="headingMd">
+              Data retention
+            </Text>
+            <input type="hidden" name="intent" value="retention" />
+            <TextField
+              label="Keep stored order data for (days)"
+              name="retentionDays"
+              type="number"
+              value={value}
+              onChange={setValue}
+              autoComplete="off"
+              error={result && !result.ok ? result.message : undefined}
+              helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
+            />
+            {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
+            <InlineStack>
+              <Button submit>Save retention</Button>
+            </InlineStack>
+          </BlockStack>
+        </Form>
+      </Card>
+    </div>
   );
 }
 

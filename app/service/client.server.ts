@@ -27,5 +27,7 @@ export {
   type OAuthResult,
   type TokenSet,
 } from "./oauth.server";
-export { MemoryGrantStore, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
+export { checkServiceUrl, guardedFetch, policyFromEnv, type AddressPolicy } from "./address-policy.server";
+export { ORIGIN_CHANGED_REASON, serviceOrigins, tokensMayGoTo } from "./origins.server";
+export type { GrantStatus, GrantStore, GrantTokens, StoredGrant } from "./grant-store.server";
 export type * from "./schemas";

@@ -2,6 +2,7 @@
 // sleep, randomness, timeouts, retry budget) comes in here, with real defaults, so the modules stay pure-ish.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { guardedFetch, policyFromEnv } from "./address-policy.server";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.server";
 
 export type ServiceEnvironment = "sandbox" | "production";
@@ -88,8 +89,9 @@ export function createServiceContext(settings: ServiceSettings, overrides: Servi
   return {
     settings,
     deps: {
-      // Late-bound so a test's global fetch stub (if any) is honoured.
-      fetch: (input, init) => globalThis.fetch(input, init),
+      // Only public addresses (loopback under the opt-in), no redirects: address-policy.server.ts. Late-bound to
+      // globalThis.fetch underneath, so a test's global fetch stub (if any) is honoured.
+      fetch: guardedFetch(policyFromEnv()),
       now: () => Date.now(),
       sleep: realSleep,
       random: Math.random,

@@ -105,5 +105,8 @@ export async function checkConnection(
     rate_limited: `${host} is rate limiting: the signature could not be checked, try again shortly`,
     server_error: `${host} had an internal problem (HTTP ${outcome.status}); try again later`,
   };
-  return { ok: false, message: message[outcome.kind] ?? `unexpected answer from ${host}: ${outcome.message}`, outcome };
+  // Never the answer's own words: the address may not be the service at all (only its status and a code-like error).
+  const code = outcome.errorCode && /^[a-z0-9_.-]{1,40}$/i.test(outcome.errorCode) ? `, ${outcome.errorCode}` : "";
+  const fallback = `unexpected answer from ${host} (${outcome.status ? `HTTP ${outcome.status}` : outcome.kind}${code})`;
+  return { ok: false, message: message[outcome.kind] ?? fallback, outcome };
 }

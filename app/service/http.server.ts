@@ -65,10 +65,11 @@ function readJson(text: string): unknown {
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 
 /** Network-level cause in plain words (e.g. "connection refused"); never includes the request. */
-function networkCause(err: unknown): string | undefined {
+export function networkCause(err: unknown): string | undefined {
   const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
   const code = typeof cause?.code === "string" ? cause.code : undefined;
   const words: Record<string, string> = {
+    ERR_ADDRESS_REFUSED: "address not allowed: not a public address",
     ECONNREFUSED: "connection refused",
     ENOTFOUND: "host name not found",
     EAI_AGAIN: "host name lookup failed",

@@ -25,6 +25,7 @@ import type { GrantStore, StoredGrant } from "./grant-store.server";
 import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt, type Endpoint } from "./http.server";
 import { refreshTokens, type OAuthFailure } from "./oauth.server";
 import { failure, type Failure, type Outcome } from "./outcomes.server";
+import { ORIGIN_CHANGED_REASON, tokensMayGoTo } from "./origins.server";
 import { withRetries } from "./retry.server";
 
 export interface ImportOptions {
@@ -118,6 +119,11 @@ export async function accessTokenFor(
   const grant = await store.load();
   if (!grant) return reconnect("no connection is stored for this customer");
   if (grant.status !== "active") return reconnect(grant.statusReason ?? "the connection was marked for reconnection");
+  if (!tokensMayGoTo(grant.boundOrigins, ctx.settings)) {
+    // The settings now point elsewhere than the server that issued these tokens: send them nowhere.
+    await store.markNeedsReconnect(ORIGIN_CHANGED_REASON, grant.tokenVersion);
+    return reconnect(ORIGIN_CHANGED_REASON);
+  }
 
   const now = ctx.deps.now();
   const expiresAt = grant.accessTokenExpiresAt?.getTime();

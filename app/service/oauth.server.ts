@@ -2,6 +2,7 @@
 // authorization URL (S256 + state), callback validation, code exchange, refresh and revocation.
 // Client authentication is client_secret_basic unless the settings say client_secret_post.
 import * as oauth from "oauth4webapi";
+import { networkCause } from "./http.server";
 import { hostOf, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context.server";
 
 export const SERVICE_SCOPES = ["orders:write", "shipments:write"] as const;
@@ -143,7 +144,8 @@ function fromError(err: unknown, host: string): OAuthFailure {
   // fetch's own failures are TypeErrors without a code; oauth4webapi's argument errors carry an ERR_* code.
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof TypeError && !(typeof code === "string" && code.startsWith("ERR_"))) {
-    return oauthFailure("network_error", host);
+    const cause = networkCause(err);
+    return { ...oauthFailure("network_error", host), ...(cause ? { message: `Could not reach ${host} (${cause}).` } : {}) };
   }
   return oauthFailure("unexpected_response", host);
 }

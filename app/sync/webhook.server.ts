@@ -1,24 +1,28 @@
-// Shared by the webhooks.* routes: verify with Shopify's library, then hand plain data to the domain.
-import { authenticate } from "../shopify.server";
+// Shared by the sync webhooks.* routes: verify (app/lib/webhook.server.ts), then hand plain data to the domain.
 import prisma from "../db.server";
+import { verifyWebhook, type VerifiedWebhook } from "../lib/webhook.server";
 import { recordSyncDelivery } from "./intake.server";
 import { parseShopifyJson } from "./mapping.server";
 import { notifyWorkers } from "./signal.server";
 
-/**
- * Verifies the HMAC (401 otherwise, nothing stored), records the delivery and its job durably in one statement,
- * answers 200. Everything else happens in the worker, after the answer.
- */
-export async function receiveSyncWebhook(request: Request): Promise<Response> {
-  const raw = request.clone().text(); // the same bytes, parsed again below keeping 64-bit ids exact
-  const { shop, topic, payload: parsed, webhookId, eventId } = await authenticate.webhook(request);
-  let payload: unknown = parsed;
+/** The payload parsed again from the signed bytes keeping 64-bit ids exact (an id above 2^53 must not lose digits). */
+export function exactPayload(webhook: VerifiedWebhook): unknown {
   try {
-    payload = parseShopifyJson(await raw);
+    return parseShopifyJson(new TextDecoder().decode(webhook.bytes));
   } catch {
-    // authenticate.webhook parsed it already; keep its result
+    return webhook.payload; // Shopify's library parsed it already; keep its result
   }
-  const result = await recordSyncDelivery(prisma, { shop, topic, eventId: eventId || webhookId, webhookId, payload });
+}
+
+/**
+ * Verifies the body (bounded, read once), HMAC and topic (refused otherwise, nothing stored), records the delivery
+ * and its job durably in one statement, answers 200. Everything else happens in the worker, after the answer.
+ */
+export async function receiveSyncWebhook(request: Request, routeTopic: string): Promise<Response> {
+  const check = await verifyWebhook(request, routeTopic);
+  if (!check.ok) return check.response;
+  const { shop, topic, webhookId, eventId } = check.webhook;
+  const result = await recordSyncDelivery(prisma, { shop, topic, eventId, webhookId, payload: exactPayload(check.webhook) });
   if (result.jobId) notifyWorkers();
   return new Response(null, { status: 200 });
 }

@@ -188,7 +188,16 @@ describe("key rotation", () => {
 
       const tsx = path.resolve("node_modules/.bin/tsx");
       const { stdout } = await promisify(execFile)(tsx, ["scripts/rotate-encryption-key.ts"], {
-        env: { ...process.env, NODE_ENV: "production", DATABASE_URL: "", PGLITE_DATA_DIR: dataDir, ENCRYPTION_KEYS: `${NEW},${OLD}` },
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          DATABASE_URL: "",
+          PGLITE_DATA_DIR: dataDir,
+          SHOPIFY_API_KEY: "k",
+          SHOPIFY_API_SECRET: "s",
+          SHOPIFY_APP_URL: "https://app.example.com",
+          ENCRYPTION_KEYS: `${NEW},${OLD}`,
+        },
         timeout: 120_000,
       });
       expect(stdout).toContain("re-encrypted 5 value(s)");

@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 import { routeStorefront } from "../helpers/storefront";
-import { emulatorState, injectFault } from "../service/support";
+import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
 
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
@@ -83,10 +83,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-// Read to the end: a cancelled body through MSW's fetch interceptor never settles.
-beforeEach(async () => {
-  await (await fetch(`${emu.url}/_emulator/reset`, { method: "POST" })).text();
-});
+beforeEach(() => resetEmulator(emu));
 
 describe("the storefront button in a browser", () => {
   async function openCart(state: CartState, javaScriptEnabled: boolean) {

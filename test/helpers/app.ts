@@ -69,7 +69,7 @@ function buildIsFresh() {
   return statSync(BUILD).mtimeMs >= sources;
 }
 
-function ensureBuild() {
+export function ensureBuild() {
   if (buildIsFresh()) return;
   const lock = path.join(ROOT, "node_modules/.cache/app-build.lock");
   mkdirSync(path.dirname(lock), { recursive: true });

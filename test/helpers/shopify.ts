@@ -1,8 +1,13 @@
 // Stand-ins for what Shopify itself would send: session tokens, stored sessions, webhook and app proxy signatures.
+import { SHOPIFY_API_VERSION } from "../../app/lib/shopify-api-version";
 import { createHmac, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
+import { Session } from "@shopify/shopify-api";
+import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { SignJWT } from "jose";
 import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
+import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
+import type { Keyring } from "../../app/crypto/secret-box.server";
 
 export const TEST_API_KEY = LOCAL_API_KEY;
 export const TEST_API_SECRET = LOCAL_API_SECRET;
@@ -26,20 +31,30 @@ export async function mintSessionToken(
     .sign(new TextEncoder().encode(options.secret ?? TEST_API_SECRET));
 }
 
-/** The offline session the app would have stored at install; without it the library tries a token exchange. */
-export async function seedOfflineSession(prisma: PrismaClient, shop = TEST_SHOP) {
-  await prisma.session.upsert({
-    where: { id: `offline_${shop}` },
-    update: {},
-    create: {
+export const TEST_OFFLINE_TOKEN = "shpat_test_offline_token";
+
+/**
+ * The offline session the app would have stored at install (without it the library tries a token exchange),
+ * stored the way production stores it: through the app's session storage, so the token is encrypted at rest
+ * (with ENCRYPTION_KEYS, or `keyring` when the test starts the app with keys of its own).
+ */
+export async function seedOfflineSession(
+  prisma: PrismaClient,
+  shop = TEST_SHOP,
+  options: { accessToken?: string; scope?: string; keyring?: Keyring } = {},
+) {
+  const { keyring } = options;
+  const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma), keyring ? () => keyring : undefined);
+  await storage.storeSession(
+    new Session({
       id: `offline_${shop}`,
       shop,
       state: "",
       isOnline: false,
-      scope: "read_orders,read_fulfillments,read_customers,read_products",
-      accessToken: "shpat_test_offline_token",
-    },
-  });
+      scope: options.scope ?? "read_orders,read_fulfillments,read_customers,read_products",
+      accessToken: options.accessToken ?? TEST_OFFLINE_TOKEN,
+    }),
+  );
 }
 
 /** An embedded admin URL as Shopify's admin frame would open it. */
@@ -61,10 +76,10 @@ export async function sendWebhook(
   appUrl: string,
   topic: string,
   payload: unknown,
-  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string } = {},
+  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string; path?: string } = {},
 ) {
   const body = JSON.stringify(payload);
-  return fetch(new URL(`/webhooks/${topic}`, appUrl), {
+  return fetch(new URL(options.path ?? `/webhooks/${topic}`, appUrl), {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
@@ -73,7 +88,7 @@ export async function sendWebhook(
       "X-Shopify-Hmac-Sha256": options.hmac ?? webhookHmac(body),
       "X-Shopify-Webhook-Id": options.webhookId ?? randomUUID(),
       "X-Shopify-Event-Id": options.eventId ?? randomUUID(),
-      "X-Shopify-Api-Version": "2026-10",
+      "X-Shopify-Api-Version": SHOPIFY_API_VERSION,
       "X-Shopify-Triggered-At": new Date().toISOString(),
     },
     body,

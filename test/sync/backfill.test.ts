@@ -1,19 +1,21 @@
 // Backfill when a customer connects: their recent orders come from the Admin GraphQL API (MSW stands in for
 // Shopify), page by page, into the same queue; progress is the Backfill row.
+import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
-import { adminGraphqlViaSession } from "~/sync/backfill.server";
+import type { AdminGraphql } from "~/sync/backfill.server";
 import { recordSyncDelivery } from "~/sync/intake.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { seedOfflineSession } from "../helpers/shopify";
-import { Clock, connectCustomer, emulatorState, importCounts, newId, resetSyncState, SHOP, startTestEmulator, syncDeps } from "./support";
+import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
+import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
+import { emulatorState, startTestEmulator } from "../helpers/emulator";
 
-const admin = graphql.link(`https://${SHOP}/admin/api/2026-10/graphql.json`);
+const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();
 
 let db: TestDatabase;
@@ -21,6 +23,7 @@ let emulator: RunningEmulator;
 let stores: Map<string, GrantStore>;
 let deps: SyncDeps;
 let clock: Clock;
+let adminGraphql: AdminGraphql;
 const CUSTOMER = "7100000001";
 
 interface GqlOrder {
@@ -63,7 +66,7 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
   let failures = failFirst;
   mock.use(
     admin.query("SyncBackfillOrders", ({ variables, request }) => {
-      expect(request.headers.get("X-Shopify-Access-Token")).toBe("shpat_test_offline_token");
+      expect(request.headers.get("X-Shopify-Access-Token")).toBe(TEST_OFFLINE_TOKEN); // decrypted, never the stored ciphertext
       seen.push(variables);
       if (failures > 0) {
         failures -= 1;
@@ -84,7 +87,10 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
 
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
+  // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/lib/admin-api.server"));
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+  globalThis.__appDatabase = db; // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);
 });
 afterEach(() => mock.resetHandlers());
@@ -97,7 +103,7 @@ beforeEach(async () => {
   await resetSyncState(db.prisma, emulator);
   stores = new Map();
   clock = new Clock();
-  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql: adminGraphqlViaSession(db.prisma) };
+  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql };
 });
 
 async function settle(rounds = 30) {
@@ -222,6 +228,17 @@ describe("backfill on connect", () => {
     const state = await emulatorState(emulator);
     expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(300);
   }, 60_000);
+
+  it("works against the offline session as production stores it (encrypted at rest)", async () => {
+    const stored = await db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${SHOP}` } });
+    expect(stored.accessToken).not.toContain(TEST_OFFLINE_TOKEN);
+    const seen: Record<string, unknown>[] = [];
+    serveOrders([gqlOrder(1)], seen); // its handler checks the token Shopify receives is the plain one
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await settle();
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", queued: 1 });
+  });
 
   it("uses the shop's backfill window and retries an Admin API error", async () => {
     await db.prisma.shopSettings.create({ data: { shop: SHOP, backfillDays: 14 } });

@@ -1,0 +1,24 @@
+// The Admin API for work that runs outside an admin request (the sync worker, the storefront's connect flow):
+// every call goes through Shopify's library (`unauthenticated.admin`),
+// which loads the shop's offline session through the app's session storage (so the stored, encrypted token is
+// decrypted there) and speaks the app's API version.
+import { GraphqlQueryError, HttpRequestError } from "@shopify/shopify-api";
+import { unauthenticated } from "../shopify.server";
+
+/** One Admin GraphQL call for a shop: the JSON answer (`data`, or `errors` for GraphQL-level failures). */
+export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
+
+export const adminGraphqlViaShopify: AdminGraphql = async (shop, query, variables) => {
+  const { admin } = await unauthenticated.admin(shop);
+  try {
+    const response = await admin.graphql(query, { variables });
+    return await response.json();
+  } catch (err) {
+    // GraphQL-level errors (throttling, a bad query) come back as a body with `errors`, worded by the caller.
+    const graphQLErrors = err instanceof GraphqlQueryError ? err.body?.errors?.graphQLErrors : undefined;
+    if (Array.isArray(graphQLErrors)) return { errors: graphQLErrors };
+    // No answer at all: say so plainly rather than in the library's words.
+    if (err instanceof HttpRequestError) throw new Error("Shopify's Admin API could not be reached");
+    throw err;
+  }
+};

@@ -1,0 +1,29 @@
+// Every proxy.* route starts here. Shopify's library checks the signature; the signature alone does not make the
+// query unambiguous: Shopify signs a repeated parameter as its values joined by commas, while a reader takes one of
+// them. A shopper who adds `logged_in_customer_id=<someone else>` to a storefront URL would get a signed query in
+// which the first value is theirs to choose. So a query with any parameter named twice is refused (400, like a bad
+// signature), and the identity comes only from the parameters Shopify sets.
+import { authenticate } from "../shopify.server";
+import { securityLog } from "./security-log.server";
+
+export interface ProxyRequest {
+  /** Shopify's helper that answers as Liquid, rendered inside the store's theme. */
+  liquid: Awaited<ReturnType<typeof authenticate.public.appProxy>>["liquid"];
+  url: URL;
+  shop: string;
+  /** The logged-in customer's numeric id, or null for an anonymous shopper. */
+  customerId: string | null;
+}
+
+export async function verifyAppProxy(request: Request): Promise<ProxyRequest> {
+  const { liquid } = await authenticate.public.appProxy(request); // throws 400 unless Shopify signed it
+  const url = new URL(request.url);
+  const names = [...url.searchParams.keys()];
+  const repeated = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
+  if (repeated.length > 0) {
+    securityLog().warn({ route: url.pathname, reason: "repeated_parameter", parameters: repeated.slice(0, 5) }, "app proxy request refused");
+    throw new Response(null, { status: 400, statusText: "Bad Request" });
+  }
+  const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
+  return { liquid, url, shop: url.searchParams.get("shop")!, customerId: /^\d+$/.test(customerId) ? customerId : null };
+}

@@ -1,0 +1,84 @@
+// Request bodies read once, with a ceiling, and never in a way that can take the process down.
+//
+// Limits per route kind (docs/security.md):
+// - webhooks: 5 MiB. Shopify's largest payloads are orders with many lines, fulfillments and refunds; they stay
+//   well under 1 MiB in practice (Shopify itself truncates lists in webhook bodies), so 5 MiB leaves room for
+//   outliers while a flood of large unauthenticated POSTs cannot exhaust memory.
+// - forms: 64 KiB. The settings form and the storefront forms carry a few short fields.
+// A declared Content-Length above the limit is refused before a byte is read; a body without one (chunked) is
+// counted as it streams and the read stops at the first byte past the limit. An aborted or broken body is a
+// rejection handled here (answered 400), never one left unhandled.
+
+export const BODY_LIMITS = {
+  webhook: 5 * 1024 * 1024,
+  form: 64 * 1024,
+} as const;
+
+export type BodyKind = keyof typeof BODY_LIMITS;
+
+export type BodyResult = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; response: Response };
+
+// Connection: close: the server then drops the rest of an oversized upload instead of draining it.
+const tooLarge = (limit: number) =>
+  new Response(`Request body too large (limit ${limit} bytes)`, {
+    status: 413,
+    headers: { "Content-Type": "text/plain; charset=utf-8", Connection: "close" },
+  });
+
+const unreadable = () =>
+  new Response("Request body could not be read", {
+    status: 400,
+    headers: { "Content-Type": "text/plain; charset=utf-8", Connection: "close" },
+  });
+
+/** Reads the whole body, at most `limit` bytes (by kind or a number). Resolves; never rejects for the body's sake. */
+export async function readBody(request: Request, kind: BodyKind | number): Promise<BodyResult> {
+  const limit = typeof kind === "number" ? kind : BODY_LIMITS[kind];
+  const declared = request.headers.get("content-length");
+  if (declared !== null && (!/^\d+$/.test(declared.trim()) || Number(declared) > limit)) {
+    if (/^\d+$/.test(declared.trim())) return { ok: false, response: tooLarge(limit) };
+    return { ok: false, response: unreadable() };
+  }
+  if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
+  if (request.bodyUsed) return { ok: false, response: unreadable() };
+
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        // Stop reading, but leave the stream alone: cancelling it would destroy the socket before the 413 is
+        // written. Connection: close on the answer then ends the connection.
+        reader.releaseLock();
+        return { ok: false, response: tooLarge(limit) };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    // The client went away mid-body (or sent garbage framing): nothing to answer to, nothing to keep.
+    reader.cancel().catch(() => undefined);
+    return { ok: false, response: unreadable() };
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
+
+/**
+ * The same request with its body replaced by bytes already read: for libraries that want a Request (Shopify's
+ * `authenticate.webhook`, `formData()`), so the body is still read from the network only once.
+ */
+export function withBody(request: Request, bytes: Uint8Array<ArrayBuffer>): Request {
+  const headers = new Headers(request.headers);
+  headers.delete("transfer-encoding");
+  headers.set("content-length", String(bytes.byteLength));
+  return new Request(request.url, { method: request.method, headers, body: bytes, signal: request.signal });
+}

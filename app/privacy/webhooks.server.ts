@@ -1,0 +1,76 @@
+// The lifecycle and privacy webhook routes' shared path: app/lib/webhook.server.ts verifies the body, HMAC, topic
+// and shop (refused before anything changes), then plain data goes to the domain functions. None of them needs a
+// session, so each works after an uninstall. Each delivery acts once (receipts by event id, and for destructive
+// topics by the signed content too, so a captured body replayed under new ids repeats nothing).
+import prisma from "../db.server";
+import { actOnce, verifyWebhook } from "../lib/webhook.server";
+import { securityLog } from "../lib/security-log.server";
+import { exactPayload } from "../sync/webhook.server";
+import { redactCustomer, redactShop } from "./compliance.server";
+import { recordDataRequest } from "./export.server";
+import { onAppUninstalled, onScopesUpdated } from "./lifecycle.server";
+import { kickRevocations } from "./revocations.server";
+
+type Payload = Record<string, unknown>;
+type Verified = { shop: string; topic: string; payload: Payload; eventId: string; webhookId: string };
+
+const idList = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v) => typeof v === "string" || typeof v === "number").map(String).slice(0, 10_000) : [];
+const idOf = (value: unknown): string | undefined =>
+  typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+
+interface HandleOptions {
+  /** Also deduplicate by the signed body (destructive topics). */
+  byContent?: boolean;
+  /**
+   * shop/redact: Shopify sends it 48 hours after an uninstall, never while the app is installed, and its body is the
+   * same every time, so content cannot tell a replay apart: an installed shop (offline session present) erases nothing.
+   */
+  notWhileInstalled?: boolean;
+}
+
+/** Verifies, then runs `work` once per delivery; a failure is released for Shopify's retry. */
+async function handle(request: Request, routeTopic: string, options: HandleOptions, work: (event: Verified) => Promise<void>) {
+  const check = await verifyWebhook(request, routeTopic);
+  if (!check.ok) return check.response;
+  const webhook = check.webhook;
+  if (options.notWhileInstalled && webhook.session) {
+    securityLog().warn({ shop: webhook.shop, topic: webhook.topic, reason: "shop_installed" }, "webhook ignored");
+    return new Response(null, { status: 200 });
+  }
+  const payload = (exactPayload(webhook) ?? {}) as Payload;
+  const event: Verified = { shop: webhook.shop, topic: webhook.topic, payload, eventId: webhook.eventId, webhookId: webhook.webhookId };
+  await actOnce(webhook, { byContent: options.byContent }, () => work(event));
+  return new Response(null, { status: 200 });
+}
+
+export const receiveCustomersRedact = (request: Request) =>
+  handle(request, "customers/redact", { byContent: true }, async ({ shop, payload }) => {
+    const customerId = idOf((payload.customer as Payload | undefined)?.id);
+    const ordersToRedact = idList(payload.orders_to_redact);
+    if (!customerId && ordersToRedact.length === 0) return;
+    await redactCustomer(prisma, { shop, customerId: customerId ?? "", ordersToRedact });
+    kickRevocations(prisma);
+  });
+
+export const receiveDataRequest = (request: Request) =>
+  handle(request, "customers/data_request", {}, async ({ shop, payload, eventId }) => {
+    const customerId = idOf((payload.customer as Payload | undefined)?.id);
+    if (!customerId) return;
+    const requestId = idOf((payload.data_request as Payload | undefined)?.id) ?? eventId;
+    await recordDataRequest(prisma, { shop, customerId, requestId, ordersRequested: idList(payload.orders_requested) });
+  });
+
+export const receiveShopRedact = (request: Request) =>
+  handle(request, "shop/redact", { notWhileInstalled: true }, async ({ shop }) => {
+    await redactShop(prisma, shop);
+    kickRevocations(prisma);
+  });
+
+export const receiveAppUninstalled = (request: Request) =>
+  handle(request, "app/uninstalled", { byContent: true }, ({ shop }) => onAppUninstalled(prisma, shop));
+
+export const receiveScopesUpdate = (request: Request) =>
+  handle(request, "app/scopes_update", { byContent: true }, async ({ shop, payload }) => {
+    await onScopesUpdated(prisma, shop, payload.current);
+  });
