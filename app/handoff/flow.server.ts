@@ -9,8 +9,7 @@ import { CART_POLICY, IP_POLICY, type Budget } from "./budget";
 import { parseCartInput } from "./cart-input";
 import type { ShopperCode } from "./messages";
 import {
-  countCreated,
-  findReusable,
+  priorHandoffs,
   recordCreated,
   recordFailed,
   recordPending,
@@ -112,11 +111,11 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   facts.currency = resolved.currency;
   facts.lines = resolved.lines;
   facts.contentHash = sha256(JSON.stringify([resolved.currency, resolved.lines]));
-  const reusable = await findReusable(prisma, shop, facts.cartTokenHash, facts.contentHash, new Date(now() + REUSE_MARGIN_MS));
-  if (reusable?.claimUrl) return { ok: true, claimUrl: reusable.claimUrl, reused: true, locale };
+  const prior = await priorHandoffs(prisma, shop, facts.cartTokenHash, facts.contentHash, new Date(now() + REUSE_MARGIN_MS));
+  if (prior.reusableClaimUrl) return { ok: true, claimUrl: prior.reusableClaimUrl, reused: true, locale };
 
   // One key per (cart, content, expiry setting, generation): expired handoffs bump the generation.
-  const generation = await countCreated(prisma, shop, facts.cartTokenHash, facts.contentHash);
+  const { generation } = prior;
   facts.idempotencyKey = sha256(JSON.stringify([shop, facts.cartTokenHash, facts.contentHash, settings.expirySeconds, generation]));
   facts.externalCartId = `cart-${facts.cartTokenHash.slice(0, 32)}`; // the token itself is the shopper's
   const request = buildHandoffRequest({

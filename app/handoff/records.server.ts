@@ -57,17 +57,19 @@ export function recordFailed(prisma: PrismaClient, id: string, reasonCode: strin
   return prisma.cartHandoff.update({ where: { id }, data: { state: "failed", reasonCode, reason, attempts } });
 }
 
-/** The newest created handoff for this cart content that is still valid for at least `marginMs`. */
-export function findReusable(prisma: PrismaClient, shop: string, cartTokenHash: string, contentHash: string, validUntil: Date) {
-  return prisma.cartHandoff.findFirst({
-    where: { shop, cartTokenHash, contentHash, state: "created", expiresAt: { gt: validUntil }, claimUrl: { not: null } },
+/**
+ * The handoffs created before for this cart content, newest first, in one query: the newest is reused while it
+ * stays valid until `validUntil`; their count is the key's generation (an expired one is never reused).
+ */
+export async function priorHandoffs(prisma: PrismaClient, shop: string, cartTokenHash: string, contentHash: string, validUntil: Date) {
+  const rows = await prisma.cartHandoff.findMany({
+    where: { shop, cartTokenHash, contentHash, state: "created" },
     orderBy: { createdAt: "desc" },
+    select: { claimUrl: true, expiresAt: true },
   });
-}
-
-/** How many handoffs were created for this cart content before (all expired when none is reusable). */
-export function countCreated(prisma: PrismaClient, shop: string, cartTokenHash: string, contentHash: string) {
-  return prisma.cartHandoff.count({ where: { shop, cartTokenHash, contentHash, state: "created" } });
+  const newest = rows[0];
+  const reusable = newest?.claimUrl && newest.expiresAt && newest.expiresAt > validUntil ? newest.claimUrl : null;
+  return { reusableClaimUrl: reusable, generation: rows.length };
 }
 
 export interface HandoffListItem {
