@@ -10,9 +10,7 @@ import { parseCartInput } from "./cart-input";
 import type { ShopperCode } from "./messages";
 import {
   priorHandoffs,
-  recordCreated,
-  recordFailed,
-  recordPending,
+  recordOutcome,
   recordRefusal,
   sha256,
   type RecordFacts,
@@ -125,13 +123,15 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
     lines: resolved.lines,
     expiresInSeconds: settings.expirySeconds,
   });
-  const row = await recordPending(prisma, facts);
+  // One write, after the answer: the key is derived from the cart, so a crash in between loses nothing a retry
+  // would not find again (the service replays the same key), and the click costs one round trip less.
   const outcome = await createCartHandoff(settings.service, request, { idempotencyKey: facts.idempotencyKey, deps: deps.service ?? INTERACTIVE_SERVICE_DEPS });
   if (!outcome.ok) {
-    await recordFailed(prisma, row.id, outcome.kind, outcome.message, outcome.attempts);
+    await recordOutcome(prisma, facts, { state: "failed", reasonCode: outcome.kind, reason: outcome.message, attempts: outcome.attempts });
     return { ok: false, code: failureCode(outcome), status: outcome.kind === "rate_limited" ? 503 : 502, locale, retryAfterMs: outcome.retryAfterMs };
   }
-  await recordCreated(prisma, row.id, {
+  await recordOutcome(prisma, facts, {
+    state: "created",
     handoffId: outcome.data.handoff_id,
     claimUrl: outcome.data.claim_url,
     expiresAt: new Date(outcome.data.expires_at),

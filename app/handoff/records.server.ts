@@ -41,20 +41,15 @@ export function recordRefusal(prisma: PrismaClient, facts: RecordFacts, reasonCo
   return prisma.cartHandoff.create({ data: { ...data(facts), state: "failed", reasonCode, reason } });
 }
 
-export function recordPending(prisma: PrismaClient, facts: RecordFacts) {
-  return prisma.cartHandoff.create({ data: { ...data(facts), state: "pending" } });
-}
-
-export function recordCreated(
+/** A request that reached the service: created with its claim URL, or failed with the service's reason. */
+export function recordOutcome(
   prisma: PrismaClient,
-  id: string,
-  result: { handoffId: string; claimUrl: string; expiresAt: Date; attempts: number },
+  facts: RecordFacts,
+  result:
+    | { state: "created"; handoffId: string; claimUrl: string; expiresAt: Date; attempts: number }
+    | { state: "failed"; reasonCode: string; reason: string; attempts: number },
 ) {
-  return prisma.cartHandoff.update({ where: { id }, data: { state: "created", ...result } });
-}
-
-export function recordFailed(prisma: PrismaClient, id: string, reasonCode: string, reason: string, attempts: number) {
-  return prisma.cartHandoff.update({ where: { id }, data: { state: "failed", reasonCode, reason, attempts } });
+  return prisma.cartHandoff.create({ data: { ...data(facts), ...result } });
 }
 
 /**
