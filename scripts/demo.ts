@@ -11,7 +11,7 @@ import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
 // The same stand-ins for Shopify the tests use: session tokens, app proxy signatures, a storefront's Liquid.
 import { mintSessionToken, seedOfflineSession, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
-import { layout, renderLiquid } from "../test/helpers/storefront";
+import { layout, renderLiquid } from "../dev/storefront/proxy";
 
 const SHOP = process.env.DEMO_SHOP ?? "demo-shop.myshopify.com";
 const PUBLIC_PORT = Number(process.env.PORT ?? 3000);

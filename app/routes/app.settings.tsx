@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
+import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
@@ -22,13 +22,18 @@ import {
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
 import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 import { recordConnectionCheck } from "../admin/home.server";
+import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return { settings: await getSettingsView(prisma, session.shop), retentionDays: await getRetentionDays(prisma, session.shop) };
+  return {
+    settings: await getSettingsView(prisma, session.shop),
+    retentionDays: await getRetentionDays(prisma, session.shop),
+    handoff: await getHandoffSettingsView(prisma, session.shop),
+  };
 };
 
 type ActionData =
@@ -36,6 +41,8 @@ type ActionData =
   | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView>; originChange?: { grants: number; message: string } }
   | { intent: "check"; check: CheckReport }
   | { intent: "retention"; result: RetentionResult }
+  | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
+  | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> }
   | { intent: "unknown"; error: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -62,7 +69,16 @@ export const action = async ({ request }: ActionFunctionArgs) => {
           { status: 422 },
         );
   }
-  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "retention".' }, { status: 400 });
+  if (intent === "handoff") {
+    const result = await saveHandoffSettings(prisma, session.shop, {
+      cartButtonEnabled: form.get("cartButtonEnabled") ?? undefined,
+      handoffExpirySeconds: form.get("handoffExpirySeconds") ?? undefined,
+    });
+    return result.ok
+      ? data<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
+      : data<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
+  }
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "retention" or "handoff".' }, { status: 400 });
 };
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
@@ -73,7 +89,7 @@ function secretHelp(status: SecretStatus, urls: string) {
 }
 
 export default function Settings() {
-  const { settings: loaded, retentionDays } = useLoaderData<typeof loader>();
+  const { settings: loaded, retentionDays, handoff } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
@@ -208,6 +224,11 @@ export default function Settings() {
             </BlockStack>
           </Card>
           <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
+          <ContinueCartCard
+            saved={actionData?.intent === "handoff" && actionData.ok ? actionData.handoff : handoff}
+            errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
+            busy={busyIntent === "handoff"}
+          />
         </Layout.Section>
       </Layout>
     </Page>
@@ -245,6 +266,39 @@ function RetentionCard({ days, result }: { days: number; result?: RetentionResul
         </Form>
       </Card>
     </div>
+  );
+}
+
+function ContinueCartCard(props: { saved: HandoffSettingsView; errors: Partial<Record<keyof HandoffSettingsView, string>>; busy: boolean }) {
+  const [enabled, setEnabled] = useState(props.saved.cartButtonEnabled);
+  const [expiry, setExpiry] = useState(String(props.saved.handoffExpirySeconds));
+  return (
+    <Card>
+      <BlockStack gap="200">
+        <Text as="h2" variant="headingMd">
+          Continue cart
+        </Text>
+        <Form method="post" action="/app/settings">
+          <input type="hidden" name="intent" value="handoff" />
+          <FormLayout>
+            <Checkbox label="The storefront's Continue cart button is on" name="cartButtonEnabled" value="on" checked={enabled} onChange={setEnabled} />
+            <TextField
+              label="Claim link lifetime (seconds)"
+              name="handoffExpirySeconds"
+              type="number"
+              autoComplete="off"
+              value={expiry}
+              onChange={setExpiry}
+              error={props.errors.handoffExpirySeconds}
+              helpText="From 60 seconds to 7 days (604800). 1800 is 30 minutes."
+            />
+            <Button submit loading={props.busy}>
+              Save
+            </Button>
+          </FormLayout>
+        </Form>
+      </BlockStack>
+    </Card>
   );
 }
 

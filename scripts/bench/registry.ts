@@ -2,7 +2,8 @@
 // file and list it here.
 import type { Bench } from "./common";
 import { drainBench } from "./drain";
+import { handoffBench } from "./handoff";
 import { intake } from "./intake";
 import { syncLogBench } from "./sync-log";
 
-export const benches: Bench[] = [intake, drainBench, syncLogBench];
+export const benches: Bench[] = [intake, drainBench, syncLogBench, handoffBench];

@@ -5,12 +5,13 @@ import type { PrismaClient } from "@prisma/client";
 import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { SignJWT } from "jose";
+import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 import type { Keyring } from "../../app/crypto/secret-box.server";
 
-export const TEST_API_KEY = "test-api-key";
-export const TEST_API_SECRET = "test-api-secret";
-export const TEST_SHOP = "test-shop.myshopify.com";
+export const TEST_API_KEY = LOCAL_API_KEY;
+export const TEST_API_SECRET = LOCAL_API_SECRET;
+export const TEST_SHOP = LOCAL_SHOP;
 
 /** A session token as App Bridge would mint it (HS256 with the app's API secret). */
 export async function mintSessionToken(
@@ -94,36 +95,4 @@ export async function sendWebhook(
   });
 }
 
-/**
- * Signs an app proxy query the way Shopify does: the parameters sorted, `key=value` (repeated keys joined by
- * commas) concatenated with nothing between them, hex HMAC-SHA256 with the API secret.
- */
-export function signProxyQuery(params: Record<string, string | string[]>, secret = TEST_API_SECRET): URLSearchParams {
-  const message = Object.keys(params)
-    .sort()
-    .map((key) => `${key}=${[params[key]].flat().join(",")}`)
-    .join("");
-  const signature = createHmac("sha256", secret).update(message).digest("hex");
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) for (const v of [value].flat()) query.append(key, v);
-  query.append("signature", signature);
-  return query;
-}
-
-/** A storefront request through the app proxy: the path under /proxy plus Shopify's signed parameters. */
-export function proxyUrl(
-  appUrl: string,
-  path: string,
-  options: { shop?: string; customerId?: string | null; extra?: Record<string, string | string[]>; secret?: string } = {},
-) {
-  const params: Record<string, string | string[]> = {
-    shop: options.shop ?? TEST_SHOP,
-    logged_in_customer_id: options.customerId ?? "",
-    path_prefix: "/apps/workspace",
-    timestamp: String(Math.floor(Date.now() / 1000)),
-    ...options.extra,
-  };
-  const url = new URL(`/proxy${path}`, appUrl);
-  url.search = signProxyQuery(params, options.secret).toString();
-  return url.toString();
-}
+export { proxyUrl, signProxyQuery } from "../../dev/shopify/app-proxy";

@@ -1,0 +1,24 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import prisma from "../db.server";
+import { authenticate, unauthenticated } from "../shopify.server";
+import { Budget } from "../handoff/budget";
+import { handleContinueCart } from "../handoff/proxy-handler.server";
+
+// Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
+// signature check and the Admin API through the library's stored, refreshed offline session.
+
+const budget = new Budget(); // per process, see app/handoff/budget.ts
+
+export const loader = () => redirect("/cart", { status: 303, headers: { "Cache-Control": "no-store" } });
+
+export const action = ({ request }: ActionFunctionArgs) =>
+  handleContinueCart(request, {
+    prisma,
+    budget,
+    verify: authenticate.public.appProxy,
+    graphqlFor: (shop) => async (query, variables) => {
+      const { admin } = await unauthenticated.admin(shop);
+      return (await admin.graphql(query, { variables })).json();
+    },
+  });
