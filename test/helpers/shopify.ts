@@ -1,28 +1,21 @@
-// Stand-ins for what Shopify itself would send: session tokens, stored sessions, webhook and app proxy signatures.
-import { createHmac, randomUUID } from "node:crypto";
+// Test defaults over the stand-ins for Shopify in dev/shopify (shared with the demo): session tokens, stored
+// sessions, webhook and app proxy signatures, all for the test shop and the test app's credentials.
 import type { PrismaClient } from "@prisma/client";
-import { SignJWT } from "jose";
+import { proxyUrl as devProxyUrl, signProxyQuery as devSignProxyQuery } from "../../dev/shopify/app-proxy";
+import { mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
+import { sendWebhook as devSendWebhook, webhookHmac as devWebhookHmac } from "../../dev/shopify/webhooks";
 
 export const TEST_API_KEY = "test-api-key";
 export const TEST_API_SECRET = "test-api-secret";
 export const TEST_SHOP = "test-shop.myshopify.com";
 
 /** A session token as App Bridge would mint it (HS256 with the app's API secret). */
-export async function mintSessionToken(
-  shop = TEST_SHOP,
-  options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {},
-) {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ dest: `https://${shop}`, sid: randomUUID() })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuer(`https://${shop}/admin`)
-    .setAudience(options.apiKey ?? TEST_API_KEY)
-    .setSubject("1")
-    .setIssuedAt(now - 5)
-    .setNotBefore(now - 5)
-    .setExpirationTime(now + (options.lifetimeSeconds ?? 600))
-    .setJti(randomUUID())
-    .sign(new TextEncoder().encode(options.secret ?? TEST_API_SECRET));
+export function mintSessionToken(shop = TEST_SHOP, options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {}) {
+  return devMintSessionToken(shop, {
+    apiKey: options.apiKey ?? TEST_API_KEY,
+    secret: options.secret ?? TEST_API_SECRET,
+    lifetimeSeconds: options.lifetimeSeconds,
+  });
 }
 
 /** The offline session the app would have stored at install; without it the library tries a token exchange. */
@@ -52,44 +45,21 @@ export async function embeddedUrl(appUrl: string, path: string, shop = TEST_SHOP
 }
 
 export function webhookHmac(body: string, secret = TEST_API_SECRET) {
-  return createHmac("sha256", secret).update(body, "utf8").digest("base64");
+  return devWebhookHmac(body, secret);
 }
 
-/** Posts a webhook the way Shopify does, signed unless `hmac` is given. */
-export async function sendWebhook(
+/** Posts a webhook the way Shopify does, signed with the test secret unless `hmac` is given. */
+export function sendWebhook(
   appUrl: string,
   topic: string,
   payload: unknown,
   options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string } = {},
 ) {
-  const body = JSON.stringify(payload);
-  return fetch(new URL(`/webhooks/${topic}`, appUrl), {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      "X-Shopify-Topic": topic,
-      "X-Shopify-Shop-Domain": options.shop ?? TEST_SHOP,
-      "X-Shopify-Hmac-Sha256": options.hmac ?? webhookHmac(body),
-      "X-Shopify-Webhook-Id": options.webhookId ?? randomUUID(),
-      "X-Shopify-Event-Id": options.eventId ?? randomUUID(),
-      "X-Shopify-Api-Version": "2026-10",
-      "X-Shopify-Triggered-At": new Date().toISOString(),
-    },
-    body,
-  });
+  return devSendWebhook(appUrl, topic, payload, { ...options, shop: options.shop ?? TEST_SHOP, secret: TEST_API_SECRET });
 }
 
-/**
- * Signs an app proxy query the way Shopify does: the parameters sorted, `key=value` (repeated keys joined by
- * commas) concatenated with nothing between them, hex HMAC-SHA256 with the API secret.
- */
 export function signProxyQuery(params: Record<string, string>, secret = TEST_API_SECRET): URLSearchParams {
-  const message = Object.keys(params)
-    .sort()
-    .map((key) => `${key}=${params[key]}`)
-    .join("");
-  const signature = createHmac("sha256", secret).update(message).digest("hex");
-  return new URLSearchParams({ ...params, signature });
+  return devSignProxyQuery(params, secret);
 }
 
 /** A storefront request through the app proxy: the path under /proxy plus Shopify's signed parameters. */
@@ -98,14 +68,10 @@ export function proxyUrl(
   path: string,
   options: { shop?: string; customerId?: string | null; extra?: Record<string, string>; secret?: string } = {},
 ) {
-  const params: Record<string, string> = {
+  return devProxyUrl(appUrl, path, {
+    ...options,
     shop: options.shop ?? TEST_SHOP,
-    logged_in_customer_id: options.customerId ?? "",
-    path_prefix: "/apps/workspace",
-    timestamp: String(Math.floor(Date.now() / 1000)),
-    ...options.extra,
-  };
-  const url = new URL(`/proxy${path}`, appUrl);
-  url.search = signProxyQuery(params, options.secret).toString();
-  return url.toString();
+    secret: options.secret ?? TEST_API_SECRET,
+    customerId: options.customerId ?? "",
+  });
 }
