@@ -202,12 +202,8 @@ export function createStandIn(options: StandInOptions): http.Server {
     );
     const body = req.method === "GET" || req.method === "HEAD" ? Buffer.alloc(0) : await readBody(req);
     // Like Shopify's proxy: no cookies to the app, the shopper's own headers otherwise.
-    const headers: http.OutgoingHttpHeaders = {
-      "content-type": req.headers["content-type"],
-      accept: req.headers.accept,
-      "user-agent": req.headers["user-agent"],
-      "content-length": String(body.length),
-    };
+    const headers: http.OutgoingHttpHeaders = { "content-length": String(body.length) };
+    for (const name of ["content-type", "accept", "user-agent"]) if (req.headers[name]) headers[name] = req.headers[name];
     const { token } = carts.open(cookies(req).cart);
     forward(req, res, target, headers, body, async (source) => renderProxyLiquid(source, await globals(req, token, "page")));
   }
