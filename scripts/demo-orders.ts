@@ -36,7 +36,7 @@ function parse(argv: string[]) {
 
 async function main() {
   const options = parse(process.argv.slice(2));
-  const { deliveries, orderIds } = generateOrders(options.count, [options.customer]);
+  const { deliveries, orderIds, fulfillmentIds } = generateOrders(options.count, [options.customer]);
   const tally: Record<string, number> = {};
   for (const d of deliveries) {
     const response = await sendWebhook(options.appUrl, d.topic, d.payload, { shop: options.shop, secret: options.secret, eventId: d.eventId, webhookId: d.webhookId });
@@ -48,7 +48,7 @@ async function main() {
     `sent ${deliveries.length} webhooks for ${orderIds.length} orders of customer ${options.customer.id} to ${options.appUrl} ` +
       `(${tally.duplicate ?? 0} duplicates, ${tally.update ?? 0} updates, ${tally.out_of_order ?? 0} out of order)`,
   );
-  console.log(`demo orders ${JSON.stringify({ order_ids: orderIds })}`);
+  console.log(`demo orders ${JSON.stringify({ order_ids: orderIds, fulfillment_ids: fulfillmentIds })}`);
 }
 
 main().catch((error: unknown) => {

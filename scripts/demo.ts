@@ -102,6 +102,8 @@ async function main() {
     PGLITE_DATA_DIR: pgliteDir,
     DATABASE_URL: options.databaseUrl,
     WORKER_IN_PROCESS: options.workers > 0 ? "false" : "true",
+    // A killed worker's jobs are taken over when their lease ends: seconds in a demo, not the default minutes.
+    ...(options.workers > 0 ? { WORKER_LEASE_MS: "15000", WORKER_POLL_MS: "250" } : {}),
     // The emulator runs on this machine: the merchant's service URLs may point at loopback.
     ALLOW_LOOPBACK_SERVICE_URLS: "true",
   };
