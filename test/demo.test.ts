@@ -271,8 +271,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)("npm run demo --database-url (Post
 
   it("runs the sync in two worker processes, and killing one mid-run loses no order or shipment", async () => {
     expect(demo.ready.worker_pids).toHaveLength(2);
+    await waitForImports(demo, { order_ids: ["5500000001", "5500000002", "5500000003"], fulfillment_ids: [] }); // the backfill
+    const before = (await emulatorState(demo)).orders.length;
     const sending = runOrders(demo, 20);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Mid-run: the first new order has arrived at the service, most are still queued or in a worker's hands.
+    while ((await emulatorState(demo)).orders.length === before) await new Promise((r) => setTimeout(r, 50));
     process.kill(demo.ready.worker_pids[0], "SIGKILL");
     const sent = await sending;
     await waitForImports(demo, sent, 150_000);

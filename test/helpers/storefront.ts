@@ -1,8 +1,9 @@
 // A stand-in for the Shopify storefront in Playwright: requests to https://<shop>/apps/workspace/* are signed
 // with the local app-proxy signer (proxyUrl) and forwarded to the app as Shopify would, and the Liquid the app
-// answers is "rendered" just enough (the customer's name and email) inside a tiny theme layout. Other store
-// pages (login, home) get small placeholder pages, so redirects back to the store can be asserted.
+// answers is rendered with liquidjs inside the stand-in theme (dev/storefront, as in the demo). Other store pages
+// (login, home) get small placeholder pages, so redirects back to the store can be asserted.
 import type { BrowserContext, Page, Route } from "playwright-core";
+import { renderProxyLiquid } from "../../dev/storefront/liquid";
 import { proxyUrl, TEST_SHOP } from "./shopify";
 
 export interface StorefrontOptions {
@@ -15,17 +16,18 @@ export interface StorefrontOptions {
   prefix?: string;
 }
 
-/** The app's Liquid answer "rendered" just enough: the customer's name and email. */
-export function renderLiquid(body: string, customer: StorefrontOptions["customer"]) {
-  return body
-    .replace(/\{%\s*layout none\s*%\}/g, "")
-    .replace(/\{\{\s*customer\.name\s*\|\s*escape\s*\}\}/g, customer?.name ?? "")
-    .replace(/\{\{\s*customer\.email\s*\|\s*escape\s*\}\}/g, customer?.email ?? "");
+/** The app's Liquid answer rendered as Shopify would, inside the stand-in theme (dev/storefront, shared with the demo). */
+function renderLiquid(shop: string, body: string, customer: StorefrontOptions["customer"]) {
+  return renderProxyLiquid(body, {
+    shop: { name: shop, permanent_domain: shop },
+    customer: customer ? { name: customer.name, email: customer.email } : null,
+    routes: { root_url: "/", cart_url: "/cart", account_login_url: "/account/login" },
+    cart: { item_count: 0, items: [], total_price: 0 },
+  });
 }
 
-/** A tiny theme layout around a page's main content. */
-export const layout = (shop: string, main: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${shop}</title></head><body><header><strong>${shop}</strong></header><main>${main}</main></body></html>`;
+/** A page of the store that the app does not serve (login, home), inside the same theme. */
+const storePage = (shop: string, main: string) => renderLiquid(shop, main.replace(/[{}%]/g, (c) => `&#${c.charCodeAt(0)};`), undefined);
 
 export async function routeStorefront(target: Page | BrowserContext, options: StorefrontOptions) {
   const shop = options.shop ?? TEST_SHOP;
@@ -67,14 +69,14 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       await route.fulfill({
         status: response.status(),
         contentType: "text/html; charset=utf-8",
-        body: liquid ? layout(shop, renderLiquid(body, options.customer)) : body,
+        body: liquid ? await renderLiquid(shop, body, options.customer) : body,
       });
       return;
     }
     if (url.pathname === "/account/login") {
-      await route.fulfill({ contentType: "text/html", body: layout(shop, `<h1>Log in</h1><p data-page="login">return_url=${url.searchParams.get("return_url") ?? ""}</p>`) });
+      await route.fulfill({ contentType: "text/html", body: await storePage(shop, `<h1>Log in</h1><p data-page="login">return_url=${url.searchParams.get("return_url") ?? ""}</p>`) });
       return;
     }
-    await route.fulfill({ contentType: "text/html", body: layout(shop, `<h1>Store home</h1>`) });
+    await route.fulfill({ contentType: "text/html", body: await storePage(shop, `<h1>Store home</h1>`) });
   });
 }

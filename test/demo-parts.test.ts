@@ -1,0 +1,78 @@
+// The demo's own logic that the end-to-end demo test does not pin down: options, the emulator config merge and
+// the order traffic's shape.
+import { describe, expect, it } from "vitest";
+import { generateOrders } from "../dev/demo/orders";
+import { deepMerge, parseDemoArgs, UsageError } from "../dev/demo/options";
+import { DEMO_CUSTOMERS } from "../dev/demo-store";
+import { DEFAULT_CONFIG } from "../emulator/config";
+
+describe("demo options", () => {
+  it("defaults to port 3000 and ./data/demo, with the worker in the app", () => {
+    expect(parseDemoArgs([], "/repo")).toEqual({ port: 3000, dataDir: "/repo/data/demo", reset: false, workers: 0 });
+  });
+
+  it("takes every option, in both --name value and --name=value forms", () => {
+    const options = parseDemoArgs(
+      ["--port=4000", "--data-dir", "x", "--reset", "--database-url", "postgresql://u@h/db", "--workers", "2", "--emulator-config=e.json"],
+      "/repo",
+    );
+    expect(options).toEqual({ port: 4000, dataDir: "/repo/x", reset: true, databaseUrl: "postgresql://u@h/db", workers: 2, emulatorConfig: "/repo/e.json" });
+  });
+
+  it.each([
+    [["--workers", "2"], /needs --database-url/],
+    [["--port", "0"], /fixed port/],
+    [["--port", "70000"], /whole number up to 65535/],
+    [["--database-url", "mysql://x"], /postgresql/],
+    [["--data-dir"], /needs a value/],
+    [["--verbose"], /unknown option/],
+  ])("refuses %j", (argv, message) => {
+    expect(() => parseDemoArgs(argv)).toThrow(UsageError);
+    expect(() => parseDemoArgs(argv)).toThrow(message);
+  });
+
+  it("a partial emulator config changes only what it names", () => {
+    const merged = deepMerge(DEFAULT_CONFIG, { rate_limit: { capacity: 1000, leak_per_second: 500 } });
+    expect(merged).toEqual({ ...DEFAULT_CONFIG, rate_limit: { capacity: 1000, leak_per_second: 500 } });
+    expect(deepMerge(DEFAULT_CONFIG, { rate_limit: { capacity: 5 } }).rate_limit).toEqual({ capacity: 5, leak_per_second: 2 });
+    expect(deepMerge(DEFAULT_CONFIG, { workspaces: [{ id: "w", name: "W" }] }).workspaces).toEqual([{ id: "w", name: "W" }]);
+  });
+});
+
+describe("demo order traffic", () => {
+  const { orderIds, fulfillmentIds, deliveries } = generateOrders(20, [DEMO_CUSTOMERS[0]], 1_795_000_000_000);
+
+  it("twenty distinct orders, each with one fulfillment of its latest lines", () => {
+    expect(new Set(orderIds).size).toBe(20);
+    expect(new Set(fulfillmentIds).size).toBe(20);
+    for (const id of fulfillmentIds) {
+      const f = deliveries.find((d) => d.topic === "fulfillments/create" && String(d.payload.id) === id)!;
+      const latest = deliveries
+        .filter((d) => d.topic !== "fulfillments/create" && d.payload.id === f.payload.order_id)
+        .sort((a, b) => String(a.payload.updated_at).localeCompare(String(b.payload.updated_at)))
+        .at(-1)!;
+      const lines = (latest.payload.line_items as { id: number; quantity: number }[]).map((l) => ({ id: l.id, quantity: l.quantity }));
+      expect((f.payload.line_items as { id: number; quantity: number }[]).map((l) => ({ id: l.id, quantity: l.quantity }))).toEqual(lines);
+    }
+  });
+
+  it("with duplicates (the same event id twice), updates, and deliveries that overtake the order's create", () => {
+    const duplicates = deliveries.filter((d) => d.note === "duplicate");
+    expect(duplicates.length).toBeGreaterThan(0);
+    for (const d of duplicates) expect(deliveries.filter((x) => x.eventId === d.eventId)).toHaveLength(2);
+    expect(deliveries.some((d) => d.topic === "orders/updated")).toBe(true);
+    const early = deliveries.filter((d) => d.note === "out_of_order");
+    expect(early.map((d) => d.topic).sort()).toEqual(expect.arrayContaining(["fulfillments/create", "orders/updated"]));
+    for (const d of early) {
+      const orderId = d.topic === "fulfillments/create" ? d.payload.order_id : d.payload.id;
+      const create = deliveries.findIndex((x) => x.topic === "orders/create" && x.payload.id === orderId);
+      expect(deliveries.indexOf(d)).toBeLessThan(create);
+    }
+  });
+
+  it("every order belongs to the given customer and is priced from the catalog", () => {
+    for (const d of deliveries.filter((x) => x.topic !== "fulfillments/create")) {
+      expect((d.payload.customer as { id: number }).id).toBe(Number(DEMO_CUSTOMERS[0].id));
+    }
+  });
+});
