@@ -1,9 +1,13 @@
 // The demo's own logic that the end-to-end demo test does not pin down: options, the emulator config merge and
 // the order traffic's shape.
-import { describe, expect, it } from "vitest";
+import type { PrismaClient } from "@prisma/client";
+import { setupServer } from "msw/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminGraphqlViaSession, BACKFILL_QUERY, ORDER_LINES_QUERY, restFulfillmentsFromGraphql, restOrderFromGraphql } from "~/sync/backfill.server";
+import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";
 import { deepMerge, parseDemoArgs, UsageError } from "../dev/demo/options";
-import { DEMO_CUSTOMERS } from "../dev/demo-store";
+import { DEMO_CUSTOMERS, DEMO_SHOP, orderHistory } from "../dev/demo-store";
 import { DEFAULT_CONFIG } from "../emulator/config";
 
 describe("demo options", () => {
@@ -74,5 +78,41 @@ describe("demo order traffic", () => {
     for (const d of deliveries.filter((x) => x.topic !== "fulfillments/create")) {
       expect((d.payload.customer as { id: number }).id).toBe(Number(DEMO_CUSTOMERS[0].id));
     }
+  });
+});
+
+describe("the demo's Admin API handlers, as the backfill calls them", () => {
+  const server = setupServer(...orderHandlers());
+  const prisma = { session: { findFirst: async () => ({ accessToken: "shpat_demo" }) } } as unknown as PrismaClient;
+  const adminGraphql = adminGraphqlViaSession(prisma);
+  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  afterAll(() => server.close());
+
+  type Page = { data: { ordersCount: { count: number }; orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Parameters<typeof restOrderFromGraphql>[0][] } } };
+
+  it("answers the backfill's query with the customer's orders since the date, paged", async () => {
+    const customer = DEMO_CUSTOMERS[0].id;
+    const history = orderHistory().filter((o) => o.customerId === customer);
+    const since = new Date(Date.now() - 60 * 86_400_000).toISOString();
+    const first = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { first: 2, after: null, query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
+    expect(first.data.ordersCount.count).toBe(history.length);
+    expect(first.data.orders.pageInfo).toEqual({ hasNextPage: true, endCursor: "2" });
+    const second = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { first: 2, after: "2", query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
+    const orders = [...first.data.orders.nodes, ...second.data.orders.nodes].map(restOrderFromGraphql);
+    expect(orders.map((o) => o.id).sort()).toEqual(history.map((o) => o.id).sort());
+    expect(orders.every((o) => o.customer?.id === customer && o.line_items!.length === 2)).toBe(true);
+    const shipped = [...first.data.orders.nodes, ...second.data.orders.nodes].flatMap(restFulfillmentsFromGraphql);
+    expect(shipped).toHaveLength(history.filter((o) => o.fulfillment).length);
+
+    const recent = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { first: 50, after: null, query: `customer_id:${customer} created_at:>='${new Date(Date.now() - 20 * 86_400_000).toISOString()}'` })) as Page;
+    expect(recent.data.ordersCount.count).toBeLessThan(history.length);
+  });
+
+  it("answers the order-lines query, and null for an order it does not know", async () => {
+    const order = orderHistory()[0];
+    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: `gid://shopify/Order/${order.id}`, after: null })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
+    expect(lines.data.order!.lineItems.nodes).toHaveLength(order.lines.length);
+    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", after: null })) as { data: { order: null } };
+    expect(none.data.order).toBeNull();
   });
 });
