@@ -67,7 +67,8 @@ async function main() {
   // kept in the data dir, are what a demo needs. NODE_ENV is the demo's own business here, not the caller's.
   Reflect.deleteProperty(process.env, "NODE_ENV");
   const local = parseEnv({ PGLITE_DATA_DIR: pgliteDir });
-  process.env.ENCRYPTION_KEYS = local.ENCRYPTION_KEYS; // saveSettings encrypts with it below
+  // saveSettings (below, in this process) encrypts with the demo's key and checks the emulator's loopback address.
+  Object.assign(process.env, { ENCRYPTION_KEYS: local.ENCRYPTION_KEYS, PGLITE_DATA_DIR: pgliteDir, ALLOW_LOOPBACK_SERVICE_URLS: "true" });
 
   console.log(ensureBuild("inherit") ? "Built the app." : "The app's build is up to date.");
 
