@@ -15,13 +15,15 @@ export interface SendWebhookOptions {
   eventId?: string;
   webhookId?: string;
   apiVersion?: string;
+  /** Another route than the topic's own (tests send a topic to the wrong route). */
+  path?: string;
 }
 
-/** Posts a webhook to `{appUrl}/webhooks/{topic}` the way Shopify does. */
+/** Posts a webhook to `{appUrl}/webhooks/{topic}` (or `path`) the way Shopify does. */
 export async function sendWebhook(appUrl: string, topic: string, payload: unknown, options: SendWebhookOptions): Promise<Response> {
   const body = JSON.stringify(payload);
   const hmac = options.hmac ?? webhookHmac(body, options.secret ?? "");
-  return fetch(new URL(`/webhooks/${topic}`, appUrl), {
+  return fetch(new URL(options.path ?? `/webhooks/${topic}`, appUrl), {
     method: "POST",
     headers: {
       "Content-Type": "application/json",

@@ -11,6 +11,8 @@ import { ensureBuild, ROOT, SERVER_BUILD as BUILD } from "../../dev/build";
 import { createAppServer } from "../../server/app";
 import { TEST_API_KEY, TEST_API_SECRET } from "./shopify";
 
+export { ensureBuild };
+
 export interface RunningApp {
   url: string;
   close(): Promise<void>;

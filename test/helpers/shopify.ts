@@ -53,7 +53,7 @@ export function sendWebhook(
   appUrl: string,
   topic: string,
   payload: unknown,
-  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string } = {},
+  options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string; path?: string } = {},
 ) {
   return devSendWebhook(appUrl, topic, payload, { ...options, shop: options.shop ?? TEST_SHOP, secret: TEST_API_SECRET });
 }
