@@ -14,12 +14,11 @@ import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
 import { ensureBuild, ROOT } from "../dev/build";
 import { connectDemoCustomer } from "../dev/demo/connect";
-import { deepMerge, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
+import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
 import { startNode, stopAll, type Child } from "../dev/demo/processes";
 import { configureService, installDemoShop } from "../dev/demo/seed";
 import { customerName, DEMO_CUSTOMERS, DEMO_SHOP } from "../dev/demo-store";
 import { createStandIn } from "../dev/storefront/server";
-import { DEFAULT_CONFIG, type EmulatorConfig } from "../emulator/config";
 
 const HOST = "127.0.0.1";
 const MARKER = ".merchant-integration-demo";
@@ -48,16 +47,6 @@ function prepareDataDir(options: DemoOptions) {
   writeFileSync(marker, "made by npm run demo; --reset may delete everything here\n");
 }
 
-function emulatorConfig(options: DemoOptions, appUrl: string): EmulatorConfig {
-  const callback = `${appUrl}/connect/callback`;
-  const own = deepMerge(DEFAULT_CONFIG, { clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [callback] }] });
-  const config = options.emulatorConfig ? deepMerge(own, JSON.parse(readFileSync(options.emulatorConfig, "utf8"))) : own;
-  // The app must be able to connect customers: its callback stays registered with the first app, whatever the file says.
-  const first = config.clients[0];
-  if (first && !first.redirect_uris.includes(callback)) first.redirect_uris = [...first.redirect_uris, callback];
-  return config;
-}
-
 async function main() {
   if (process.argv.includes("--help") || process.argv.includes("-h")) return console.log(USAGE);
   const options = parseDemoArgs(process.argv.slice(2));
@@ -74,7 +63,7 @@ async function main() {
 
   const appPort = await freePort();
   const publicUrl = `http://${HOST}:${options.port}`;
-  const config = emulatorConfig(options, publicUrl);
+  const config = emulatorConfig(publicUrl, options.emulatorConfig ? JSON.parse(readFileSync(options.emulatorConfig, "utf8")) : undefined);
   const configFile = path.join(options.dataDir, "emulator.json");
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminGraphqlViaSession, BACKFILL_QUERY, ORDER_LINES_QUERY, restFulfillmentsFromGraphql, restOrderFromGraphql } from "~/sync/backfill.server";
 import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";
-import { deepMerge, parseDemoArgs, UsageError } from "../dev/demo/options";
+import { deepMerge, emulatorConfig, parseDemoArgs, UsageError } from "../dev/demo/options";
 import { DEMO_CUSTOMERS, DEMO_SHOP, orderHistory } from "../dev/demo-store";
 import { DEFAULT_CONFIG } from "../emulator/config";
 
@@ -40,6 +40,14 @@ describe("demo options", () => {
     expect(merged).toEqual({ ...DEFAULT_CONFIG, rate_limit: { capacity: 1000, leak_per_second: 500 } });
     expect(deepMerge(DEFAULT_CONFIG, { rate_limit: { capacity: 5 } }).rate_limit).toEqual({ capacity: 5, leak_per_second: 2 });
     expect(deepMerge(DEFAULT_CONFIG, { workspaces: [{ id: "w", name: "W" }] }).workspaces).toEqual([{ id: "w", name: "W" }]);
+  });
+
+  it("the emulator knows the demo's OAuth callback, even when the config file replaces the apps", () => {
+    const own = emulatorConfig("http://127.0.0.1:4000");
+    expect(own.clients[0].redirect_uris).toEqual(["http://127.0.0.1:4000/connect/callback"]);
+    expect(emulatorConfig("http://127.0.0.1:4000", { rate_limit: { capacity: 1000, leak_per_second: 500 } })).toEqual({ ...own, rate_limit: { capacity: 1000, leak_per_second: 500 } });
+    const replaced = emulatorConfig("http://127.0.0.1:4000", { clients: [{ client_id: "c", client_secret: "s", signing_secrets: ["k"], redirect_uris: ["https://x/cb"] }] });
+    expect(replaced.clients).toEqual([{ client_id: "c", client_secret: "s", signing_secrets: ["k"], redirect_uris: ["https://x/cb", "http://127.0.0.1:4000/connect/callback"] }]);
   });
 });
 

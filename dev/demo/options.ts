@@ -1,5 +1,6 @@
 // `npm run demo` options. Everything has a default, so `npm run demo` alone works.
 import path from "node:path";
+import { DEFAULT_CONFIG, type EmulatorConfig } from "../../emulator/config";
 
 export interface DemoOptions {
   /** The public port (the stand-in for Shopify); every other port is picked free. */
@@ -82,4 +83,18 @@ export function deepMerge<T>(base: T, override: unknown): T {
   const out: Json = { ...base };
   for (const [key, value] of Object.entries(override)) out[key] = deepMerge(out[key], value);
   return out as T;
+}
+
+/**
+ * The emulator's config for a demo whose app is at `appUrl`: the sandbox app with the app's OAuth callback, then
+ * the user's partial config over it. The callback stays registered with the first app whatever the file says,
+ * or no customer could connect. The emulator validates the result when it starts.
+ */
+export function emulatorConfig(appUrl: string, override?: unknown): EmulatorConfig {
+  const callback = `${appUrl}/connect/callback`;
+  const own = { ...DEFAULT_CONFIG, clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [callback] }] };
+  const config = override === undefined ? own : deepMerge(own, override);
+  const first = config.clients?.[0];
+  if (first && Array.isArray(first.redirect_uris) && !first.redirect_uris.includes(callback)) first.redirect_uris = [...first.redirect_uris, callback];
+  return config;
 }
