@@ -218,7 +218,7 @@ export function createStandIn(options: StandInOptions): http.Server {
     const url = new URL(req.url ?? "/", "http://stand-in");
     const handler = url.pathname.startsWith(`${PROXY_PREFIX}/`) || url.pathname === PROXY_PREFIX ? appProxy : STOREFRONT.test(url.pathname) ? storefront : admin;
     handler(req, res, url).catch((error: unknown) => {
-      const status = error instanceof CartError ? error.status : 500;
+      const status = error instanceof CartError ? error.status : error instanceof SyntaxError ? 400 : 500;
       if (!res.headersSent) send(res, status, status === 500 ? "The stand-in for Shopify failed on this request." : "Bad request", { "content-type": "text/plain" });
       else res.destroy();
       if (status === 500) console.error("stand-in error", error instanceof Error ? error.message : error);
