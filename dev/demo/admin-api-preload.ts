@@ -2,7 +2,7 @@
 // Shopify's Admin API is answered in-process by the same MSW handlers the tests use, over the demo store's data.
 // Every other request (the service emulator, the app's own) passes through untouched.
 import { setupServer } from "msw/node";
-import { adminApiHandlers } from "../admin-api";
+import { demoAdminApiHandlers } from "../admin-api/demo";
 
-const server = setupServer(...adminApiHandlers());
+const server = setupServer(...demoAdminApiHandlers());
 server.listen({ onUnhandledRequest: "bypass" });
