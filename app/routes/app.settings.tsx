@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
+import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
@@ -17,19 +17,23 @@ import {
   type SettingsView,
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
+import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return json({ settings: await getSettingsView(prisma, session.shop) });
+  const [settings, handoff] = await Promise.all([getSettingsView(prisma, session.shop), getHandoffSettingsView(prisma, session.shop)]);
+  return json({ settings, handoff });
 };
 
 type ActionData =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
   | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView> }
   | { intent: "check"; check: CheckReport }
+  | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
+  | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> }
   | { intent: "unknown"; error: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -48,7 +52,16 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
       : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
   }
-  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save" or "check".' }, { status: 400 });
+  if (intent === "handoff") {
+    const result = await saveHandoffSettings(prisma, session.shop, {
+      cartButtonEnabled: form.get("cartButtonEnabled") ?? undefined,
+      handoffExpirySeconds: form.get("handoffExpirySeconds") ?? undefined,
+    });
+    return result.ok
+      ? json<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
+      : json<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
+  }
+  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "handoff".' }, { status: 400 });
 };
 
 // Deterministic (same on server and client, no locale or time zone), so hydration matches.
@@ -64,7 +77,7 @@ function secretHelp(status: SecretStatus, urls: string) {
 }
 
 export default function Settings() {
-  const { settings: loaded } = useLoaderData<typeof loader>();
+  const { settings: loaded, handoff } = useLoaderData<typeof loader>();
   const actionData = useActionData<ActionData>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
@@ -189,8 +202,46 @@ export default function Settings() {
               )}
             </BlockStack>
           </Card>
+          <ContinueCartCard
+            saved={actionData?.intent === "handoff" && actionData.ok ? actionData.handoff : handoff}
+            errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
+            busy={busyIntent === "handoff"}
+          />
         </Layout.Section>
       </Layout>
     </Page>
+  );
+}
+
+function ContinueCartCard(props: { saved: HandoffSettingsView; errors: Partial<Record<keyof HandoffSettingsView, string>>; busy: boolean }) {
+  const [enabled, setEnabled] = useState(props.saved.cartButtonEnabled);
+  const [expiry, setExpiry] = useState(String(props.saved.handoffExpirySeconds));
+  return (
+    <Card>
+      <BlockStack gap="200">
+        <Text as="h2" variant="headingMd">
+          Continue cart
+        </Text>
+        <Form method="post" action="/app/settings">
+          <input type="hidden" name="intent" value="handoff" />
+          <FormLayout>
+            <Checkbox label="The storefront's Continue cart button is on" name="cartButtonEnabled" value="on" checked={enabled} onChange={setEnabled} />
+            <TextField
+              label="Claim link lifetime (seconds)"
+              name="handoffExpirySeconds"
+              type="number"
+              autoComplete="off"
+              value={expiry}
+              onChange={setExpiry}
+              error={props.errors.handoffExpirySeconds}
+              helpText="From 60 seconds to 7 days (604800). 1800 is 30 minutes."
+            />
+            <Button submit loading={props.busy}>
+              Save
+            </Button>
+          </FormLayout>
+        </Form>
+      </BlockStack>
+    </Card>
   );
 }

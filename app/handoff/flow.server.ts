@@ -1,0 +1,139 @@
+// Continue cart: from the storefront's cart (token, variant ids, quantities) to the service's claim URL.
+// Idempotent by cart state: the same cart content while its handoff is still valid gives the same claim URL with
+// nothing sent; a retry after a failure sends the same Idempotency-Key (derived from shop, cart and content, so
+// even two simultaneous clicks share it); a changed cart is a new handoff; an expired one is never reused.
+import type { PrismaClient } from "@prisma/client";
+import { createCartHandoff, type Failure, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
+import { buildHandoffRequest } from "./builder";
+import { CART_POLICY, IP_POLICY, type Budget } from "./budget";
+import { parseCartInput } from "./cart-input";
+import type { ShopperCode } from "./messages";
+import {
+  countCreated,
+  findReusable,
+  recordCreated,
+  recordFailed,
+  recordPending,
+  recordRefusal,
+  sha256,
+  type RecordFacts,
+} from "./records.server";
+import { resolveCart, type AdminGraphql } from "./resolver.server";
+
+/** A handoff must stay valid this long after it is handed out again, or a new one is made. */
+export const REUSE_MARGIN_MS = 60_000;
+
+export interface HandoffSettings {
+  enabled: boolean;
+  expirySeconds: number;
+  /** Null when the merchant has not configured the service. */
+  service: ServiceSettings | null;
+}
+
+export interface FlowDeps {
+  prisma: PrismaClient;
+  graphql: AdminGraphql;
+  loadSettings: () => Promise<HandoffSettings>;
+  budget: Budget;
+  now?: () => number;
+  service?: ServiceDepsOverrides;
+}
+
+export interface FlowRequest {
+  shop: string;
+  customerId: string | null;
+  /** The shopper's address as the proxy forwarded it, only for the budget. */
+  ip: string;
+  /** The parsed JSON body, or the form as formToRaw gives it. */
+  raw: unknown;
+}
+
+export type FlowResult =
+  | { ok: true; claimUrl: string; reused: boolean; locale: string }
+  | { ok: false; code: ShopperCode; status: number; locale: string; items?: string[]; retryAfterMs?: number };
+
+const PLAIN: Record<string, string> = {
+  empty_cart: "The cart was empty.",
+  too_many_lines: "The cart had more than 200 lines.",
+  invalid_request: "The storefront sent a cart that could not be read.",
+  settings_missing: "The service settings are missing: nothing was sent.",
+  disabled: "The Continue cart button is turned off in the settings: nothing was sent.",
+};
+
+function failureCode(f: Failure): ShopperCode {
+  if (f.kind === "invalid_signature") return "signature_rejected";
+  if (f.kind === "rate_limited") return "rate_limited";
+  if (f.kind === "server_error" || f.kind === "network_error" || f.kind === "timeout") return "service_unavailable";
+  return "failed";
+}
+
+export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
+  const now = deps.now ?? Date.now;
+  const { prisma } = deps;
+  const { shop } = req;
+  const ipBudget = deps.budget.take([{ key: `ip:${sha256(req.ip)}`, policy: IP_POLICY }]);
+  const parsed = parseCartInput(req.raw);
+  const locale = parsed.ok ? parsed.input.locale : parsed.locale;
+  if (!ipBudget.ok) return { ok: false, code: "busy", status: 429, locale, retryAfterMs: ipBudget.retryAfterMs };
+
+  const facts: RecordFacts = { shop, customerId: req.customerId, cartTokenHash: "" };
+  if (!parsed.ok) {
+    await recordRefusal(prisma, facts, parsed.problem, PLAIN[parsed.problem]);
+    return { ok: false, code: parsed.problem, status: parsed.problem === "too_many_lines" ? 413 : 400, locale };
+  }
+  const { input } = parsed;
+  // The no-JavaScript form has no cart token (Liquid cannot read it): its cart is identified by its content.
+  const requested = sha256(JSON.stringify(input.lines));
+  facts.cartTokenHash = sha256(`${shop}|${input.token ?? `form:${requested}`}`);
+  facts.lineCount = input.lines.length;
+  const cartBudget = deps.budget.take([{ key: `cart:${facts.cartTokenHash}`, policy: CART_POLICY }]);
+  if (!cartBudget.ok) return { ok: false, code: "busy", status: 429, locale, retryAfterMs: cartBudget.retryAfterMs };
+
+  const settings = await deps.loadSettings();
+  if (!settings.enabled || !settings.service) {
+    const code = settings.enabled ? "settings_missing" : "disabled";
+    await recordRefusal(prisma, facts, code, PLAIN[code]);
+    return { ok: false, code, status: 503, locale };
+  }
+
+  const resolved = await resolveCart(deps.graphql, input.lines);
+  if (!resolved.ok) {
+    if (resolved.problem === "unavailable") {
+      await recordRefusal(prisma, facts, "unavailable", `No longer available: ${resolved.items.join(", ")}.`);
+      return { ok: false, code: "unavailable", status: 409, locale, items: resolved.items };
+    }
+    await recordRefusal(prisma, facts, "admin_unreachable", `Shopify's Admin API could not be read (${resolved.detail}): nothing was sent.`);
+    return { ok: false, code: "failed", status: 502, locale };
+  }
+
+  facts.currency = resolved.currency;
+  facts.lines = resolved.lines;
+  facts.contentHash = sha256(JSON.stringify([resolved.currency, resolved.lines]));
+  const reusable = await findReusable(prisma, shop, facts.cartTokenHash, facts.contentHash, new Date(now() + REUSE_MARGIN_MS));
+  if (reusable?.claimUrl) return { ok: true, claimUrl: reusable.claimUrl, reused: true, locale };
+
+  // One key per (cart, content, expiry setting, generation): expired handoffs bump the generation.
+  const generation = await countCreated(prisma, shop, facts.cartTokenHash, facts.contentHash);
+  facts.idempotencyKey = sha256(JSON.stringify([shop, facts.cartTokenHash, facts.contentHash, settings.expirySeconds, generation]));
+  facts.externalCartId = `cart-${facts.cartTokenHash.slice(0, 32)}`; // the token itself is the shopper's
+  const request = buildHandoffRequest({
+    shop,
+    externalCartId: facts.externalCartId,
+    currency: resolved.currency,
+    lines: resolved.lines,
+    expiresInSeconds: settings.expirySeconds,
+  });
+  const row = await recordPending(prisma, facts);
+  const outcome = await createCartHandoff(settings.service, request, { idempotencyKey: facts.idempotencyKey, deps: deps.service });
+  if (!outcome.ok) {
+    await recordFailed(prisma, row.id, outcome.kind, outcome.message, outcome.attempts);
+    return { ok: false, code: failureCode(outcome), status: outcome.kind === "rate_limited" ? 503 : 502, locale, retryAfterMs: outcome.retryAfterMs };
+  }
+  await recordCreated(prisma, row.id, {
+    handoffId: outcome.data.handoff_id,
+    claimUrl: outcome.data.claim_url,
+    expiresAt: new Date(outcome.data.expires_at),
+    attempts: outcome.attempts,
+  });
+  return { ok: true, claimUrl: outcome.data.claim_url, reused: false, locale };
+}

@@ -1,0 +1,116 @@
+// Resolves the shopper's variant ids through the Admin API (GraphQL `nodes`): titles, SKUs, product ids, prices in
+// minor units and the shop's currency. The GraphQL call is injected, so the route passes the library's
+// `unauthenticated.admin(shop)` client and nothing here knows about sessions or tokens.
+import { z } from "zod";
+
+export type AdminGraphql = (query: string, variables: Record<string, unknown>) => Promise<unknown>;
+
+export const CART_VARIANTS_QUERY = `#graphql
+query CartVariants($ids: [ID!]!) {
+  shop { currencyCode }
+  nodes(ids: $ids) {
+    ... on ProductVariant {
+      id
+      title
+      sku
+      price
+      availableForSale
+      product { id title status }
+    }
+  }
+}`;
+
+const VariantSchema = z.object({
+  id: z.string(),
+  title: z.string().max(1000),
+  sku: z.string().max(1000).nullable().optional(),
+  price: z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/),
+  availableForSale: z.boolean(),
+  product: z.object({ id: z.string(), title: z.string().max(1000), status: z.string() }),
+});
+
+const AnswerSchema = z.object({
+  data: z.object({
+    shop: z.object({ currencyCode: z.string().regex(/^[A-Z]{3}$/) }),
+    nodes: z.array(z.unknown()),
+  }),
+});
+
+export interface ResolvedLine {
+  variantId: string;
+  productId: string;
+  sku: string | null;
+  title: string;
+  quantity: number;
+  unitPriceMinor: number;
+}
+
+export type Resolution =
+  | { ok: true; currency: string; lines: ResolvedLine[] }
+  | { ok: false; problem: "unavailable"; items: string[] }
+  | { ok: false; problem: "admin_unreachable"; detail: string };
+
+const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
+const numericId = (g: string) => g.slice(g.lastIndexOf("/") + 1);
+
+/** Decimal string → integer minor units, exact (no floating point), with the currency's own number of decimals. */
+export function toMinorUnits(price: string, currency: string): number {
+  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  const [whole, frac = ""] = price.replace(/^-/, "").split(".");
+  const padded = (frac + "0".repeat(digits)).slice(0, digits);
+  const value = Number(whole) * 10 ** digits + (padded ? Number(padded) : 0);
+  return price.startsWith("-") ? -value : value;
+}
+
+function lineTitle(productTitle: string, variantTitle: string) {
+  return variantTitle && variantTitle !== "Default Title" ? `${productTitle} - ${variantTitle}` : productTitle;
+}
+
+/** Looks the lines up; a variant that is gone or not for sale makes the whole cart unavailable, named. */
+export async function resolveCart(
+  graphql: AdminGraphql,
+  lines: { variantId: string; quantity: number }[],
+): Promise<Resolution> {
+  const ids = [...new Set(lines.map((l) => gid("ProductVariant", l.variantId)))];
+  let answer: unknown;
+  try {
+    answer = await graphql(CART_VARIANTS_QUERY, { ids });
+  } catch (error) {
+    return { ok: false, problem: "admin_unreachable", detail: error instanceof Error ? error.name : "error" };
+  }
+  const parsed = AnswerSchema.safeParse(answer);
+  if (!parsed.success || parsed.data.data.nodes.length !== ids.length) {
+    return { ok: false, problem: "admin_unreachable", detail: "unexpected Admin API answer" };
+  }
+  const currency = parsed.data.data.shop.currencyCode;
+  const byId = new Map<string, z.infer<typeof VariantSchema>>();
+  parsed.data.data.nodes.forEach((node, i) => {
+    const v = VariantSchema.safeParse(node);
+    if (v.success && v.data.id === ids[i]) byId.set(ids[i], v.data);
+  });
+
+  const unavailable: string[] = [];
+  const resolved: ResolvedLine[] = [];
+  for (const line of lines) {
+    const v = byId.get(gid("ProductVariant", line.variantId));
+    if (!v) {
+      unavailable.push(`item ${line.variantId}`); // deleted: its title is gone with it
+      continue;
+    }
+    const title = lineTitle(v.product.title, v.title);
+    if (!v.availableForSale || v.product.status !== "ACTIVE") {
+      unavailable.push(title);
+      continue;
+    }
+    resolved.push({
+      variantId: line.variantId,
+      productId: numericId(v.product.id),
+      sku: v.sku || null,
+      title,
+      quantity: line.quantity,
+      unitPriceMinor: toMinorUnits(v.price, currency),
+    });
+  }
+  if (unavailable.length > 0) return { ok: false, problem: "unavailable", items: [...new Set(unavailable)] };
+  return { ok: true, currency, lines: resolved };
+}

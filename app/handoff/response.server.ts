@@ -1,0 +1,47 @@
+// The storefront side of a flow result: the bounded body read, JSON for the script, and for the no-JavaScript
+// form a 303 to the claim URL or a small Liquid page with the message and a link back to the cart.
+import { escapeForLiquid } from "../connections/connect-page.server";
+import type { FlowResult } from "./flow.server";
+import { shopperMessage } from "./messages";
+
+/** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Reads at most `limit` bytes; null when the body is larger (the rest is not read). */
+export async function readBounded(request: Request, limit = MAX_BODY_BYTES): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function safeClaimUrl(url: string): string | null {
+  return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) ? url : null;
+}
+
+export function jsonBody(result: FlowResult) {
+  if (result.ok) return { ok: true as const, claim_url: result.claimUrl };
+  return { ok: false as const, code: result.code, message: shopperMessage(result.code, result.locale, result.items) };
+}
+
+/** The no-JavaScript failure page (Liquid, framed by the theme). Everything dynamic is escaped. */
+export function failurePage(result: Extract<FlowResult, { ok: false }>): string {
+  const message = escapeForLiquid(shopperMessage(result.code, result.locale, result.items));
+  return `<div class="page-width continue-cart-result" data-code="${escapeForLiquid(result.code)}">
+<p role="alert">${message}</p>
+<p><a href="/cart">{{ 'cart.general.title' | t | default: 'Cart' }}</a></p>
+</div>`;
+}
