@@ -166,7 +166,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(ready.worker_pids).toEqual([]);
   });
 
-  it("a shopper browses the storefront, adds two products and sees them in the cart drawer and on the cart page", async () => {
+  it("a shopper browses the storefront, adds two products (cart drawer, cart page) and continues the cart on the service's claim page", async () => {
     const context = await browserFor(browser);
     const page = await context.newPage();
     await page.goto(demo.ready.storefront_url);
@@ -190,8 +190,17 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     const lines = await page.locator("[data-cart-line]").allTextContents();
     expect(lines.map((l) => l.replace(/\s+/g, " ").trim())).toEqual(["Blue mug €12.50 1 €12.50", "Wool beanie €24.00 2 €48.00"]);
     await shot(page, "cart");
+
+    // Continue cart (the extension's own block and script): the service's claim page with those lines and prices.
+    await page.click('[data-app-block="continue-cart"] .continue-cart__button');
+    await page.waitForURL(new RegExp(`^${demo.ready.emulator_url}/claim/`));
+    const claim = await page.locator("tbody tr").allTextContents();
+    expect(claim).toEqual(["Blue mug112.50 EUR", "Wool beanie224.00 EUR"]);
+    await shot(page, "claim");
+    const state = await emulatorState(demo);
+    expect(state.handoffs).toHaveLength(1);
     await context.close();
-  });
+  }, 90_000);
 
   it("the demo customer logs in and connects a workspace through the emulator's consent page", async () => {
     const context = await browserFor(browser);

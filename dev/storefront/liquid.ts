@@ -87,8 +87,9 @@ export function loadAppBlocks(dir = EXTENSIONS_DIR): AppBlock[] {
 
 /** One app block rendered with the page's globals, its settings at their defaults, plus the assets it declares. */
 export async function renderAppBlock(block: AppBlock, globals: Record<string, unknown>, id: string): Promise<string> {
-  const scope = { ...globals, block: { id, type: `shopify://apps/workspace/blocks/${block.name}`, settings: block.defaults, shopify_attributes: `data-block-id="${id}"` } };
-  const html = await block.liquid.parseAndRender(block.source, scope);
+  const scope = { block: { id, type: `shopify://apps/workspace/blocks/${block.name}`, settings: block.defaults, shopify_attributes: `data-block-id="${id}"` } };
+  // Shopify's objects (cart, routes, request, customer…) are global: snippets rendered with `render` see them too.
+  const html = await block.liquid.parseAndRender(block.source, scope, { globals });
   const base = `/cdn/extensions/${block.extension}/assets`;
   const css = block.assets.stylesheet ? `<link rel="stylesheet" href="${base}/${block.assets.stylesheet}">` : "";
   const js = block.assets.javascript ? `<script src="${base}/${block.assets.javascript}" defer></script>` : "";
@@ -112,8 +113,8 @@ export function themeEngine(): Liquid {
 export async function renderPage(template: { name: string } | { source: string }, globals: Record<string, unknown>): Promise<string> {
   const liquid = themeEngine();
   const content =
-    "name" in template ? await liquid.renderFile(template.name, globals) : await liquid.parseAndRender(template.source, globals);
-  return liquid.renderFile("theme", { ...globals, content_for_layout: content });
+    "name" in template ? await liquid.renderFile(template.name, {}, { globals }) : await liquid.parseAndRender(template.source, {}, { globals });
+  return liquid.renderFile("theme", { content_for_layout: content }, { globals });
 }
 
 /**
@@ -122,6 +123,6 @@ export async function renderPage(template: { name: string } | { source: string }
  */
 export async function renderProxyLiquid(body: string, globals: Record<string, unknown>): Promise<string> {
   const none = /\{%-?\s*layout\s+none\s*-?%\}/;
-  if (none.test(body)) return themeEngine().parseAndRender(body.replace(none, ""), globals);
+  if (none.test(body)) return themeEngine().parseAndRender(body.replace(none, ""), {}, { globals });
   return renderPage({ source: body }, globals);
 }

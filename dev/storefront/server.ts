@@ -80,7 +80,7 @@ export function createStandIn(options: StandInOptions): http.Server {
       customer: customer ? { id: Number(customer.id), name: customerName(customer), first_name: customer.firstName, last_name: customer.lastName, email: customer.email } : null,
       cart: carts.json(cartToken),
       routes,
-      request: { path: new URL(req.url ?? "/", "http://x").pathname, host: req.headers.host ?? "" },
+      request: { path: new URL(req.url ?? "/", "http://x").pathname, host: req.headers.host ?? "", locale: { iso_code: "en" } },
       template,
       products,
     };

@@ -1,0 +1,28 @@
+// MSW handlers answering the Admin API GraphQL the app sends for cart handoffs (the CartVariants query: shop
+// currency and ProductVariant nodes by id) from a Catalog, the way Shopify answers: null for an unknown id.
+import { graphql, HttpResponse } from "msw";
+import type { Catalog } from "./catalog";
+
+export const ADMIN_API_VERSION = "2026-10";
+
+export function adminApiHandlers(catalog: Catalog, shop: string) {
+  const admin = graphql.link(`https://${shop}/admin/api/${ADMIN_API_VERSION}/graphql.json`);
+  return [
+    admin.query("CartVariants", ({ variables }) => {
+      const ids = Array.isArray(variables.ids) ? (variables.ids as string[]) : [];
+      const nodes = ids.map((gid) => {
+        const v = catalog.variants.get(gid.replace("gid://shopify/ProductVariant/", ""));
+        if (!v || !gid.startsWith("gid://shopify/ProductVariant/")) return null;
+        return {
+          id: gid,
+          title: v.title,
+          sku: v.sku,
+          price: v.price,
+          availableForSale: v.availableForSale,
+          product: { id: `gid://shopify/Product/${v.productId}`, title: v.productTitle, status: v.productStatus },
+        };
+      });
+      return HttpResponse.json({ data: { shop: { currencyCode: catalog.currency }, nodes } });
+    }),
+  ];
+}
