@@ -64,3 +64,9 @@ export function shopperMessage(code: ShopperCode, locale: string, items: string[
   const catalog = CATALOGS[locale.slice(0, 2).toLowerCase()] ?? en;
   return catalog[code].replace("{items}", items.join(", "));
 }
+
+const BACK_TO_CART: Record<string, string> = { en: "Back to your cart", fr: "Retour au panier", de: "Zurück zum Warenkorb" };
+
+export function backToCartLabel(locale: string): string {
+  return BACK_TO_CART[locale.slice(0, 2).toLowerCase()] ?? BACK_TO_CART.en;
+}

@@ -2,7 +2,7 @@
 // form a 303 to the claim URL or a small Liquid page with the message and a link back to the cart.
 import { escapeForLiquid } from "../connections/connect-page.server";
 import type { FlowResult } from "./flow.server";
-import { shopperMessage } from "./messages";
+import { backToCartLabel, shopperMessage } from "./messages";
 
 /** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -42,6 +42,6 @@ export function failurePage(result: Extract<FlowResult, { ok: false }>): string 
   const message = escapeForLiquid(shopperMessage(result.code, result.locale, result.items));
   return `<div class="page-width continue-cart-result" data-code="${escapeForLiquid(result.code)}">
 <p role="alert">${message}</p>
-<p><a href="/cart">{{ 'cart.general.title' | t | default: 'Cart' }}</a></p>
+<p><a href="/cart">${escapeForLiquid(backToCartLabel(result.locale))}</a></p>
 </div>`;
 }

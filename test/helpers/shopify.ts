@@ -1,13 +1,13 @@
 // Test defaults over the stand-ins for Shopify in dev/shopify (shared with the demo): session tokens, stored
 // sessions, webhook and app proxy signatures, all for the test shop and the test app's credentials.
 import type { PrismaClient } from "@prisma/client";
-import { proxyUrl as devProxyUrl, signProxyQuery as devSignProxyQuery } from "../../dev/shopify/app-proxy";
+import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP, proxyUrl as devProxyUrl, signProxyQuery as devSignProxyQuery } from "../../dev/shopify/app-proxy";
 import { mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
 import { sendWebhook as devSendWebhook, webhookHmac as devWebhookHmac } from "../../dev/shopify/webhooks";
 
-export const TEST_API_KEY = "test-api-key";
-export const TEST_API_SECRET = "test-api-secret";
-export const TEST_SHOP = "test-shop.myshopify.com";
+export const TEST_API_KEY = LOCAL_API_KEY;
+export const TEST_API_SECRET = LOCAL_API_SECRET;
+export const TEST_SHOP = LOCAL_SHOP;
 
 /** A session token as App Bridge would mint it (HS256 with the app's API secret). */
 export function mintSessionToken(shop = TEST_SHOP, options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {}) {
