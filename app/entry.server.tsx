@@ -3,6 +3,7 @@ import { createReadableStreamFromReadable, type EntryContext } from "@remix-run/
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { logger } from "./lib/logger.server";
 import { addDocumentResponseHeaders } from "./shopify.server";
 import { startBackgroundServices } from "./sync/background.server";
 
@@ -36,7 +37,7 @@ export default async function handleRequest(
         },
         onError(error) {
           responseStatusCode = 500;
-          console.error(error);
+          logger("app").error({ err: error }, "render failed");
         },
       },
     );

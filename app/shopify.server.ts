@@ -1,15 +1,20 @@
 // The only place that knows Shopify's auth settings (after Shopify's Remix app template).
+import { SHOPIFY_API_VERSION } from "./lib/shopify-api-version";
 import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import prisma from "./db.server";
 import { EncryptedSessionStorage } from "./crypto/encrypted-session-storage.server";
 import { env } from "./env.server";
+import { onAppInstalled } from "./privacy/lifecycle.server";
 
 const config = env();
 
-// The newest stable version in @shopify/shopify-api 15's enum; keep in step with shopify.app.toml.
-export const apiVersion = ApiVersion.October26;
+// One version for the whole app; refuse to start on one this library does not know.
+if (!(Object.values(ApiVersion) as string[]).includes(SHOPIFY_API_VERSION)) {
+  throw new Error(`Shopify API version ${SHOPIFY_API_VERSION} is not known to @shopify/shopify-api`);
+}
+const apiVersion = SHOPIFY_API_VERSION as ApiVersion;
 
 // Shopify's library has its own logger; follow LOG_LEVEL (it has no "off", so silent keeps errors only).
 const shopifyLogLevel = {
@@ -31,7 +36,16 @@ const shopify = shopifyApp({
   authPathPrefix: "/auth",
   sessionStorage: new EncryptedSessionStorage(new PrismaSessionStorage(prisma)),
   distribution: AppDistribution.AppStore,
-  future: { unstable_newEmbeddedAuthStrategy: true },
+  // Expiring offline tokens (Shopify requires them for public apps from 2027-01-01): the library refreshes the
+  // token before an Admin API call when it is within 5 minutes of expiry, and stores the new session through
+  // EncryptedSessionStorage (access and refresh token encrypted).
+  future: { unstable_newEmbeddedAuthStrategy: true, expiringOfflineAccessTokens: true },
+  hooks: {
+    // A new offline session after app/uninstalled means the merchant is back: the shop's waiting jobs run again.
+    afterAuth: async ({ session }) => {
+      await onAppInstalled(prisma, session.shop);
+    },
+  },
   logger: { level: shopifyLogLevel },
   ...(config.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [config.SHOP_CUSTOM_DOMAIN] } : {}),
 });

@@ -1,6 +1,7 @@
 // `npm run rotate-key`: re-encrypts every stored secret and token under the current (first) key of ENCRYPTION_KEYS.
 // Rotation: put the new key first (`new:<base64>,old:<base64>`), restart the app, run this, then drop the old key.
 // Prints counts only, never values.
+import { errorMessage } from "../app/lib/errors";
 import { database } from "../app/db.server";
 import { env } from "../app/env.server";
 import { rotateEncryptionKeys } from "../app/crypto/rotate-keys.server";
@@ -29,6 +30,6 @@ async function main() {
 
 main().catch((err) => {
   // The message only: a stack trace could echo configuration.
-  console.error(`rotate-key failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`rotate-key failed: ${errorMessage(err)}`);
   process.exitCode = 1;
 });

@@ -1,4 +1,5 @@
-// `npm start`: serves the production build (after `npm run build`) on PORT (default 3000).
+// `npm start`: serves the production build (after `npm run build`) on PORT (default 3000). `npm run build` bundles
+// this file (and server/app.ts) to build/server-main.js, so production runs plain `node`, no TypeScript loader.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";

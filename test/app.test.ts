@@ -1,32 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { startApp, type RunningApp } from "./helpers/app";
-import { launchBrowser, newContext, screenshotPath } from "./helpers/browser";
-import { createTestDatabase, type TestDatabase } from "./helpers/db";
-import { embeddedUrl, seedOfflineSession, sendWebhook, TEST_SHOP, webhookHmac } from "./helpers/shopify";
+import { describe, expect, it } from "vitest";
+import { newContext, screenshotPath } from "./helpers/browser";
+import { withHarness } from "./helpers/harness";
+import { embeddedUrl, sendWebhook, TEST_SHOP, webhookHmac } from "./helpers/shopify";
 
-let db: TestDatabase;
-let app: RunningApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await seedOfflineSession(db.prisma);
-  app = await startApp(db);
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await db?.close();
-});
+const h = withHarness({ app: {}, browser: true });
 
 describe("embedded admin", () => {
   it("renders the Polaris app page for a valid session token and a stored session", async () => {
-    const context = await newContext(browser);
+    const context = await newContext(h.browser);
     const page = await context.newPage();
-    const response = await page.goto(await embeddedUrl(app.url, "/app"));
+    const response = await page.goto(await embeddedUrl(h.app.url, "/app"));
     expect(response?.status()).toBe(200);
     await page.waitForSelector(".Polaris-Page", { timeout: 15_000 });
     expect(await page.locator(".Polaris-Page").first().isVisible()).toBe(true);
@@ -36,7 +19,7 @@ describe("embedded admin", () => {
   });
 
   it("refuses a session token signed with another secret", async () => {
-    const url = new URL(await embeddedUrl(app.url, "/app"));
+    const url = new URL(await embeddedUrl(h.app.url, "/app"));
     const { mintSessionToken } = await import("./helpers/shopify");
     url.searchParams.set("id_token", await mintSessionToken(TEST_SHOP, { secret: "not-the-api-secret" }));
     const response = await fetch(url, { redirect: "manual", headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } });
@@ -48,34 +31,34 @@ describe("webhooks", () => {
   const order = { id: 820982911946154500, created_at: "2026-11-01T10:00:00Z", line_items: [] };
 
   it("answers 200 to a correctly signed webhook and records the delivery", async () => {
-    const response = await sendWebhook(app.url, "orders/create", order, { eventId: "evt-1" });
+    const response = await sendWebhook(h.app.url, "orders/create", order, { eventId: "evt-1" });
     expect(response.status).toBe(200);
-    const stored = await db.prisma.webhookDelivery.findMany({ where: { eventId: "evt-1" } });
+    const stored = await h.db.prisma.webhookDelivery.findMany({ where: { eventId: "evt-1" } });
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ shop: TEST_SHOP, topic: "ORDERS_CREATE" });
   });
 
   it("answers 401 to a wrong HMAC and stores nothing", async () => {
-    const before = await db.prisma.webhookDelivery.count();
-    const response = await sendWebhook(app.url, "orders/create", order, {
+    const before = await h.db.prisma.webhookDelivery.count();
+    const response = await sendWebhook(h.app.url, "orders/create", order, {
       eventId: "evt-forged",
       hmac: webhookHmac(JSON.stringify(order), "someone-elses-secret"),
     });
     expect(response.status).toBe(401);
-    expect(await db.prisma.webhookDelivery.count()).toBe(before);
+    expect(await h.db.prisma.webhookDelivery.count()).toBe(before);
   });
 
   it("records a redelivered event once", async () => {
-    await sendWebhook(app.url, "orders/updated", order, { eventId: "evt-2" });
-    const again = await sendWebhook(app.url, "orders/updated", order, { eventId: "evt-2" });
+    await sendWebhook(h.app.url, "orders/updated", order, { eventId: "evt-2" });
+    const again = await sendWebhook(h.app.url, "orders/updated", order, { eventId: "evt-2" });
     expect(again.status).toBe(200);
-    expect(await db.prisma.webhookDelivery.count({ where: { eventId: "evt-2" } })).toBe(1);
+    expect(await h.db.prisma.webhookDelivery.count({ where: { eventId: "evt-2" } })).toBe(1);
   });
 });
 
 describe("health", () => {
   it("reports the database as reachable", async () => {
-    const response = await fetch(`${app.url}/healthz`);
+    const response = await fetch(`${h.app.url}/healthz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ ok: true, database: { reachable: true } });
   });

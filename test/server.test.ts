@@ -1,9 +1,8 @@
 import { Writable } from "node:stream";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "./helpers/app";
-import { createTestDatabase, type TestDatabase } from "./helpers/db";
-import { embeddedUrl, seedOfflineSession } from "./helpers/shopify";
+import { describe, expect, it } from "vitest";
+import { withHarness } from "./helpers/harness";
+import { embeddedUrl } from "./helpers/shopify";
 
 describe("production server", () => {
   const lines: string[] = [];
@@ -13,25 +12,14 @@ describe("production server", () => {
       done();
     },
   });
-  let db: TestDatabase;
-  let app: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    await seedOfflineSession(db.prisma);
-    app = await startApp(db, {}, { logger: pino({ level: "info" }, sink) });
-  }, 240_000);
-  afterAll(async () => {
-    await app?.close();
-    await db?.close();
-  });
+  const h = withHarness({ app: { logger: pino({ level: "info" }, sink) } });
 
   it("logs each request by path, never its query string (session tokens, OAuth codes, signatures)", async () => {
-    const url = await embeddedUrl(app.url, "/app");
+    const url = await embeddedUrl(h.app.url, "/app");
     const token = new URL(url).searchParams.get("id_token")!;
     const page = await fetch(url, { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } });
     expect(page.status).toBe(200);
-    await fetch(`${app.url}/connect/callback?code=secret-code-123&state=secret-state-456`);
+    await fetch(`${h.app.url}/connect/callback?code=secret-code-123&state=secret-state-456`);
     await new Promise((resolve) => setTimeout(resolve, 50));
 
     const log = lines.join("");
@@ -42,10 +30,10 @@ describe("production server", () => {
   });
 
   it("serves hashed assets with a long cache lifetime", async () => {
-    const html = await (await fetch(await embeddedUrl(app.url, "/app"), { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } })).text();
+    const html = await (await fetch(await embeddedUrl(h.app.url, "/app"), { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } })).text();
     const asset = html.match(/\/assets\/[\w.-]+\.js/)?.[0];
     expect(asset).toBeTruthy();
-    const response = await fetch(`${app.url}${asset}`);
+    const response = await fetch(`${h.app.url}${asset}`);
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toContain("immutable");
   });

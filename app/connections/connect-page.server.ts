@@ -1,7 +1,26 @@
 // The storefront "Connect your workspace" page, as Liquid for the app proxy (Shopify renders it inside the theme).
 // Everything dynamic is HTML-escaped and has its braces turned into entities, so no stored value can become
 // Liquid code. The only Liquid we emit on purpose fills in the shopper's own name and email for display.
-import { RESULT_MESSAGES, type ConnectResultCode } from "./oauth-flow.server";
+import type { ConnectResultCode } from "./oauth-common.server";
+
+/** The words the storefront shows for each result of the connect flow. */
+const RESULT_MESSAGES: Record<ConnectResultCode, string> = {
+  connected: "Your workspace is connected.",
+  denied: "You declined the connection, so nothing was connected. You can start again at any time.",
+  expired: "The connection attempt took too long and expired. Please start again.",
+  already_used: "This connection link was already used. If your workspace is not shown as connected, please start again.",
+  invalid_state: "The connection attempt could not be verified. Please start again from this page.",
+  failed: "The workspace service could not complete the connection. Nothing was connected; please try again later.",
+  not_configured: "Workspace connections are not available at this store yet.",
+  wrong_customer:
+    "This connection was started from a different customer account, so nothing was connected and the access approved at the workspace service was withdrawn. To connect your own workspace, start again from this page.",
+};
+
+export function isResultCode(value: string | null): value is ConnectResultCode {
+  return value !== null && Object.hasOwn(RESULT_MESSAGES, value);
+}
+
+export const resultMessage = (code: ConnectResultCode) => RESULT_MESSAGES[code];
 
 export interface ConnectPageInput {
   prefix: string;
@@ -33,7 +52,7 @@ export function renderConnectPage(input: ConnectPageInput): string {
   if (input.result) {
     const good = input.result === "connected";
     parts.push(
-      `<p class="connect-workspace__result" role="status" data-result="${e(input.result)}" style="padding:12px;border-radius:6px;background:${good ? "#e3f1df" : "#fbeae5"}">${e(RESULT_MESSAGES[input.result])}</p>`,
+      `<p class="connect-workspace__result" role="status" data-result="${e(input.result)}" style="padding:12px;border-radius:6px;background:${good ? "#e3f1df" : "#fbeae5"}">${e(resultMessage(input.result))}</p>`,
     );
   }
   const c = input.connection;
@@ -57,7 +76,7 @@ export function renderConnectPage(input: ConnectPageInput): string {
   <button type="submit" class="button" data-action="connect">${e(label)}</button>
 </form>`);
   } else {
-    parts.push(`<p data-status="unavailable">${e(RESULT_MESSAGES.not_configured)}</p>`);
+    parts.push(`<p data-status="unavailable">${e(resultMessage("not_configured"))}</p>`);
   }
   return `<div class="page-width connect-workspace">
 <h1>Connect your workspace</h1>

@@ -2,8 +2,9 @@
 // search for the Customers page, disconnect (revoke at the service, then delete the tokens). Every query is
 // scoped by shop: a shop can only ever see or change its own customers' grants.
 import type { PrismaClient } from "@prisma/client";
-import { revokeToken, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
-import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
+import { decryptOptional, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { grantToken, revokeOrQueue } from "../privacy/revocations.server";
 
 export interface NewGrant {
   shop: string;
@@ -195,16 +196,13 @@ export async function disconnectGrant(
   let revoked = false;
   let problem = "the service settings are not configured";
   if (options.settings) {
-    try {
-      const refresh = decryptOptional(row.refreshTokenEnc, options.keyring);
-      const token = refresh ?? decryptSecret(row.accessTokenEnc, options.keyring);
-      const result = await revokeToken(options.settings, token, {
-        tokenTypeHint: refresh ? "refresh_token" : "access_token",
-        deps: options.deps,
-      });
+    const token = grantToken(row, options.keyring);
+    if (token) {
+      // A failure is queued: the worker keeps trying (privacy/revocations.server.ts).
+      const result = await revokeOrQueue(prisma, options.settings, token, { keyring: options.keyring, deps: options.deps });
       revoked = result.ok;
       if (!result.ok) problem = result.message;
-    } catch {
+    } else {
       problem = "the stored tokens could not be decrypted";
     }
   }
@@ -214,6 +212,6 @@ export async function disconnectGrant(
     revoked,
     message: revoked
       ? `Disconnected ${who}: the authorization was revoked at the service and the tokens were deleted.`
-      : `Disconnected ${who}: the tokens were deleted here, but revoking at the service failed (${problem.replace(/\.$/, "")}); the authorization ends when its tokens expire.`,
+      : `Disconnected ${who}: the tokens were deleted here, but revoking at the service failed (${problem.replace(/\.$/, "")}); the app keeps trying to revoke it in the background.`,
   };
 }

@@ -11,7 +11,7 @@ export interface GrantKey {
 }
 
 /** Reasons are shown to the merchant; keep them short and free of anything that looks like a token. */
-export function cleanReason(reason: string): string {
+function cleanReason(reason: string): string {
   return reason.replace(/[\r\n\t]+/g, " ").slice(0, 300);
 }
 

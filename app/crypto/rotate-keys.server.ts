@@ -16,7 +16,7 @@ export interface RotationReport {
 }
 
 interface Column {
-  table: "shopSettings" | "oAuthState" | "customerGrant" | "session";
+  table: "shopSettings" | "oAuthState" | "customerGrant" | "session" | "tokenRevocation";
   idField: "shop" | "state" | "id";
   field:
     | "clientSecretEnc"
@@ -26,7 +26,8 @@ interface Column {
     | "accessTokenEnc"
     | "refreshTokenEnc"
     | "accessToken"
-    | "refreshToken";
+    | "refreshToken"
+    | "sealed";
   /** Shopify's sessions may still hold plain text written before EncryptedSessionStorage: encrypt those too. */
   mayBePlain?: boolean;
 }
@@ -40,6 +41,7 @@ const COLUMNS: Column[] = [
   { table: "customerGrant", idField: "id", field: "refreshTokenEnc" },
   { table: "session", idField: "id", field: "accessToken", mayBePlain: true },
   { table: "session", idField: "id", field: "refreshToken", mayBePlain: true },
+  { table: "tokenRevocation", idField: "id", field: "sealed" },
 ];
 
 const BATCH = 200;

@@ -2,6 +2,7 @@
 // `_prisma_migrations` bookkeeping so `prisma migrate status/deploy` on a normal network agree with it.
 // Why not `prisma migrate deploy`: in Prisma 6.19 the JS schema engine cannot migrate PGlite or PostgreSQL
 // reliably offline (see shared notes). This runner is that one small workaround, for both databases.
+import { logger } from "../lib/logger.server";
 import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -65,7 +66,7 @@ export async function applyMigrations(db: SqlExecutor, migrations: Migration[]):
       if (previous?.finished_at) {
         if (previous.checksum !== migration.checksum) {
           // Same rule as Prisma: an applied migration must never be edited; add a new one instead.
-          console.warn(`migration ${migration.name} was edited after it was applied; add a new migration instead`);
+          logger("db").warn({ migration: migration.name }, "migration edited after it was applied; add a new migration instead");
         }
         continue;
       }

@@ -1,24 +1,134 @@
-// Shopify's mandatory privacy webhooks: erase what the app holds about a customer, or about a whole shop.
-import type { PrismaClient } from "@prisma/client";
+// Shopify's privacy webhooks, as plain functions over Prisma: erase what the app holds about a customer
+// (customers/redact) or about a whole shop (shop/redact). Tokens are put in the revocation outbox in the same
+// transaction as the rows that held them are deleted, so a grant is never deleted without its revocation queued.
+// What is kept after a customer redaction is the sync log an import needs as proof: ids, states and times.
+import { Prisma, type PrismaClient } from "@prisma/client";
+import type { Keyring } from "../crypto/secret-box.server";
+import { loadServiceSettings } from "../connections/settings.server";
+import type { ServiceSettings } from "../service/client.server";
+import { orderKeyOf, type Db } from "../sync/queue.server";
+import { grantToken, pendingToken, queueRevocations } from "./revocations.server";
 
-export async function redactCustomer(prisma: PrismaClient, shop: string, customerId: string) {
-  await prisma.$transaction([
-    prisma.customerGrant.deleteMany({ where: { shop, customerId } }),
-    prisma.oAuthState.deleteMany({ where: { shop, customerId } }),
-    prisma.backfill.deleteMany({ where: { shop, customerId } }),
-    prisma.syncRecord.updateMany({ where: { shop, customerId }, data: { customerId: null } }),
-  ]);
+export const REDACTED_REASON = "Not sent: the customer's data was erased at their request (customers/redact).";
+const REDACTED_JOB = "Cancelled: the customer's data was erased (customers/redact).";
+
+export interface CustomerRedaction {
+  shop: string;
+  customerId: string;
+  /** Shopify's orders_to_redact: order ids, erased whoever they belong to now. */
+  ordersToRedact?: string[];
 }
 
-export async function redactShop(prisma: PrismaClient, shop: string) {
-  await prisma.$transaction([
-    prisma.job.deleteMany({ where: { shop } }),
-    prisma.syncRecord.deleteMany({ where: { shop } }),
-    prisma.webhookDelivery.deleteMany({ where: { shop } }),
-    prisma.backfill.deleteMany({ where: { shop } }),
-    prisma.customerGrant.deleteMany({ where: { shop } }),
-    prisma.oAuthState.deleteMany({ where: { shop } }),
-    prisma.shopSettings.deleteMany({ where: { shop } }),
-    prisma.session.deleteMany({ where: { shop } }),
-  ]);
+export interface RedactionReport {
+  grantsDeleted: number;
+  revocationsQueued: number;
+  ordersRedacted: number;
+  jobsCancelled: number;
+}
+
+/** Settings for revoking; undecryptable ones (a removed key) mean nothing can be revoked, but erasing goes on. */
+async function settingsOrNull(prisma: PrismaClient, shop: string, keyring?: Keyring): Promise<ServiceSettings | null> {
+  try {
+    return await loadServiceSettings(prisma, shop, keyring);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The Shopify ids of a customer's orders the app knows: those the sync log ties to them, and those whose stored
+ * payload names them (an order not run yet has no customer in the log).
+ */
+export async function customerOrderIds(db: Db, shop: string, customerId: string): Promise<string[]> {
+  const owned = await db.syncRecord.findMany({ where: { shop, customerId, kind: "order" }, select: { externalId: true } });
+  const stored = await db.$queryRaw<{ id: string | null }[]>`
+    SELECT payload->>'id' AS id FROM "WebhookDelivery" WHERE shop = ${shop} AND payload->'customer'->>'id' = ${customerId}
+    UNION SELECT payload->'data'->>'id' FROM "Job" WHERE shop = ${shop} AND payload->'data'->'customer'->>'id' = ${customerId}`;
+  return [...new Set([...owned.map((r) => r.externalId), ...stored.flatMap((r) => (r.id ? [r.id] : []))])];
+}
+
+const jsonIds = (ids: string[]) => Prisma.sql`ARRAY[${Prisma.join(ids.length ? ids : [""])}]::text[]`;
+
+export async function redactCustomer(
+  prisma: PrismaClient,
+  input: CustomerRedaction,
+  options: { keyring?: Keyring; now?: Date } = {},
+): Promise<RedactionReport> {
+  const { shop, customerId } = input;
+  const now = options.now ?? new Date();
+  const settings = await settingsOrNull(prisma, shop, options.keyring);
+  return prisma.$transaction(async (tx) => {
+    const grants = await tx.customerGrant.findMany({ where: { shop, customerId } });
+    const states = await tx.oAuthState.findMany({ where: { shop, customerId, pendingTokensEnc: { not: null } } });
+    const revocationsQueued = await queueRevocations(
+      tx,
+      settings,
+      [...grants.map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      { keyring: options.keyring, now },
+    );
+    const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
+    await tx.oAuthState.deleteMany({ where: { shop, customerId } });
+
+    const orderIds = [...new Set([...(await customerOrderIds(tx, shop, customerId)), ...(input.ordersToRedact ?? [])])];
+    const orderKeys = orderIds.map(orderKeyOf);
+
+    // Waiting work of theirs is never run: its payload goes, the reason says why.
+    const theirs = [{ orderKey: { in: orderKeys } }, { payload: { path: ["customerId"], equals: customerId } }];
+    const { count: cancelled } = await tx.job.updateMany({
+      where: { shop, status: "queued", OR: theirs },
+      data: { status: "cancelled", payload: {}, lastError: REDACTED_JOB, finishedAt: now, leasedBy: null, leaseUntil: null },
+    });
+    await tx.job.updateMany({ where: { shop, OR: theirs, NOT: { payload: { equals: {} } } }, data: { payload: {} } });
+    // Stored payloads of their orders and of those orders' fulfillments.
+    await tx.$executeRaw`
+      UPDATE "WebhookDelivery" SET payload = '{}'::jsonb
+      WHERE shop = ${shop} AND payload <> '{}'::jsonb
+        AND (payload->>'id' = ANY(${jsonIds(orderIds)}) OR payload->>'order_id' = ANY(${jsonIds(orderIds)})
+          OR payload->'customer'->>'id' = ${customerId})`;
+    // The sync log keeps ids, states and times; what waited for them will not be sent.
+    await tx.syncRecord.updateMany({
+      where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }], state: { in: ["pending", "waiting"] } },
+      data: { state: "skipped", reason: REDACTED_REASON },
+    });
+    await tx.syncRecord.updateMany({ where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }] }, data: { customerId: null } });
+    await tx.backfill.deleteMany({ where: { shop, customerId } });
+    await tx.cartHandoff.updateMany({ where: { shop, customerId }, data: { customerId: null, cartTokenHash: "redacted" } });
+    await tx.dataRequest.deleteMany({ where: { shop, customerId } });
+    return { grantsDeleted, revocationsQueued, ordersRedacted: orderIds.length, jobsCancelled: cancelled };
+  });
+}
+
+const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
+
+/**
+ * Every model that records a shop, from Prisma's own description of the schema: a model added later is erased by
+ * shop/redact without anyone having to remember this function (the shop-wide test checks every model).
+ */
+export function shopScopedModels(): string[] {
+  return Prisma.dmmf.datamodel.models.filter((m) => m.fields.some((f) => f.name === "shop" && f.kind === "scalar")).map((m) => m.name);
+}
+
+/** shop/redact: revokes every grant and pending connection of the shop (queued), then deletes all its rows. */
+export async function redactShop(
+  prisma: PrismaClient,
+  shop: string,
+  options: { keyring?: Keyring; now?: Date } = {},
+): Promise<{ revocationsQueued: number; rowsDeleted: number }> {
+  const settings = await settingsOrNull(prisma, shop, options.keyring);
+  return prisma.$transaction(async (tx) => {
+    const grants = await tx.customerGrant.findMany({ where: { shop } });
+    const states = await tx.oAuthState.findMany({ where: { shop, pendingTokensEnc: { not: null } } });
+    const revocationsQueued = await queueRevocations(
+      tx,
+      settings,
+      [...grants.map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      { keyring: options.keyring, now: options.now },
+    );
+    let rowsDeleted = 0;
+    for (const model of shopScopedModels()) {
+      const delegate = (tx as unknown as Record<string, { deleteMany(args: { where: { shop: string } }): Promise<{ count: number }> }>)[lowerFirst(model)];
+      rowsDeleted += (await delegate.deleteMany({ where: { shop } })).count;
+    }
+    return { revocationsQueued, rowsDeleted };
+  });
 }

@@ -1,7 +1,7 @@
 // Sync status: every import with its state, the reason in plain words, attempts and last attempt; filter by state,
 // pages, Retry for failed/skipped rows, Pause/Resume for the shop, backfill progress. Logic: app/sync/status.server.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { useActionData, useLoaderData, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
 import {
   Badge,
@@ -27,7 +27,7 @@ import { SYNC_STATES } from "../sync/states";
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
   const url = new URL(request.url);
-  return json(await loadSyncStatus(prisma, session.shop, { state: url.searchParams.get("state"), page: url.searchParams.get("page") }));
+  return loadSyncStatus(prisma, session.shop, { state: url.searchParams.get("state"), page: url.searchParams.get("page") });
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -38,7 +38,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   if (intent === "pause" || intent === "resume") result = await setSyncPaused(prisma, session.shop, intent === "pause");
   else if (intent === "retry") result = await retryImport(prisma, session.shop, String(form.get("recordId") ?? ""));
   else result = { ok: false, message: "Unknown action." };
-  return json(result, { status: result.ok ? 200 : 400 });
+  return data(result, { status: result.ok ? 200 : 400 });
 };
 
 const TONE: Record<string, "success" | "info" | "attention" | "warning" | "critical" | undefined> = {

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { formatUtc } from "../lib/dates";
+import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import {
   Badge,
@@ -31,7 +32,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     query: url.searchParams.get("q") ?? "",
     page: Number.isFinite(page) ? page : 1,
   });
-  return json({ grants });
+  return { grants };
 };
 
 type ActionData = { ok: boolean; message: string };
@@ -41,7 +42,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const form = await readForm(request);
   const grantId = form.get("grantId");
   if (form.get("intent") !== "disconnect" || typeof grantId !== "string" || !grantId) {
-    return json<ActionData>({ ok: false, message: 'Send intent "disconnect" with a grantId.' }, { status: 400 });
+    return data<ActionData>({ ok: false, message: 'Send intent "disconnect" with a grantId.' }, { status: 400 });
   }
   let settings = null;
   try {
@@ -50,14 +51,14 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     settings = null; // undecryptable settings: still delete locally; the message says revoking failed
   }
   const result = await disconnectGrant(prisma, session.shop, grantId, { settings });
-  return json<ActionData>({ ok: result.ok, message: result.message }, { status: result.ok ? 200 : result.status });
+  return data<ActionData>({ ok: result.ok, message: result.message }, { status: result.ok ? 200 : result.status });
 };
 
-const formatDate = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "Never");
+const formatDate = (iso: string | null) => (iso ? formatUtc(iso) : "Never");
 
 export default function Customers() {
   const { grants } = useLoaderData<typeof loader>();
-  const actionData = useActionData<ActionData>();
+  const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const [query, setQuery] = useState(grants.query);

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { formatUtc } from "../lib/dates";
+import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useEffect, useState } from "react";
@@ -18,14 +19,19 @@ import {
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
 import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
+import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const [settings, handoff] = await Promise.all([getSettingsView(prisma, session.shop), getHandoffSettingsView(prisma, session.shop)]);
-  return json({ settings, handoff });
+  const [settings, handoff, retentionDays] = await Promise.all([
+    getSettingsView(prisma, session.shop),
+    getHandoffSettingsView(prisma, session.shop),
+    getRetentionDays(prisma, session.shop),
+  ]);
+  return { settings, handoff, retentionDays };
 };
 
 type ActionData =
@@ -34,6 +40,7 @@ type ActionData =
   | { intent: "check"; check: CheckReport }
   | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
   | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> }
+  | { intent: "retention"; result: RetentionResult }
   | { intent: "unknown"; error: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -42,15 +49,19 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   if (intent === "check") {
     const check = await checkServiceConnection(prisma, session.shop);
-    return json<ActionData>({ intent: "check", check });
+    return data<ActionData>({ intent: "check", check });
+  }
+  if (intent === "retention") {
+    const result = await saveRetentionDays(prisma, session.shop, form.get("retentionDays"));
+    return data<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
   }
   if (intent === "save") {
     const input = Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, form.get(f) ?? undefined]));
     const result = await saveSettings(prisma, session.shop, input);
     if (result.ok) await onSettingsSaved(prisma, session.shop);
     return result.ok
-      ? json<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
-      : json<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
+      ? data<ActionData>({ intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets })
+      : data<ActionData>({ intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values }, { status: 422 });
   }
   if (intent === "handoff") {
     const result = await saveHandoffSettings(prisma, session.shop, {
@@ -58,27 +69,22 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       handoffExpirySeconds: form.get("handoffExpirySeconds") ?? undefined,
     });
     return result.ok
-      ? json<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
-      : json<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
+      ? data<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
+      : data<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
   }
-  return json<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check" or "handoff".' }, { status: 400 });
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff" or "retention".' }, { status: 400 });
 };
-
-// Deterministic (same on server and client, no locale or time zone), so hydration matches.
-function formatDate(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
 function secretHelp(status: SecretStatus, urls: string) {
   return status.set
-    ? `Set, changed on ${status.changedAt ? formatDate(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
+    ? `Set, changed on ${status.changedAt ? formatUtc(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
     : "Not set yet.";
 }
 
 export default function Settings() {
-  const { settings: loaded, handoff } = useLoaderData<typeof loader>();
-  const actionData = useActionData<ActionData>();
+  const { settings: loaded, handoff, retentionDays } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
 
@@ -207,6 +213,7 @@ export default function Settings() {
             errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
             busy={busyIntent === "handoff"}
           />
+          <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
         </Layout.Section>
       </Layout>
     </Page>
@@ -243,5 +250,39 @@ function ContinueCartCard(props: { saved: HandoffSettingsView; errors: Partial<R
         </Form>
       </BlockStack>
     </Card>
+  );
+}
+
+// How long stored Shopify data is kept (app/privacy/retention.server.ts): its own small form, so it saves without
+// the service secrets.
+function RetentionCard({ days, result }: { days: number; result?: RetentionResult }) {
+  const [value, setValue] = useState(String(days));
+  return (
+    <div style={{ marginTop: "var(--p-space-400)" }}>
+      <Card>
+        <Form method="post" action="/app/settings">
+          <BlockStack gap="200">
+            <Text as="h2" variant="headingMd">
+              Data retention
+            </Text>
+            <input type="hidden" name="intent" value="retention" />
+            <TextField
+              label="Keep stored order data for (days)"
+              name="retentionDays"
+              type="number"
+              value={value}
+              onChange={setValue}
+              autoComplete="off"
+              error={result && !result.ok ? result.message : undefined}
+              helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
+            />
+            {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
+            <InlineStack>
+              <Button submit>Save retention</Button>
+            </InlineStack>
+          </BlockStack>
+        </Form>
+      </Card>
+    </div>
   );
 }

@@ -1,5 +1,4 @@
 import type { HeadersFunction, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
@@ -12,7 +11,7 @@ export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   await authenticate.admin(request);
-  return json({ apiKey: env().SHOPIFY_API_KEY });
+  return { apiKey: env().SHOPIFY_API_KEY };
 };
 
 export default function App() {
@@ -25,6 +24,7 @@ export default function App() {
         </Link>
         <Link to="/app/customers">Customers</Link>
         <Link to="/app/settings">Settings</Link>
+        <Link to="/app/privacy">Privacy</Link>
       </NavMenu>
       <Outlet />
     </AppProvider>

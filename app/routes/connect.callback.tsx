@@ -1,22 +1,22 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json, redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
-import { completeConnect } from "../connections/oauth-flow.server";
+import { handleOAuthCallback } from "../connections/oauth-callback.server";
 
 // The OAuth redirect_uri (${SHOPIFY_APP_URL}/connect/callback), on the app's own domain. The state row says which
-// shop and customer this is; app/connections/oauth-flow.server.ts does the checks and the exchange, and keeps the
+// shop and customer this is; app/connections/oauth-callback.server.ts does the checks and the exchange, and keeps the
 // tokens pending. Nothing is stored here: a success goes on to the store's completion step (proxy.connect.complete),
 // where the logged-in customer must be the one who started; every other outcome with a known store goes back to
 // the store's connect page with a result code.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const outcome = await completeConnect(prisma, request.url, { log: logEvent });
+  const outcome = await handleOAuthCallback(prisma, request.url, { log: logEvent });
   if (outcome.kind === "redirect") {
     return redirect(outcome.location, { headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
   }
-  return json({ message: outcome.message }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
+  return data({ message: outcome.message }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
 };
 
 export const meta: MetaFunction = () => [{ title: "Workspace connection" }, { name: "robots", content: "noindex" }];

@@ -2,14 +2,15 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
-import { finishConnect, proxyPrefix } from "../connections/oauth-flow.server";
+import { proxyPrefix } from "../connections/oauth-common.server";
+import { completeOnStorefront } from "../connections/storefront-completion.server";
 import { authenticate } from "../shopify.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
 // Storefront /apps/workspace/connect/complete?state=…&proof=… through the app proxy: the second half of the
 // connection. The callback on the app's domain exchanged the code and left the tokens pending; here Shopify's
 // signed logged_in_customer_id says who is logged in, and only the customer who started gets the grant
-// (app/connections/oauth-flow.server.ts, finishConnect). Anonymous shoppers log in and come back here.
+// (app/connections/storefront-completion.server.ts, completeOnStorefront). Anonymous shoppers log in and come back here.
 // Every answer is a redirect on the store; the URL carries the one-time proof, so no referrer and no caching.
 
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
@@ -18,7 +19,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   await authenticate.public.appProxy(request); // 400 unless Shopify signed it
   const url = new URL(request.url);
   const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
-  const outcome = await finishConnect(
+  const outcome = await completeOnStorefront(
     prisma,
     {
       shop: url.searchParams.get("shop")!,

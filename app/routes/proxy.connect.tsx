@@ -6,7 +6,9 @@ import { env } from "../env.server";
 import { authenticate } from "../shopify.server";
 import { renderConnectPage } from "../connections/connect-page.server";
 import { getCustomerConnection } from "../connections/grant-lifecycle.server";
-import { isResultCode, proxyPrefix, startConnect } from "../connections/oauth-flow.server";
+import { isResultCode } from "../connections/connect-page.server";
+import { proxyPrefix } from "../connections/oauth-common.server";
+import { startConnect } from "../connections/oauth-start.server";
 import { getSettingsView } from "../connections/settings.server";
 
 // Storefront /apps/workspace/connect through the app proxy. authenticate.public.appProxy checks Shopify's

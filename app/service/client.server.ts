@@ -27,5 +27,5 @@ export {
   type OAuthResult,
   type TokenSet,
 } from "./oauth.server";
-export { MemoryGrantStore, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
+export type { GrantStatus, GrantStore, GrantTokens, StoredGrant } from "./grant-store.server";
 export type * from "./schemas";

@@ -1,6 +1,6 @@
 // Where the client finds and keeps one customer's OAuth grant. The client knows nothing about Prisma: the app
 // implements this over the CustomerGrant row (encrypting tokens on the way in, decrypting on the way out);
-// tests use MemoryGrantStore. Tokens are plain text at this interface.
+// tests use an in-memory one (test/helpers/memory-grant-store.ts). Tokens are plain text at this interface.
 //
 // Mapping to CustomerGrant: accessToken ↔ accessTokenEnc, refreshToken ↔ refreshTokenEnc, scopes ↔ scopes
 // (space-separated), accessTokenExpiresAt, workspaceId, status, statusReason, tokenVersion, lastUsedAt.
@@ -51,60 +51,4 @@ export interface GrantStore {
    * presents a given refresh token: presenting a used one makes the service revoke the whole authorization.
    */
   withRefreshLock?<T>(fn: () => Promise<T>): Promise<T>;
-}
-
-/** In-memory GrantStore for tests and scripts. `failSaves` simulates a crash between refresh and save. */
-export class MemoryGrantStore implements GrantStore {
-  grant: StoredGrant | null;
-  lastUsedAt: Date | null = null;
-  saves = 0;
-  /** The next `failSaves` saveRefreshed calls throw, as if the database went away after the token endpoint answered. */
-  failSaves = 0;
-
-  constructor(initial: (GrantTokens & { workspaceId: string } & Partial<StoredGrant>) | null) {
-    this.grant = initial
-      ? { status: "active", statusReason: null, tokenVersion: 0, ...initial, scopes: [...initial.scopes] }
-      : null;
-  }
-
-  async load(): Promise<StoredGrant | null> {
-    return this.grant ? { ...this.grant, scopes: [...this.grant.scopes] } : null;
-  }
-
-  async saveRefreshed(expectedVersion: number, tokens: GrantTokens): Promise<StoredGrant | null> {
-    if (this.failSaves > 0) {
-      this.failSaves -= 1;
-      throw new Error("simulated crash: the grant store is unavailable");
-    }
-    if (!this.grant || this.grant.tokenVersion !== expectedVersion) return null;
-    this.grant = {
-      ...this.grant,
-      ...tokens,
-      scopes: [...tokens.scopes],
-      status: "active",
-      statusReason: null,
-      tokenVersion: expectedVersion + 1,
-    };
-    this.saves += 1;
-    return this.load();
-  }
-
-  async markNeedsReconnect(reason: string, expectedVersion: number): Promise<boolean> {
-    if (!this.grant || this.grant.tokenVersion !== expectedVersion) return false;
-    this.grant = { ...this.grant, status: "needs_reconnect", statusReason: reason };
-    return true;
-  }
-
-  async markUsed(at: Date): Promise<void> {
-    this.lastUsedAt = at;
-  }
-
-  private lock: Promise<unknown> = Promise.resolve();
-
-  /** A promise-chain mutex: enough to stand in for the database lock in tests. */
-  withRefreshLock<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(fn, fn);
-    this.lock = run.catch(() => undefined);
-    return run;
-  }
 }

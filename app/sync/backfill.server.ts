@@ -2,14 +2,14 @@
 // from the Admin GraphQL API, one page per job, and queued for import like webhook orders (the same mapper, the
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
+import { SHOPIFY_API_VERSION } from "../lib/shopify-api-version";
+import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { idString } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";
 
-/** Keep in step with app/shopify.server.ts (ApiVersion.October26). */
-export const ADMIN_API_VERSION = "2026-10";
-export const BACKFILL_PAGE_SIZE = 50;
+const BACKFILL_PAGE_SIZE = 50;
 
 export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
 
@@ -18,7 +18,7 @@ export function adminGraphqlViaSession(prisma: PrismaClient, fetchFn: typeof fet
   return async (shop, query, variables) => {
     const session = await prisma.session.findFirst({ where: { shop, isOnline: false }, select: { accessToken: true } });
     if (!session) throw new Error(`no offline session for ${shop}: the app must be installed`);
-    const response = await fetchFn(`https://${shop}/admin/api/${ADMIN_API_VERSION}/graphql.json`, {
+    const response = await fetchFn(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Shopify-Access-Token": session.accessToken },
       body: JSON.stringify({ query, variables }),
@@ -58,7 +58,7 @@ query SyncBackfillOrders($first: Int!, $after: String, $query: String!) {
 }`;
 
 /** The rest of an order's lines when it has more than one page of them (the service takes up to 500). */
-export const ORDER_LINES_QUERY = `#graphql
+const ORDER_LINES_QUERY = `#graphql
 query SyncBackfillOrderLines($id: ID!, $after: String) {
   order(id: $id) {
     lineItems(first: 250, after: $after) {
@@ -100,7 +100,7 @@ interface GqlPage {
 }
 
 /** A GraphQL order in the REST webhook shape the mapper reads. */
-export function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
+function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
   return {
     id: idString(node.id),
     name: node.name,
@@ -120,7 +120,7 @@ export function restOrderFromGraphql(node: GqlOrder): ShopifyOrder {
   };
 }
 
-export function restFulfillmentsFromGraphql(node: GqlOrder): ShopifyFulfillment[] {
+function restFulfillmentsFromGraphql(node: GqlOrder): ShopifyFulfillment[] {
   const orderId = idString(node.id);
   return (node.fulfillments ?? []).map((f) => ({
     id: idString(f.id),
@@ -184,7 +184,7 @@ export async function runBackfillJob(
   } catch (error) {
     // A bare network error says only "fetch failed" (undici) or "Failed to fetch": name what could not be reached.
     const unreachable = error instanceof TypeError && /fetch/i.test(error.message);
-    const message = unreachable ? "Shopify's Admin API could not be reached" : error instanceof Error ? error.message : String(error);
+    const message = unreachable ? "Shopify's Admin API could not be reached" : errorMessage(error);
     await prisma.backfill.update({
       where: { id: payload.backfillId },
       data:

@@ -2,6 +2,8 @@
 // for deployments that scale workers apart with `npm run worker`) and a clean shutdown on SIGTERM.
 import { database } from "../db.server";
 import { env } from "../env.server";
+import { errorMessage } from "../lib/errors";
+import { logger } from "../lib/logger.server";
 import { createSyncDeps } from "./deps.server";
 import { startWorker } from "./worker.server";
 
@@ -18,7 +20,7 @@ export function startBackgroundServices() {
   if (started || process.env.NODE_ENV === "test") return;
   started = true;
   const shutdown = async (signal: string) => {
-    for (const stop of stoppers) await stop().catch((error) => console.error("shutdown step failed", error));
+    for (const stop of stoppers) await stop().catch((error) => logger("app").error({ err: errorMessage(error) }, "shutdown step failed"));
     await database().close();
     process.exit(signal === "SIGINT" ? 130 : 0);
   };

@@ -1,21 +1,16 @@
 // The worker's real collaborators: settings and grants from app/connections (decrypted), the service client with
 // a short in-call retry budget (the queue does the long-term retrying with leases and backoff), the Admin API over
 // the shop's offline session, and a pino logger. Tests build their own SyncDeps instead.
-import pino from "pino";
 import type { PrismaClient } from "@prisma/client";
 import { createServiceContext, importOrder, importShipment, type ServiceSettings } from "../service/client.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
-import { env } from "../env.server";
+import { logger } from "../lib/logger.server";
 import { adminGraphqlViaSession } from "./backfill.server";
-import type { SyncDeps, SyncLogger } from "./worker.server";
+import type { SyncDeps, SyncLogger } from "./job-context.server";
 
-let logger: pino.Logger | undefined;
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
-export function syncLog(): pino.Logger {
-  logger ??= pino({ name: "sync", level: env().LOG_LEVEL });
-  return logger;
-}
+export const syncLog = () => logger("sync");
 
 export function createSyncDeps(prisma: PrismaClient, options: { postgres: boolean; logger?: SyncLogger }): SyncDeps {
   const log = options.logger ?? syncLog();

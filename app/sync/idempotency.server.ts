@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 export type SyncKind = "order" | "shipment";
 
 /** The exact bytes sent for a request; mapping builds objects in a fixed key order, so this is stable. */
-export function requestBody(request: unknown): string {
+function requestBody(request: unknown): string {
   return JSON.stringify(request);
 }
 

@@ -2,6 +2,7 @@
 // the same event (same X-Shopify-Event-Id) is recorded once. Processing happens later, in the worker.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { minimiseWebhookPayload } from "../privacy/minimise.server";
 import { idString } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 
@@ -20,12 +21,8 @@ export interface IntakeResult {
   jobId?: string;
 }
 
-/** Records the delivery (once per event id) and lets `andThen` enqueue work in the same transaction. */
-export async function recordDelivery(
-  prisma: PrismaClient,
-  delivery: Delivery,
-  andThen?: (tx: Prisma.TransactionClient, deliveryId: string) => Promise<void>,
-): Promise<IntakeResult> {
+/** Records a delivery that queues nothing (once per event id): compliance topics, payloads without ids. */
+export async function recordDelivery(prisma: PrismaClient, delivery: Delivery): Promise<IntakeResult> {
   return prisma.$transaction(async (tx) => {
     const inserted = await tx.webhookDelivery.createManyAndReturn({
       data: [
@@ -47,7 +44,6 @@ export async function recordDelivery(
       });
       return { deliveryId: existing.id, duplicate: true };
     }
-    if (andThen) await andThen(tx, inserted[0].id);
     return { deliveryId: inserted[0].id, duplicate: false };
   });
 }
@@ -60,7 +56,7 @@ const SYNC_TOPICS: Record<string, "order" | "shipment"> = {
 };
 
 /** "orders/create" and "ORDERS_CREATE" alike. */
-export function syncKindOf(topic: string): "order" | "shipment" | undefined {
+function syncKindOf(topic: string): "order" | "shipment" | undefined {
   return SYNC_TOPICS[topic.toUpperCase().replace(/\//g, "_")];
 }
 
@@ -69,8 +65,10 @@ export function syncKindOf(topic: string): "order" | "shipment" | undefined {
  * implicit transaction, all or nothing). A redelivered event inserts nothing: the CTEs after the delivery insert
  * only run on the row it returned. The job points at the delivery for its payload, so the body is stored once.
  */
-export async function recordSyncDelivery(prisma: PrismaClient, delivery: Delivery): Promise<IntakeResult> {
-  const kind = syncKindOf(delivery.topic);
+export async function recordSyncDelivery(prisma: PrismaClient, received: Delivery): Promise<IntakeResult> {
+  const kind = syncKindOf(received.topic);
+  // Only what the sync needs is ever stored: no shopper contact data (app/privacy/minimise.server.ts).
+  const delivery = { ...received, payload: minimiseWebhookPayload(kind, received.payload) };
   const p = (delivery.payload ?? {}) as Record<string, unknown>;
   const externalId = idString(p.id as string | number | undefined);
   const orderId = idString((kind === "order" ? p.id : p.order_id) as string | number | undefined);

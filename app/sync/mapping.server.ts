@@ -10,21 +10,25 @@ import {
   type OrderRequest,
   type ShipmentRequest,
 } from "../service/schemas";
+import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 
 export const MAX_LINES = 500;
 
 export type Mapped<T> =
   | { ok: true; request: T }
-  | { ok: false; state: "skipped" | "failed"; reason: string };
+  | { ok: false; state: "skipped" | "failed"; reasonCode: SyncReasonCode; reason: string };
+
+const refused = (state: "skipped" | "failed", code: SyncReasonCode, details: ReasonDetails = {}): Mapped<never> => ({
+  ok: false,
+  state,
+  ...because(code, details),
+});
 
 type Id = string | number | bigint | null | undefined;
 
 // Failed, not skipped: there is something to import, but the service cannot take it as it is.
-const tooManyLines = (count: number, noun: "order" | "shipment"): Mapped<never> => ({
-  ok: false,
-  state: "failed",
-  reason: `The ${noun} has ${count} lines; the service accepts at most ${MAX_LINES} lines per ${noun}.`,
-});
+const tooManyLines = (count: number, noun: "order" | "shipment"): Mapped<never> =>
+  refused("failed", "too_many_lines", { noun, count, max: MAX_LINES });
 
 export interface ShopifyLineItem {
   id: Id;
@@ -71,7 +75,7 @@ export function idString(id: Id): string | undefined {
 }
 
 /** RFC 3339 with a zone as the service wants it; Shopify's `2026-11-01T10:00:00-04:00` passes unchanged. */
-export function toDateTime(value: string | null | undefined): string | undefined {
+function toDateTime(value: string | null | undefined): string | undefined {
   if (!value) return undefined;
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
   const ms = Date.parse(value);
@@ -96,9 +100,9 @@ function remainingQuantity(line: ShopifyLineItem): number {
 
 export function mapOrder(order: ShopifyOrder): Mapped<OrderRequest> {
   const orderId = idString(order.id);
-  if (!orderId) return { ok: false, state: "failed", reason: "Shopify sent an order without an id." };
+  if (!orderId) return refused("failed", "missing_id", { noun: "order" });
   const orderedAt = toDateTime(order.created_at);
-  if (!orderedAt) return { ok: false, state: "failed", reason: "The order has no creation date, which the service requires." };
+  if (!orderedAt) return refused("failed", "missing_date", { noun: "order" });
 
   const lines: OrderLine[] = [];
   for (const item of order.line_items ?? []) {
@@ -113,7 +117,7 @@ export function mapOrder(order: ShopifyOrder): Mapped<OrderRequest> {
     lines.push(line);
   }
   if (lines.length === 0) {
-    return { ok: false, state: "skipped", reason: "Nothing left to import: every line of this order was removed." };
+    return refused("skipped", "no_lines", { noun: "order" });
   }
   if (lines.length > MAX_LINES) return tooManyLines(lines.length, "order");
   const request: OrderRequest = { external_order_id: orderId, ordered_at: orderedAt, lines };
@@ -125,18 +129,18 @@ export function mapFulfillment(fulfillment: ShopifyFulfillment): Mapped<Shipment
   const shipmentId = idString(fulfillment.id);
   const orderId = idString(fulfillment.order_id);
   if (!shipmentId || !orderId) {
-    return { ok: false, state: "failed", reason: "Shopify sent a fulfillment without its id or its order's id." };
+    return refused("failed", "missing_id", { noun: "shipment" });
   }
   if (fulfillment.status === "cancelled") {
-    return { ok: false, state: "skipped", reason: "The fulfillment was cancelled in Shopify, so there is no shipment to import." };
+    return refused("skipped", "cancelled");
   }
   const shippedAt = toDateTime(fulfillment.created_at);
-  if (!shippedAt) return { ok: false, state: "failed", reason: "The fulfillment has no date, which the service requires." };
+  if (!shippedAt) return refused("failed", "missing_date", { noun: "shipment" });
   const lines = (fulfillment.line_items ?? [])
     .map((item) => ({ external_order_line_id: idString(item.id) ?? "", quantity: item.quantity ?? 0 }))
     .filter((line) => line.external_order_line_id && line.quantity > 0);
   if (lines.length === 0) {
-    return { ok: false, state: "skipped", reason: "Nothing to import: the fulfillment has no shipped lines." };
+    return refused("skipped", "no_lines", { noun: "shipment" });
   }
   if (lines.length > MAX_LINES) return tooManyLines(lines.length, "shipment");
   const request: ShipmentRequest = { external_shipment_id: shipmentId, external_order_id: orderId, shipped_at: shippedAt, lines };
@@ -153,7 +157,7 @@ function validated<T>(
 ): Mapped<T> {
   const parsed = schema.safeParse(request);
   if (parsed.success) return { ok: true, request };
-  return { ok: false, state: "failed", reason: `The ${what} cannot be sent as it is: ${describeIssues(parsed.error)}.` };
+  return refused("failed", "invalid_data", { noun: what, detail: describeIssues(parsed.error) });
 }
 
 /**

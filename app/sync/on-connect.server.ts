@@ -4,8 +4,10 @@
 // 2. their orders of the last N days are fetched from the Admin API and imported (a Backfill row shows progress).
 // It only writes job, record-link and backfill rows; the worker does the rest. Never throws into the OAuth callback.
 import type { PrismaClient } from "@prisma/client";
+import { errorMessage } from "../lib/errors";
+import { logger } from "../lib/logger.server";
 import { startBackfill } from "./backfill.server";
-import { wakeJobs } from "./queue.server";
+import { requeueLatest, wakeJobs } from "./queue.server";
 import { notifyWorkers } from "./signal.server";
 
 export interface CustomerConnected {
@@ -32,13 +34,7 @@ export async function onCustomerConnected(
     });
     let requeued = 0;
     for (const { id } of records) {
-      const latest = await prisma.job.findFirst({ where: { shop: event.shop, recordId: id }, orderBy: { seq: "desc" } });
-      if (!latest || latest.status === "running") continue;
-      const result = await prisma.job.updateMany({
-        where: { id: latest.id, status: { not: "running" } },
-        data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
-      });
-      requeued += result.count;
+      if ((await requeueLatest(prisma, event.shop, id, now)) === "requeued") requeued += 1;
     }
     // Earlier jobs of the same records that wait too (an order's create behind its update) run now as well: jobs of
     // one order run in seq order, so a sleeping earlier job would hold the re-queued latest one back for hours.
@@ -47,8 +43,8 @@ export async function onCustomerConnected(
     notifyWorkers();
     return { requeued, backfillId };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error("onCustomerConnected failed", { shop: event.shop, error: message });
+    const message = errorMessage(error);
+    logger("sync").error({ shop: event.shop, err: message }, "onCustomerConnected failed");
     return { requeued: 0, error: message };
   }
 }

@@ -6,15 +6,17 @@
 // - Jobs of one order (same `orderKey`) run one at a time, in `seq` order, with one exception: an order job does
 //   not wait behind a shipment of the same order (a shipment that arrived first waits for its order, not the other
 //   way round).
-// - Paused shops (ShopSettings.syncPaused) are not leased; their jobs wait, nothing is dropped.
+// - Paused shops (ShopSettings.syncPaused) and uninstalled ones (uninstalledAt) are not leased; their jobs wait,
+//   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+import { because } from "./reasons";
 
 export type Db = PrismaClient | Prisma.TransactionClient;
 export type JobKind = "order" | "shipment" | "backfill";
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
-export const DEFAULT_MAX_ATTEMPTS = 12;
+const DEFAULT_MAX_ATTEMPTS = 12;
 
 export interface NewJob {
   shop: string;
@@ -47,24 +49,22 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<string> {
 }
 
 // Timestamps are TIMESTAMP(3) without zone holding UTC (as Prisma writes them): pass them as UTC literals.
-const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
+export const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
 
 export interface LeaseOptions {
   workerId: string;
   limit?: number;
   leaseMs?: number;
   now?: Date;
-  /** Only these kinds (default all). */
-  kinds?: JobKind[];
 }
 
-export const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
+const LEASE_EXPIRED = "The worker stopped before finishing (its lease expired); taken over by another worker.";
 
 /**
  * Jobs whose lease expired (their worker died or hung) go back to the queue at once; attempts already counted.
  * A job that used up its attempts this way (it keeps killing workers) fails instead, with its record.
  */
-export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
+async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<number> {
   const exhausted = await prisma.$queryRaw<{ recordId: string | null; attempts: number }[]>`
     UPDATE "Job" SET status = 'failed', "finishedAt" = ${ts(now)}, "updatedAt" = ${ts(now)}, "leaseUntil" = NULL,
       "lastError" = 'The worker stopped while processing this job on every attempt; gave up.'
@@ -74,7 +74,7 @@ export async function reclaimExpired(prisma: PrismaClient, now = new Date()): Pr
     if (!job.recordId) continue;
     await prisma.syncRecord.update({
       where: { id: job.recordId },
-      data: { state: "failed", reason: `Gave up after ${job.attempts} attempts: the worker stopped while processing it each time.` },
+      data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) },
     });
   }
   const requeued = await prisma.$executeRaw`
@@ -99,16 +99,12 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const now = options.now ?? new Date();
   const limit = options.limit ?? 1;
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
-  const kindFilter = options.kinds?.length
-    ? Prisma.sql`AND j.kind IN (${Prisma.join(options.kinds)})`
-    : Prisma.empty;
   await reclaimExpired(prisma, now);
   const leased = await prisma.$queryRaw<{ id: string }[]>`
     WITH candidates AS (
       SELECT j.id, j."orderKey", j.seq FROM "Job" j
       WHERE j.status = 'queued' AND j."runAt" <= ${ts(now)}
-        ${kindFilter}
-        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" s WHERE s.shop = j.shop AND s."syncPaused")
+        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" s WHERE s.shop = j.shop AND (s."syncPaused" OR s."uninstalledAt" IS NOT NULL))
         AND (j."orderKey" IS NULL OR NOT EXISTS (
           SELECT 1 FROM "Job" p
           WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
@@ -183,48 +179,57 @@ export function backoffMs(attempt: number, retryAfterMs?: number, random: () => 
   return Math.max(delay, retryAfterMs ?? 0);
 }
 
+/** What a job's columns become when it is queued again now, with a fresh attempt budget. */
+const requeued = (now: Date) => ({
+  status: "queued",
+  runAt: now,
+  attempts: 0,
+  lastError: null,
+  leasedBy: null,
+  leaseUntil: null,
+  finishedAt: null,
+});
+
+/**
+ * Queues one job again now with a fresh attempt budget, only from the status the caller read: a job leased
+ * meanwhile (a retry, another worker) must not go back to queued while it runs, or two workers would run it.
+ */
+export async function requeueJob(db: Db, job: { id: string; status: string }, now = new Date()): Promise<boolean> {
+  const result = await db.job.updateMany({ where: { id: job.id, status: job.status }, data: requeued(now) });
+  return result.count === 1;
+}
+
+export type RequeueResult = "requeued" | "running" | "queued" | "none" | "lost";
+
+/**
+ * Queues the latest job of a record again now (a manual retry, a customer who connected, an order that got
+ * imported). A running job is left alone; a queued one too with `unlessQueued`. "none": pruned long ago, nothing
+ * to send it again from; "lost": its status changed between the read and the write.
+ */
+export async function requeueLatest(
+  db: Db,
+  shop: string,
+  recordId: string,
+  now = new Date(),
+  options: { unlessQueued?: boolean } = {},
+): Promise<RequeueResult> {
+  const latest = await db.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
+  if (!latest) return "none";
+  if (latest.status === "running") return "running";
+  if (latest.status === "queued" && options.unlessQueued) return "queued";
+  return (await requeueJob(db, latest, now)) ? "requeued" : "lost";
+}
+
 /**
  * Manual retry from the admin page: the latest job of a record is queued again now with a fresh attempt budget.
  * Only job rows change; the record shows its new state once the worker has run.
  */
 export async function retryRecordJob(prisma: PrismaClient, shop: string, recordId: string, now = new Date()): Promise<boolean> {
-  const job = await prisma.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" } });
-  if (!job || job.status === "running") return false;
-  const result = await prisma.job.updateMany({
-    where: { id: job.id, status: { not: "running" } },
-    data: { status: "queued", runAt: now, attempts: 0, lastError: null, leasedBy: null, leaseUntil: null, finishedAt: null },
-  });
-  return result.count === 1;
+  return (await requeueLatest(prisma, shop, recordId, now)) === "requeued";
 }
 
 /** Wakes jobs that wait on something that just happened (an order imported, a customer reconnected). */
 export async function wakeJobs(db: Db, where: Prisma.JobWhereInput, now = new Date()): Promise<number> {
   const result = await db.job.updateMany({ where: { ...where, status: "queued", runAt: { gt: now } }, data: { runAt: now } });
   return result.count;
-}
-
-export const RETENTION_DAYS = 30;
-
-/**
- * Housekeeping: done jobs of imports that succeeded (and finished backfill pages), and webhook deliveries no job
- * points at any more, once older than `days` (Shopify redelivers for hours, not weeks). Jobs a merchant may still
- * act on (failed, skipped, waiting) are kept. Batched, so it never holds many locks at once.
- */
-export async function pruneFinished(prisma: PrismaClient, options: { now?: Date; days?: number; batch?: number } = {}): Promise<{ jobs: number; deliveries: number }> {
-  const cutoff = new Date((options.now ?? new Date()).getTime() - (options.days ?? RETENTION_DAYS) * 86_400_000);
-  const batch = options.batch ?? 1000;
-  const jobs = await prisma.$executeRaw`
-    DELETE FROM "Job" WHERE id IN (
-      SELECT j.id FROM "Job" j
-      LEFT JOIN "SyncRecord" r ON r.id = j."recordId"
-      WHERE j.status = 'done' AND j."finishedAt" < ${ts(cutoff)}
-        AND (j."recordId" IS NULL OR r.state IN ('imported', 'updated'))
-        AND NOT EXISTS (SELECT 1 FROM "Job" later WHERE later."recordId" = j."recordId" AND later.seq > j.seq AND later.status <> 'done')
-      LIMIT ${batch})`;
-  const deliveries = await prisma.$executeRaw`
-    DELETE FROM "WebhookDelivery" WHERE id IN (
-      SELECT d.id FROM "WebhookDelivery" d
-      WHERE d."receivedAt" < ${ts(cutoff)} AND NOT EXISTS (SELECT 1 FROM "Job" j WHERE j."deliveryId" = d.id)
-      LIMIT ${batch})`;
-  return { jobs, deliveries };
 }

@@ -1,5 +1,6 @@
 // What the "Sync status" admin page shows and does. Plain functions over Prisma, scoped by shop; no Remix.
 // Actions change job rows (retry) or the shop's pause flag, never import records: the worker owns those.
+import { formatUtc } from "../lib/dates";
 import type { PrismaClient } from "@prisma/client";
 import { retryRecordJob } from "./queue.server";
 import { notifyWorkers } from "./signal.server";
@@ -50,10 +51,9 @@ export interface SyncStatusView {
   backfills: BackfillView[];
 }
 
-/** "2026-11-22 05:14 UTC": the same on server and client, no hydration mismatch. */
-export const formatTime = (date: Date | null) => (date ? `${date.toISOString().slice(0, 16).replace("T", " ")} UTC` : null);
+const formatTime = (date: Date | null) => (date ? formatUtc(date) : null);
 
-export function parseStateFilter(value: string | null): SyncState | null {
+function parseStateFilter(value: string | null): SyncState | null {
   return value && (SYNC_STATES as readonly string[]).includes(value) ? (value as SyncState) : null;
 }
 

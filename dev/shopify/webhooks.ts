@@ -1,6 +1,7 @@
 // Webhooks as Shopify sends them: the JSON body signed with the app's API secret (base64 HMAC-SHA256) and
 // Shopify's headers. Used by the demo's order generator and by the tests.
 import { createHmac, randomUUID } from "node:crypto";
+import { SHOPIFY_API_VERSION } from "../../app/lib/shopify-api-version";
 
 export function webhookHmac(body: string, secret: string): string {
   return createHmac("sha256", secret).update(body, "utf8").digest("base64");
@@ -32,7 +33,7 @@ export async function sendWebhook(appUrl: string, topic: string, payload: unknow
       "X-Shopify-Hmac-Sha256": hmac,
       "X-Shopify-Webhook-Id": options.webhookId ?? randomUUID(),
       "X-Shopify-Event-Id": options.eventId ?? randomUUID(),
-      "X-Shopify-Api-Version": options.apiVersion ?? "2026-10",
+      "X-Shopify-Api-Version": options.apiVersion ?? SHOPIFY_API_VERSION,
       "X-Shopify-Triggered-At": new Date().toISOString(),
     },
     body,

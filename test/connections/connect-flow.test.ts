@@ -3,23 +3,24 @@
 // logged-in customer must be the one who started → grant stored encrypted → back on the store; every failure
 // path (a different or anonymous customer finishing someone else's flow among them); the Customers page; tenant
 // isolation between two shops.
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import type { RunningEmulator } from "../../emulator/server";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/prisma-grant-store.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { decryptSecret, keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
-import { importOrder, MemoryGrantStore, revokeToken } from "~/service/client.server";
-import { startApp, type RunningApp } from "../helpers/app";
-import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
-import { embeddedUrl, mintSessionToken, proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
+import { importOrder, revokeToken } from "~/service/client.server";
+import { CHROME_USER_AGENT, newContext, screenshotPath } from "../helpers/browser";
+import { emulatorSettings } from "../helpers/emulator-oauth";
+import { withHarness } from "../helpers/harness";
+import { embeddedUrl, mintSessionToken, proxyUrl, TEST_SHOP } from "../helpers/shopify";
+import { dataPath, readData } from "../helpers/route-data";
 import { routeStorefront } from "../helpers/storefront";
 
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
+const SETTINGS_DATA = dataPath("/app/settings", "routes/app.settings");
+const CUSTOMERS_DATA = dataPath("/app/customers", "routes/app.customers");
 const SHOP_B = "shop-b.myshopify.com";
 const ORDER = {
   external_order_id: "order-9001",
@@ -27,15 +28,12 @@ const ORDER = {
   lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }],
 };
 
-let db: TestDatabase;
-let app: RunningApp;
-let emu: RunningEmulator;
-let browser: Browser;
+const h = withHarness({ shops: [TEST_SHOP, SHOP_B], app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
 
 // ---- small drivers over plain HTTP -------------------------------------------------------------------------
 
 async function admin(path: string, init: RequestInit & { shop?: string } = {}) {
-  const url = new URL(path, app.url);
+  const url = new URL(path, h.app.url);
   return fetch(url, {
     ...init,
     redirect: "manual",
@@ -48,13 +46,13 @@ async function admin(path: string, init: RequestInit & { shop?: string } = {}) {
 }
 
 async function saveSettings(shop: string, fields: Record<string, string>) {
-  const res = await admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", shop, body: new URLSearchParams({ intent: "save", ...fields }) });
-  return { status: res.status, body: await res.json() };
+  const res = await admin(SETTINGS_DATA, { method: "POST", shop, body: new URLSearchParams({ intent: "save", ...fields }) });
+  return { status: res.status, body: await readData(res) };
 }
 
 /** POSTs the storefront form through the proxy signer; returns the emulator's authorize URL. */
 async function startFlow(customerId: string, shop = TEST_SHOP, name = "") {
-  const res = await fetch(proxyUrl(app.url, "/connect", { customerId, shop }), {
+  const res = await fetch(proxyUrl(h.app.url, "/connect", { customerId, shop }), {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", "User-Agent": CHROME_USER_AGENT },
@@ -69,7 +67,7 @@ async function consent(authorize: URL, decision: "approve" | "deny", workspaceId
   const form = new URLSearchParams(authorize.searchParams);
   form.set("workspace_id", workspaceId);
   form.set("decision", decision);
-  const res = await fetch(new URL("/oauth/authorize", emu.url), {
+  const res = await fetch(new URL("/oauth/authorize", h.emulator.url), {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -93,7 +91,7 @@ const COMPLETE = `https://${TEST_SHOP}/apps/workspace/connect/complete?state=`;
 async function storefront(location: string, customerId: string | null, shop = TEST_SHOP) {
   const url = new URL(location);
   const path = url.pathname.replace(/^\/apps\/workspace/, "");
-  const res = await fetch(proxyUrl(app.url, path, { customerId, shop, extra: Object.fromEntries(url.searchParams) }), {
+  const res = await fetch(proxyUrl(h.app.url, path, { customerId, shop, extra: Object.fromEntries(url.searchParams) }), {
     redirect: "manual",
     headers: { "User-Agent": CHROME_USER_AGENT },
   });
@@ -109,7 +107,7 @@ function completionOf(result: { status: number; location: string | null }) {
 
 /** What the callback left pending on the state row, decrypted (the test may look; nobody else can). */
 async function pendingTokens(state: string) {
-  const row = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
+  const row = await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
   expect(row.pendingTokensEnc).not.toBeNull();
   return JSON.parse(decryptSecret(row.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
 }
@@ -117,7 +115,7 @@ async function pendingTokens(state: string) {
 /** True while the service still honours this authorization. */
 async function stillValidAtService(tokens: { accessToken: string; refreshToken: string }) {
   const outcome = await importOrder(
-    emulatorSettings(emu.url),
+    emulatorSettings(h.emulator.url),
     new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write", "shipments:write"] }),
     { ...ORDER, external_order_id: `probe-${randomBytes(4).toString("hex")}` },
     { idempotencyKey: `probe-${randomBytes(8).toString("hex")}` },
@@ -126,7 +124,7 @@ async function stillValidAtService(tokens: { accessToken: string; refreshToken: 
 }
 
 const grantOf = (customerId: string, shop = TEST_SHOP) =>
-  db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
+  h.db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
 
 async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
   const t0 = performance.now();
@@ -149,31 +147,18 @@ async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
 // ---- setup ----------------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  await seedOfflineSession(db.prisma, TEST_SHOP);
-  await seedOfflineSession(db.prisma, SHOP_B);
-  app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
-  emu = await startEmulatorFor(app.url);
-  const s = emulatorSettings(emu.url);
+  const s = emulatorSettings(h.emulator.url);
   const saved = await saveSettings(TEST_SHOP, { ...s, environment: s.environment });
   expect(saved.status).toBe(200);
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await emu?.close();
-  await app?.close();
-  await db?.close();
 });
 
 // ---- the happy path in Chromium --------------------------------------------------------------------------
 
 describe("connect a workspace in the browser", () => {
   it("storefront page → consent → approve → back on the store, grant stored encrypted, shown on Customers", async () => {
-    const context = await newContext(browser);
+    const context = await newContext(h.browser);
     const page = await context.newPage();
-    await routeStorefront(page, { appUrl: app.url, customerId: "7001", customer: { name: "Ada Lovelace", email: "ada@example.com" } });
+    await routeStorefront(page, { appUrl: h.app.url, customerId: "7001", customer: { name: "Ada Lovelace", email: "ada@example.com" } });
 
     const started = Date.now();
     await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
@@ -181,11 +166,11 @@ describe("connect a workspace in the browser", () => {
     await page.screenshot({ path: screenshotPath("connect-1-storefront"), fullPage: true });
 
     await page.click("[data-action=connect]");
-    await page.waitForURL(`${emu.url}/oauth/authorize**`);
+    await page.waitForURL(`${h.emulator.url}/oauth/authorize**`);
     expect(await page.textContent("body")).toContain("asks to write data");
     const authorizeUrl = new URL(page.url());
     expect(authorizeUrl.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(authorizeUrl.searchParams.get("redirect_uri")).toBe(`${app.url}/connect/callback`);
+    expect(authorizeUrl.searchParams.get("redirect_uri")).toBe(`${h.app.url}/connect/callback`);
     await page.screenshot({ path: screenshotPath("connect-2-consent"), fullPage: true });
 
     await page.click("button[value=approve]");
@@ -203,15 +188,15 @@ describe("connect a workspace in the browser", () => {
     expect(keyIdOf(row!.refreshTokenEnc!)).toBe("k1");
     const accessToken = decryptSecret(row!.accessTokenEnc, keyring);
     expect(row!.accessTokenEnc).not.toContain(accessToken);
-    const dbDump = JSON.stringify(await db.prisma.customerGrant.findMany()) + JSON.stringify(await db.prisma.oAuthState.findMany());
+    const dbDump = JSON.stringify(await h.db.prisma.customerGrant.findMany()) + JSON.stringify(await h.db.prisma.oAuthState.findMany());
     expect(dbDump).not.toContain(accessToken);
     expect(dbDump).not.toContain(decryptSecret(row!.refreshTokenEnc!, keyring));
-    const store = createPrismaGrantStore(db.prisma, { shop: TEST_SHOP, customerId: "7001" }, { keyring });
-    const imported = await importOrder(emulatorSettings(emu.url), store, ORDER, { idempotencyKey: "flow-order-1" });
+    const store = createPrismaGrantStore(h.db.prisma, { shop: TEST_SHOP, customerId: "7001" }, { keyring });
+    const imported = await importOrder(emulatorSettings(h.emulator.url), store, ORDER, { idempotencyKey: "flow-order-1" });
     expect(imported).toMatchObject({ ok: true, status: 201 });
 
     // The state row is used up and its verifier was encrypted.
-    const states = await db.prisma.oAuthState.findMany({ where: { customerId: "7001" } });
+    const states = await h.db.prisma.oAuthState.findMany({ where: { customerId: "7001" } });
     expect(states).toHaveLength(1);
     expect(states[0].usedAt).not.toBeNull();
     expect(states[0].exchangedAt).not.toBeNull();
@@ -219,9 +204,9 @@ describe("connect a workspace in the browser", () => {
     expect(keyIdOf(states[0].codeVerifierEnc)).toBe("k1");
 
     // The Customers page shows the grant.
-    const adminContext = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const adminContext = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const adminPage = await adminContext.newPage();
-    const response = await adminPage.goto(await embeddedUrl(app.url, "/app/customers"));
+    const response = await adminPage.goto(await embeddedUrl(h.app.url, "/app/customers"));
     expect(response?.status()).toBe(200);
     await adminPage.waitForSelector(".Polaris-IndexTable");
     const text = await adminPage.textContent("body");
@@ -234,9 +219,9 @@ describe("connect a workspace in the browser", () => {
   });
 
   it("sends an anonymous visitor to log in first", async () => {
-    const context = await newContext(browser);
+    const context = await newContext(h.browser);
     const page = await context.newPage();
-    await routeStorefront(page, { appUrl: app.url, customerId: null });
+    await routeStorefront(page, { appUrl: h.app.url, customerId: null });
     await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
     await page.waitForSelector("[data-page=login]");
     expect(page.url()).toBe(`https://${TEST_SHOP}/account/login?return_url=/apps/workspace/connect`);
@@ -249,22 +234,22 @@ describe("connect a workspace in the browser", () => {
 describe("failure paths store nothing and say what happened", () => {
   it("anonymous visitor (GET and POST) → login redirect", async () => {
     for (const method of ["GET", "POST"]) {
-      const res = await fetch(proxyUrl(app.url, "/connect", { customerId: null }), { method, redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+      const res = await fetch(proxyUrl(h.app.url, "/connect", { customerId: null }), { method, redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
       expect(res.status).toBe(302);
       expect(res.headers.get("location")).toBe("/account/login?return_url=/apps/workspace/connect");
     }
-    expect(await db.prisma.oAuthState.count({ where: { customerId: "" } })).toBe(0);
+    expect(await h.db.prisma.oAuthState.count({ where: { customerId: "" } })).toBe(0);
   });
 
   it("bad proxy signature → 400, nothing started", async () => {
-    const before = await db.prisma.oAuthState.count();
-    const forged = await fetch(proxyUrl(app.url, "/connect", { customerId: "7002", secret: "not-the-api-secret" }), { method: "POST", redirect: "manual" });
+    const before = await h.db.prisma.oAuthState.count();
+    const forged = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7002", secret: "not-the-api-secret" }), { method: "POST", redirect: "manual" });
     expect(forged.status).toBe(400);
     // A genuine signature with the customer id changed afterwards.
-    const url = new URL(proxyUrl(app.url, "/connect", { customerId: "7002" }));
+    const url = new URL(proxyUrl(h.app.url, "/connect", { customerId: "7002" }));
     url.searchParams.set("logged_in_customer_id", "7003");
     expect((await fetch(url, { redirect: "manual" })).status).toBe(400);
-    expect(await db.prisma.oAuthState.count()).toBe(before);
+    expect(await h.db.prisma.oAuthState.count()).toBe(before);
   });
 
   it("denied consent → result=denied", async () => {
@@ -274,7 +259,7 @@ describe("failure paths store nothing and say what happened", () => {
     expect(res.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=denied`);
     expect(await grantOf("7101")).toBeNull();
     // The store page turns the code into words.
-    const page = await fetch(proxyUrl(app.url, "/connect", { customerId: "7101", extra: { result: "denied" } }));
+    const page = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7101", extra: { result: "denied" } }));
     expect(await page.text()).toContain("You declined the connection");
   });
 
@@ -299,7 +284,7 @@ describe("failure paths store nothing and say what happened", () => {
     const authorize = await startFlow("7103");
     const location = await consent(authorize, "approve");
     // Eleven minutes later (the state lives ten).
-    await db.prisma.oAuthState.update({
+    await h.db.prisma.oAuthState.update({
       where: { state: authorize.searchParams.get("state")! },
       data: { expiresAt: new Date(Date.now() - 60_000) },
     });
@@ -331,7 +316,7 @@ describe("failure paths store nothing and say what happened", () => {
   it("failed token exchange (service error, or a forged code) → result=failed", async () => {
     const authorize = await startFlow("7106");
     const location = await consent(authorize, "approve");
-    await fetch(`${emu.url}/_emulator/faults`, {
+    await fetch(`${h.emulator.url}/_emulator/faults`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ method: "POST", path: "/oauth/token", status: 500, body: { error: "server_error" } }),
@@ -348,11 +333,11 @@ describe("failure paths store nothing and say what happened", () => {
   });
 
   it("a shop without settings tells the shopper plainly", async () => {
-    const page = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }));
+    const page = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "1", shop: SHOP_B }));
     expect(await page.text()).toContain("not available at this store");
-    const post = await fetch(proxyUrl(app.url, "/connect", { customerId: "1", shop: SHOP_B }), { method: "POST", redirect: "manual" });
+    const post = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "1", shop: SHOP_B }), { method: "POST", redirect: "manual" });
     expect(post.status).toBe(409);
-    expect(await db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
+    expect(await h.db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
   });
 });
 
@@ -375,7 +360,7 @@ describe("the completion step stores the grant only for the customer who started
     expect(victim.headers.get("referrer-policy")).toBe("no-referrer");
     expect(await grantOf("7601")).toBeNull();
     expect(await grantOf("7602")).toBeNull();
-    const row = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
+    const row = await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
     expect(row.pendingTokensEnc).toBeNull();
     expect(await stillValidAtService(pending)).toBe(false); // the authorization was revoked at the service
     const words = await storefront(victim.location!, "7602");
@@ -399,16 +384,16 @@ describe("the completion step stores the grant only for the customer who started
       expect((await storefront(guess, "7611")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
     }
     expect(await grantOf("7611")).toBeNull();
-    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
+    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
     // (Here the browser that approved is the owner's: it finishes.)
     expect((await storefront(completion, "7611")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
   });
 
   it("in Chromium: the victim ends on the store with plain words, nothing connected", async () => {
     const authorize = await startFlow("7621");
-    const context = await newContext(browser);
+    const context = await newContext(h.browser);
     const page = await context.newPage();
-    await routeStorefront(page, { appUrl: app.url, customerId: "7622", customer: { name: "Victim", email: "victim@example.com" } });
+    await routeStorefront(page, { appUrl: h.app.url, customerId: "7622", customer: { name: "Victim", email: "victim@example.com" } });
     await page.goto(authorize.toString());
     await page.click("button[value=approve]");
     await page.waitForURL(`https://${TEST_SHOP}/apps/workspace/connect?result=wrong_customer`);
@@ -419,7 +404,7 @@ describe("the completion step stores the grant only for the customer who started
     await context.close();
     expect(await grantOf("7621")).toBeNull();
     expect(await grantOf("7622")).toBeNull();
-    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: authorize.searchParams.get("state")! } })).pendingTokensEnc).toBeNull();
+    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state: authorize.searchParams.get("state")! } })).pendingTokensEnc).toBeNull();
   });
 
   it("an anonymous shopper is sent to log in and back to the completion step; the owner then finishes", async () => {
@@ -433,7 +418,7 @@ describe("the completion step stores the grant only for the customer who started
     expect(anonymous.headers.get("referrer-policy")).toBe("no-referrer");
     // Nothing stored or used up yet.
     expect(await grantOf("7631")).toBeNull();
-    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
+    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
     // Logged in, Shopify sends them to return_url: the same completion step, now as the owner.
     const returnUrl = new URL(anonymous.location!, `https://${TEST_SHOP}`).searchParams.get("return_url")!;
     const done = await storefront(`https://${TEST_SHOP}${returnUrl}`, "7631");
@@ -442,9 +427,9 @@ describe("the completion step stores the grant only for the customer who started
 
     // In Chromium, the anonymous shopper ends on the store's login page with the completion step to return to.
     const second = await startFlow("7632");
-    const context = await newContext(browser);
+    const context = await newContext(h.browser);
     const page = await context.newPage();
-    await routeStorefront(page, { appUrl: app.url, customerId: null });
+    await routeStorefront(page, { appUrl: h.app.url, customerId: null });
     await page.goto(second.toString());
     await page.click("button[value=approve]");
     await page.waitForSelector("[data-page=login]");
@@ -474,11 +459,11 @@ describe("the completion step stores the grant only for the customer who started
     const state = authorize.searchParams.get("state")!;
     const completion = completionOf(await callback(await consent(authorize, "approve")));
     const pending = await pendingTokens(state);
-    await db.prisma.oAuthState.update({ where: { state }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await h.db.prisma.oAuthState.update({ where: { state }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const late = await storefront(completion, "7651");
     expect(late.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=expired`);
     expect(await grantOf("7651")).toBeNull();
-    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).toBeNull();
+    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).toBeNull();
     expect(await stillValidAtService(pending)).toBe(false);
     // An unknown or malformed state: plain words, nothing else.
     for (const bad of [`${COMPLETE}${randomBytes(32).toString("base64url")}&proof=x`, `${COMPLETE}%7B%7B`, `https://${TEST_SHOP}/apps/workspace/connect/complete`]) {
@@ -491,15 +476,15 @@ describe("the completion step stores the grant only for the customer who started
 
 describe("Customers page", () => {
   const loaderData = async (query = "", shop = TEST_SHOP) => {
-    const res = await admin(`/app/customers?_data=routes%2Fapp.customers${query}`, { shop });
+    const res = await admin(dataPath(`/app/customers?${query.replace(/^&/, "")}`, "routes/app.customers"), { shop });
     expect(res.status).toBe(200);
-    return (await res.json()) as { grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number } };
+    return (await readData(res)) as { grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number } };
   };
 
   it("searches and paginates; shows the customer id when no name is known", async () => {
     for (let i = 0; i < 23; i++) {
       await storeGrant(
-        db.prisma,
+        h.db.prisma,
         {
           shop: TEST_SHOP,
           customerId: String(8000 + i),
@@ -526,7 +511,7 @@ describe("Customers page", () => {
   it("search matches % and _ literally; a NUL in the search or the grant id is a clear answer, not a 500", async () => {
     for (const [customerId, customerName] of [["8101", "Percent 100% Sure"], ["8102", "Under_Score"]]) {
       await storeGrant(
-        db.prisma,
+        h.db.prisma,
         { shop: TEST_SHOP, customerId, customerName, workspaceId: "ws-literal", tokens: { accessToken: "lit", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
         { keyring },
       );
@@ -539,23 +524,23 @@ describe("Customers page", () => {
     expect(await names("\\")).toEqual([]);
     expect(await names("Under\u0000_")).toEqual(["Under_Score"]);
 
-    const nul = await admin("/app/customers?_data=routes%2Fapp.customers", {
+    const nul = await admin(CUSTOMERS_DATA, {
       method: "POST",
       body: new URLSearchParams({ intent: "disconnect", grantId: "a\u0000b" }),
     });
     expect(nul.status).toBe(404);
-    expect(await nul.json()).toMatchObject({ ok: false, message: "No such connected customer." });
+    expect(await readData(nul)).toMatchObject({ ok: false, message: "No such connected customer." });
   });
 
   it("the page's links and forms carry no Shopify session token", async () => {
     for (let i = 0; i < 21; i++) {
       await storeGrant(
-        db.prisma,
+        h.db.prisma,
         { shop: TEST_SHOP, customerId: String(8200 + i), workspaceId: "ws-pages", tokens: { accessToken: `page-at-${i}`, refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
         { keyring },
       );
     }
-    const url = await embeddedUrl(app.url, "/app/customers");
+    const url = await embeddedUrl(h.app.url, "/app/customers");
     const idToken = new URL(url).searchParams.get("id_token")!;
     const res = await fetch(url, { headers: { "User-Agent": CHROME_USER_AGENT } });
     expect(res.status).toBe(200);
@@ -566,12 +551,12 @@ describe("Customers page", () => {
 
   it("a grant whose refresh fails is marked needs reconnect and shown so", async () => {
     await connectViaHttp("7201", TEST_SHOP, "Grace Hopper");
-    const settings = emulatorSettings(emu.url);
+    const settings = emulatorSettings(h.emulator.url);
     const row = await grantOf("7201");
     // The customer's authorization ends at the service; our access token has expired.
     await revokeToken(settings, decryptSecret(row!.refreshTokenEnc!, keyring), { tokenTypeHint: "refresh_token" });
-    await db.prisma.customerGrant.update({ where: { id: row!.id }, data: { accessTokenExpiresAt: new Date(Date.now() - 1000) } });
-    const outcome = await importOrder(settings, grantStoreFor(db.prisma, { shop: TEST_SHOP, customerId: "7201" }, { keyring }), ORDER, {
+    await h.db.prisma.customerGrant.update({ where: { id: row!.id }, data: { accessTokenExpiresAt: new Date(Date.now() - 1000) } });
+    const outcome = await importOrder(settings, grantStoreFor(h.db.prisma, { shop: TEST_SHOP, customerId: "7201" }, { keyring }), ORDER, {
       idempotencyKey: "needs-reconnect-1",
     });
     expect(outcome).toMatchObject({ ok: false, kind: "reconnect_required" });
@@ -579,9 +564,9 @@ describe("Customers page", () => {
     expect(data.grants.items[0]).toMatchObject({ status: "needs_reconnect" });
     expect(String(data.grants.items[0].statusReason)).toContain("reconnect");
 
-    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    const url = new URL(await embeddedUrl(app.url, "/app/customers"));
+    const url = new URL(await embeddedUrl(h.app.url, "/app/customers"));
     url.searchParams.set("q", "Hopper");
     await page.goto(url.toString());
     await page.waitForSelector("text=Needs reconnect");
@@ -589,7 +574,7 @@ describe("Customers page", () => {
     await context.close();
 
     // The storefront tells the shopper too.
-    const store = await fetch(proxyUrl(app.url, "/connect", { customerId: "7201" }));
+    const store = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7201" }));
     expect(await store.text()).toContain('data-status="needs_reconnect"');
   });
 
@@ -604,9 +589,9 @@ describe("Customers page", () => {
       scopes: row!.scopes.split(" "),
     };
     // In the browser: Disconnect, then Confirm disconnect.
-    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    const url = new URL(await embeddedUrl(app.url, "/app/customers"));
+    const url = new URL(await embeddedUrl(h.app.url, "/app/customers"));
     url.searchParams.set("q", "Turing");
     await page.goto(url.toString());
     await page.getByRole("button", { name: "Disconnect Alan Turing" }).click();
@@ -616,17 +601,17 @@ describe("Customers page", () => {
     await context.close();
     expect(await grantOf("7301")).toBeNull();
     // The old tokens no longer work at the service.
-    const outcome = await importOrder(emulatorSettings(emu.url), new MemoryGrantStore(tokens), ORDER, { idempotencyKey: "after-disconnect" });
+    const outcome = await importOrder(emulatorSettings(h.emulator.url), new MemoryGrantStore(tokens), ORDER, { idempotencyKey: "after-disconnect" });
     expect(outcome.ok).toBe(false);
 
-    const missing = await admin("/app/customers?_data=routes%2Fapp.customers", {
+    const missing = await admin(CUSTOMERS_DATA, {
       method: "POST",
       body: new URLSearchParams({ intent: "disconnect", grantId: row!.id }),
     });
     expect(missing.status).toBe(404);
-    const bad = await admin("/app/customers?_data=routes%2Fapp.customers", { method: "POST", body: new URLSearchParams({ intent: "nope" }) });
+    const bad = await admin(CUSTOMERS_DATA, { method: "POST", body: new URLSearchParams({ intent: "nope" }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ ok: false, message: expect.stringContaining("disconnect") });
+    expect(await readData(bad)).toMatchObject({ ok: false, message: expect.stringContaining("disconnect") });
   });
 });
 
@@ -635,18 +620,18 @@ describe("Customers page", () => {
 describe("tenant isolation", () => {
   it("shop B's session sees none of shop A's customers and cannot disconnect them", async () => {
     await storeGrant(
-      db.prisma,
+      h.db.prisma,
       { shop: TEST_SHOP, customerId: "7501", customerName: "Shop A Only", workspaceId: "ws-acme", tokens: { accessToken: "a-only", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
       { keyring },
     );
     const a = await grantOf("7501");
-    const res = await admin("/app/customers?_data=routes%2Fapp.customers&q=Shop%20A", { shop: SHOP_B });
-    const data = await res.json();
+    const res = await admin(dataPath("/app/customers?q=Shop%20A", "routes/app.customers"), { shop: SHOP_B });
+    const data = await readData(res);
     expect(data.grants.total).toBe(0);
     expect(JSON.stringify(data)).not.toContain("7501");
-    expect((await (await admin("/app/customers?_data=routes%2Fapp.customers")).json()).grants.total).toBeGreaterThan(0);
+    expect((await readData(await admin(CUSTOMERS_DATA))).grants.total).toBeGreaterThan(0);
 
-    const attempt = await admin("/app/customers?_data=routes%2Fapp.customers", {
+    const attempt = await admin(CUSTOMERS_DATA, {
       method: "POST",
       shop: SHOP_B,
       body: new URLSearchParams({ intent: "disconnect", grantId: a!.id }),
@@ -656,17 +641,17 @@ describe("tenant isolation", () => {
   });
 
   it("shop B's session cannot read or use shop A's settings", async () => {
-    const res = await admin("/app/settings?_data=routes%2Fapp.settings", { shop: SHOP_B });
-    const data = await res.json();
+    const res = await admin(SETTINGS_DATA, { shop: SHOP_B });
+    const data = await readData(res);
     expect(data.settings).toMatchObject({ configured: false, clientId: "", authUrl: "", clientSecret: { set: false } });
-    expect(JSON.stringify(data)).not.toContain(emu.url);
-    const check = await admin("/app/settings?_data=routes%2Fapp.settings", { method: "POST", shop: SHOP_B, body: new URLSearchParams({ intent: "check" }) });
-    expect((await check.json()).check).toMatchObject({ ok: false, message: expect.stringContaining("Not configured") });
+    expect(JSON.stringify(data)).not.toContain(h.emulator.url);
+    const check = await admin(SETTINGS_DATA, { method: "POST", shop: SHOP_B, body: new URLSearchParams({ intent: "check" }) });
+    expect((await readData(check)).check).toMatchObject({ ok: false, message: expect.stringContaining("Not configured") });
   });
 
   it("the same customer id in shop B is a different customer; B's proxy cannot complete A's state", async () => {
     // Shop A's customer 7001 is connected; shop B's customer 7001 is not, whatever the URL claims.
-    const pageB = await fetch(proxyUrl(app.url, "/connect", { customerId: "7001", shop: SHOP_B, extra: { result: "connected" } }));
+    const pageB = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7001", shop: SHOP_B, extra: { result: "connected" } }));
     const textB = await pageB.text();
     expect(textB).not.toContain('data-status="connected"');
     expect(textB).not.toContain("Your workspace is connected");
@@ -676,11 +661,11 @@ describe("tenant isolation", () => {
     const callbackUrl = new URL(await consent(authorize, "approve"));
     const extra = { code: callbackUrl.searchParams.get("code")!, state: callbackUrl.searchParams.get("state")! };
     for (const method of ["GET", "POST"]) {
-      await fetch(proxyUrl(app.url, "/connect", { customerId: "7401", shop: SHOP_B, extra }), { method, redirect: "manual" });
+      await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7401", shop: SHOP_B, extra }), { method, redirect: "manual" });
     }
     expect(await grantOf("7401", SHOP_B)).toBeNull();
     expect(await grantOf("7401")).toBeNull();
-    const state = await db.prisma.oAuthState.findUnique({ where: { state: extra.state } });
+    const state = await h.db.prisma.oAuthState.findUnique({ where: { state: extra.state } });
     expect(state).toMatchObject({ shop: TEST_SHOP, usedAt: null });
 
     // Through the callback, it goes on to shop A's completion step only; shop B's proxy cannot finish it either.
@@ -688,7 +673,7 @@ describe("tenant isolation", () => {
     const viaB = await storefront(completion, "7401", SHOP_B);
     expect(viaB.location).toBe(`https://${SHOP_B}/apps/workspace/connect?result=invalid_state`);
     expect(await grantOf("7401", SHOP_B)).toBeNull();
-    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: extra.state } })).pendingTokensEnc).not.toBeNull();
+    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state: extra.state } })).pendingTokensEnc).not.toBeNull();
     expect((await storefront(completion, "7401")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
     expect(await grantOf("7401")).not.toBeNull();
     expect(await grantOf("7401", SHOP_B)).toBeNull();

@@ -4,7 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
-import { completeConnect, finishConnect, startConnect, STATE_TTL_MS } from "~/connections/oauth-flow.server";
+import { handleOAuthCallback } from "~/connections/oauth-callback.server";
+import { STATE_TTL_MS } from "~/connections/oauth-common.server";
+import { startConnect } from "~/connections/oauth-start.server";
+import { completeOnStorefront } from "~/connections/storefront-completion.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
 import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
@@ -32,8 +35,8 @@ afterAll(async () => {
 });
 
 /** The storefront completion step the callback sent the browser to, as the proxy would hand it over. */
-async function finish(completionUrl: string, customerId: string | null, options: Parameters<typeof finishConnect>[2] = {}) {
-  return finishConnect(db.prisma, { shop: SHOP, customerId, url: completionUrl, prefix: "/apps/workspace" }, { keyring, ...options });
+async function finish(completionUrl: string, customerId: string | null, options: Parameters<typeof completeOnStorefront>[2] = {}) {
+  return completeOnStorefront(db.prisma, { shop: SHOP, customerId, url: completionUrl, prefix: "/apps/workspace" }, { keyring, ...options });
 }
 
 async function approve(authorizationUrl: string) {
@@ -64,7 +67,7 @@ describe("oauth flow module", () => {
       throw new Error("a failing hook must not fail the connection");
     };
     // The callback exchanges the code but stores no grant: it sends the browser to the store's completion step.
-    const callback = await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring, log, onConnected });
+    const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring, log, onConnected });
     expect(callback).toMatchObject({ kind: "redirect", result: "pending" });
     if (callback.kind !== "redirect") return;
     expect(callback.location).toMatch(new RegExp(`^https://${SHOP}/apps/workspace/connect/complete\\?state=${state.state}&proof=[\\w-]{43}$`));
@@ -94,7 +97,7 @@ describe("oauth flow module", () => {
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "56" }, { appUrl: APP, keyring, now: t0 });
     if (!started.ok) throw new Error("not started");
     const callback = await approve(started.authorizationUrl);
-    const late = await completeConnect(db.prisma, callback, { keyring, now: new Date(t0.getTime() + STATE_TTL_MS + 1) });
+    const late = await handleOAuthCallback(db.prisma, callback, { keyring, now: new Date(t0.getTime() + STATE_TTL_MS + 1) });
     expect(late).toMatchObject({ kind: "redirect", result: "expired" });
     expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: "56" } })).toBe(0);
   });
@@ -104,7 +107,7 @@ describe("oauth flow module", () => {
     const oldRefresh = decryptSecret(first.refreshTokenEnc!, keyring);
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55" }, { appUrl: APP, keyring });
     if (!started.ok) throw new Error("not started");
-    const callback = await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring });
+    const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring });
     if (callback.kind !== "redirect") throw new Error("no redirect");
     expect(await finish(callback.location, "55")).toMatchObject({ result: "connected" });
     const second = await db.prisma.customerGrant.findUniqueOrThrow({ where: { id: first.id } });
@@ -119,7 +122,7 @@ describe("oauth flow module", () => {
     const log = (event: string, facts: Record<string, unknown>) => lines.push(JSON.stringify({ event, ...facts }));
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "57" }, { appUrl: APP, keyring });
     if (!started.ok) throw new Error("not started");
-    const callback = await completeConnect(db.prisma, await approve(started.authorizationUrl), { keyring, log });
+    const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring, log });
     if (callback.kind !== "redirect") throw new Error("no redirect");
     const stateRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
     const pending = JSON.parse(decryptSecret(stateRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };

@@ -4,46 +4,40 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import type { RunningEmulator } from "../../emulator/server";
+import { describe, expect, it } from "vitest";
 import { loadServiceSettings } from "~/connections/settings.server";
 import { keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
-import { startApp, type RunningApp } from "../helpers/app";
-import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { startEmulatorFor } from "../helpers/emulator-oauth";
-import { SETTINGS_MISSING_REASON } from "~/sync/worker.server";
-import { embeddedUrl, mintSessionToken, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
+import { CHROME_USER_AGENT, newContext, screenshotPath } from "../helpers/browser";
+import { withHarness } from "../helpers/harness";
+import { reasonText } from "~/sync/reasons";
+import { dataPath, readData } from "../helpers/route-data";
+import { embeddedUrl, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 
 const KEYS = `s1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
 const CLIENT_SECRET = "sandbox-client-secret";
 const SIGNING_SECRET = "whsec-sandbox-0001";
 
-let db: TestDatabase;
-let app: RunningApp;
-let emu: RunningEmulator;
-let browser: Browser;
+const h = withHarness({ app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
 
 async function admin(pathAndQuery: string, init: RequestInit = {}) {
-  return fetch(new URL(pathAndQuery, app.url), {
+  return fetch(new URL(pathAndQuery, h.app.url), {
     ...init,
     redirect: "manual",
     headers: { Authorization: `Bearer ${await mintSessionToken()}`, "User-Agent": CHROME_USER_AGENT, ...(init.headers ?? {}) },
   });
 }
 
-const DATA = "/app/settings?_data=routes%2Fapp.settings";
+const DATA = dataPath("/app/settings", "routes/app.settings");
 const post = (fields: Record<string, string>) => admin(DATA, { method: "POST", body: new URLSearchParams(fields) });
 
 function validFields(overrides: Record<string, string> = {}) {
   return {
     intent: "save",
     environment: "sandbox",
-    baseUrl: emu.url,
-    sandboxBaseUrl: emu.url,
-    authUrl: emu.url,
+    baseUrl: h.emulator.url,
+    sandboxBaseUrl: h.emulator.url,
+    authUrl: h.emulator.url,
     clientId: "sandbox-client",
     clientSecret: CLIENT_SECRET,
     signingSecret: SIGNING_SECRET,
@@ -54,23 +48,8 @@ function validFields(overrides: Record<string, string> = {}) {
 async function check() {
   const res = await post({ intent: "check" });
   expect(res.status).toBe(200);
-  return (await res.json()).check as { ok: boolean; message: string; lines: { name: string; ok: boolean; message: string }[] };
+  return (await readData(res)).check as { ok: boolean; message: string; lines: { name: string; ok: boolean; message: string }[] };
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await seedOfflineSession(db.prisma);
-  app = await startApp(db, { ENCRYPTION_KEYS: KEYS });
-  emu = await startEmulatorFor(app.url);
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await emu?.close();
-  await app?.close();
-  await db?.close();
-});
 
 describe("settings form", () => {
   it("answers inline field errors in its own shape and stores nothing", async () => {
@@ -83,7 +62,7 @@ describe("settings form", () => {
       clientId: "   ",
     });
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readData(res);
     expect(body).toMatchObject({ intent: "save", ok: false });
     expect(body.fieldErrors).toEqual({
       environment: expect.stringContaining("sandbox or production"),
@@ -94,11 +73,11 @@ describe("settings form", () => {
       clientSecret: "Client secret is required",
       signingSecret: "Signing secret is required",
     });
-    expect(await db.prisma.shopSettings.count()).toBe(0);
+    expect(await h.db.prisma.shopSettings.count()).toBe(0);
 
     const unknown = await post({ intent: "launch" });
     expect(unknown.status).toBe(400);
-    expect(await unknown.json()).toMatchObject({ intent: "unknown", error: expect.stringContaining("save") });
+    expect(await readData(unknown)).toMatchObject({ intent: "unknown", error: expect.stringContaining("save") });
     const empty = await admin(DATA, { method: "POST" });
     expect(empty.status).toBe(400);
   });
@@ -108,31 +87,31 @@ describe("settings form", () => {
       validFields({ baseUrl: "https://api.example.com/v\u00001", authUrl: "https://auth.example.com/\u0007", clientId: "client\u0000id" }),
     );
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readData(res);
     expect(body).toMatchObject({ intent: "save", ok: false });
     expect(body.fieldErrors).toEqual({
       baseUrl: expect.stringContaining("control character"),
       authUrl: expect.stringContaining("control character"),
       clientId: expect.stringContaining("control character"),
     });
-    expect(await db.prisma.shopSettings.count()).toBe(0);
+    expect(await h.db.prisma.shopSettings.count()).toBe(0);
   });
 
   it("an over-long secret gets a field error that names it", async () => {
     const res = await post(validFields({ clientSecret: "c".repeat(4097), signingSecret: "s".repeat(4097) }));
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await readData(res);
     expect(body.fieldErrors).toEqual({
       clientSecret: "Client secret is too long (at most 4096 characters)",
       signingSecret: "Signing secret is too long (at most 4096 characters)",
     });
-    expect(await db.prisma.shopSettings.count()).toBe(0);
+    expect(await h.db.prisma.shopSettings.count()).toBe(0);
   });
 
   it("shows the errors under the fields in the browser", async () => {
-    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    await page.goto(await embeddedUrl(h.app.url, "/app/settings"));
     await page.waitForSelector("[data-testid=settings-form]");
     await page.fill("input[name=baseUrl]", "ftp://nope");
     await page.fill("input[name=authUrl]", "relative/path");
@@ -152,17 +131,17 @@ describe("settings form", () => {
     const saved = await res.text();
     expect(saved).not.toContain(CLIENT_SECRET);
     expect(saved).not.toContain(SIGNING_SECRET);
-    expect(JSON.parse(saved)).toMatchObject({ ok: true, changedSecrets: ["clientSecret", "signingSecret"] });
+    expect(await readData(new Response(saved))).toMatchObject({ ok: true, changedSecrets: ["clientSecret", "signingSecret"] });
 
-    const row = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
+    const row = await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     expect(keyIdOf(row.clientSecretEnc!)).toBe("s1");
     expect(JSON.stringify(row)).not.toContain(CLIENT_SECRET);
     expect(JSON.stringify(row)).not.toContain(SIGNING_SECRET);
-    expect(await loadServiceSettings(db.prisma, TEST_SHOP, keyring)).toEqual({
+    expect(await loadServiceSettings(h.db.prisma, TEST_SHOP, keyring)).toEqual({
       environment: "sandbox",
-      baseUrl: emu.url,
-      sandboxBaseUrl: emu.url,
-      authUrl: emu.url,
+      baseUrl: h.emulator.url,
+      sandboxBaseUrl: h.emulator.url,
+      authUrl: h.emulator.url,
       clientId: "sandbox-client",
       clientSecret: CLIENT_SECRET,
       signingSecret: SIGNING_SECRET,
@@ -172,12 +151,12 @@ describe("settings form", () => {
     const loader = await (await admin(DATA)).text();
     expect(loader).not.toContain(CLIENT_SECRET);
     expect(loader).not.toContain(SIGNING_SECRET);
-    expect(JSON.parse(loader).settings.clientSecret).toEqual({ set: true, changedAt: row.clientSecretChangedAt!.toISOString() });
+    expect((await readData(new Response(loader))).settings.clientSecret).toEqual({ set: true, changedAt: row.clientSecretChangedAt!.toISOString() });
 
     // The rendered page (server HTML with its embedded loader data) in a browser.
-    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    const response = await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    const response = await page.goto(await embeddedUrl(h.app.url, "/app/settings"));
     const html = (await response!.text()) + (await page.content());
     await page.waitForSelector("text=Set, changed on");
     expect(html).not.toContain(CLIENT_SECRET);
@@ -190,15 +169,15 @@ describe("settings form", () => {
 
     // Saving again with empty secret fields keeps them (and their dates).
     const again = await post(validFields({ clientSecret: "", signingSecret: "", clientId: "sandbox-client" }));
-    expect((await again.json()).changedSecrets).toEqual([]);
-    const kept = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
+    expect((await readData(again)).changedSecrets).toEqual([]);
+    const kept = await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     expect(kept.clientSecretEnc).toBe(row.clientSecretEnc);
     expect(kept.signingSecretChangedAt).toEqual(row.signingSecretChangedAt);
   });
 
   it("a changed Auth URL needs the client secret again, a changed (sandbox) base URL the signing secret", async () => {
     expect((await post(validFields())).status).toBe(200);
-    const before = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
+    const before = await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     const elsewhere = "https://collector.example.net";
     const cases: { change: Record<string, string>; field: string; message: string }[] = [
       { change: { authUrl: elsewhere }, field: "clientSecret", message: "Enter the client secret again: the Auth URL changed" },
@@ -208,20 +187,20 @@ describe("settings form", () => {
     for (const { change, field, message } of cases) {
       const res = await post(validFields({ ...change, clientSecret: "", signingSecret: "" }));
       expect(res.status).toBe(422);
-      const body = await res.json();
+      const body = await readData(res);
       expect(body.fieldErrors).toEqual({ [field]: message });
       // Typing the other secret is not enough.
       const other = field === "clientSecret" ? { signingSecret: SIGNING_SECRET, clientSecret: "" } : { clientSecret: CLIENT_SECRET, signingSecret: "" };
       const still = await post(validFields({ ...change, ...other }));
       expect(still.status).toBe(422);
-      expect((await still.json()).fieldErrors).toEqual({ [field]: message });
+      expect((await readData(still)).fieldErrors).toEqual({ [field]: message });
     }
     // Nothing was stored: the secrets still go only where they were saved for.
-    expect(await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toEqual(before);
+    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toEqual(before);
 
     // All three changed at once: both fields, each with its reason.
     const all = await post(validFields({ authUrl: elsewhere, baseUrl: elsewhere, sandboxBaseUrl: elsewhere, clientSecret: "", signingSecret: "" }));
-    expect((await all.json()).fieldErrors).toEqual({
+    expect((await readData(all)).fieldErrors).toEqual({
       clientSecret: "Enter the client secret again: the Auth URL changed",
       signingSecret: "Enter the signing secret again: the base URL and sandbox base URL changed",
     });
@@ -229,17 +208,17 @@ describe("settings form", () => {
     // Re-entered, the change is saved; unchanged URLs (even with spaces around them) still keep the stored secrets.
     const saved = await post(validFields({ authUrl: elsewhere, signingSecret: "" }));
     expect(saved.status).toBe(200);
-    expect((await saved.json()).changedSecrets).toEqual(["clientSecret"]);
+    expect((await readData(saved)).changedSecrets).toEqual(["clientSecret"]);
     const kept = await post(validFields({ authUrl: ` ${elsewhere} `, clientSecret: "", signingSecret: "" }));
     expect(kept.status).toBe(200);
-    expect((await kept.json()).changedSecrets).toEqual([]);
+    expect((await readData(kept)).changedSecrets).toEqual([]);
 
     // In the browser the reason shows under the field.
-    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    await page.goto(await embeddedUrl(h.app.url, "/app/settings"));
     await page.waitForSelector("[data-testid=settings-form]");
-    await page.fill("input[name=authUrl]", emu.url);
+    await page.fill("input[name=authUrl]", h.emulator.url);
     await page.click("[data-testid=settings-form] button[type=submit]");
     await page.waitForSelector("text=Enter the client secret again: the Auth URL changed");
     await page.screenshot({ path: screenshotPath("settings-secret-again"), fullPage: true });
@@ -249,22 +228,22 @@ describe("settings form", () => {
   });
 
   it("saving wakes imports that waited for the settings, instead of leaving them to their 10-minute timer", async () => {
-    const record = await db.prisma.syncRecord.create({
-      data: { shop: TEST_SHOP, kind: "order", externalId: "settings-wait-1", orderId: "settings-wait-1", state: "waiting", reason: SETTINGS_MISSING_REASON },
+    const record = await h.db.prisma.syncRecord.create({
+      data: { shop: TEST_SHOP, kind: "order", externalId: "settings-wait-1", orderId: "settings-wait-1", state: "waiting", reasonCode: "settings_missing", reason: reasonText("settings_missing") },
     });
     const later = new Date(Date.now() + 10 * 60_000);
-    const job = await db.prisma.job.create({
+    const job = await h.db.prisma.job.create({
       data: { shop: TEST_SHOP, kind: "order", orderKey: "order:settings-wait-1", payload: {}, runAt: later, recordId: record.id },
     });
     expect((await post(validFields())).status).toBe(200);
-    const woken = await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+    const woken = await h.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
     expect(woken.runAt.getTime()).toBeLessThanOrEqual(Date.now());
-    await db.prisma.job.delete({ where: { id: job.id } });
-    await db.prisma.syncRecord.delete({ where: { id: record.id } });
+    await h.db.prisma.job.delete({ where: { id: job.id } });
+    await h.db.prisma.syncRecord.delete({ where: { id: record.id } });
   });
 
   it("the rendered page's forms carry no Shopify session token", async () => {
-    const url = await embeddedUrl(app.url, "/app/settings");
+    const url = await embeddedUrl(h.app.url, "/app/settings");
     const idToken = new URL(url).searchParams.get("id_token")!;
     const res = await fetch(url, { headers: { "User-Agent": CHROME_USER_AGENT } });
     expect(res.status).toBe(200);
@@ -322,7 +301,7 @@ describe("check connection", () => {
 
   it("a replaced signing secret is used from the next check on (emulator rotation)", async () => {
     const rotate = async () => {
-      const res = await fetch(`${emu.url}/_emulator/clients/sandbox-client/rotate-signing-secret`, { method: "POST" });
+      const res = await fetch(`${h.emulator.url}/_emulator/clients/sandbox-client/rotate-signing-secret`, { method: "POST" });
       return ((await res.json()) as { signing_secret: string }).signing_secret;
     };
     expect((await check()).ok).toBe(true);
@@ -335,13 +314,13 @@ describe("check connection", () => {
 
     // Only the signing secret is replaced; no restart, no cache: the very next request uses it.
     const saved = await post(validFields({ clientSecret: "", signingSecret: newest }));
-    expect((await saved.json()).changedSecrets).toEqual(["signingSecret"]);
+    expect((await readData(saved)).changedSecrets).toEqual(["signingSecret"]);
     const fresh = await check();
     expect(fresh).toMatchObject({ ok: true });
 
-    const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
+    const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
     const page = await context.newPage();
-    await page.goto(await embeddedUrl(app.url, "/app/settings"));
+    await page.goto(await embeddedUrl(h.app.url, "/app/settings"));
     await page.getByRole("button", { name: "Check connection" }).click();
     await page.waitForSelector("text=Connection ok");
     await page.screenshot({ path: screenshotPath("settings-check-ok"), fullPage: true });

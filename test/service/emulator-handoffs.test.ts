@@ -5,7 +5,8 @@ import { startEmulator } from "../../emulator/server";
 import { checkConnection, createCartHandoff, type ServiceSettings } from "~/service/client.server";
 import { realSleep } from "~/service/context.server";
 import { emulatorSettings } from "../helpers/emulator-oauth";
-import { CART, controlled, emulatorState, fakeTime, injectFault, recordingFetch, resetEmulator } from "./support";
+import { CART, controlled, fakeTime, recordingFetch } from "./support";
+import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
 
 let emu: Awaited<ReturnType<typeof startEmulator>>;
 let settings: ServiceSettings;

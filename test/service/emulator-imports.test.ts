@@ -1,11 +1,11 @@
 // Orders and shipments against the emulator over real HTTP: bearer tokens from a real consent flow, refresh
 // before expiry and on 401, rotation saved, needs-reconnect, retries with faults from /_emulator/faults.
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator/server";
 import {
   importOrder,
   importShipment,
-  MemoryGrantStore,
   refreshTokens,
   revokeToken,
   type GrantStore,
@@ -13,7 +13,8 @@ import {
 } from "~/service/client.server";
 import { realSleep } from "~/service/context.server";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
-import { emulatorState, fakeTime, injectFault, ORDER, recordingFetch, resetEmulator } from "./support";
+import { fakeTime, ORDER, recordingFetch } from "./support";
+import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
 
 let emu: Awaited<ReturnType<typeof startEmulator>>;
 let settings: ServiceSettings;

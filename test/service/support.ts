@@ -1,6 +1,5 @@
 // Shared test doubles for the service client tests: a fake clock whose sleep only records and advances, and a
 // scripted fetch that records every request (headers and exact body bytes).
-import type { LoggedRequest } from "../../emulator/store";
 import type { ServiceDepsOverrides, ServiceSettings } from "~/service/client.server";
 
 export function fakeTime(start = 1_795_000_000_000) {
@@ -88,36 +87,6 @@ export const CART = {
   cart_reference: "r-1",
   lines: [{ external_line_id: "l1", title: "Blue mug", quantity: 2, unit_price_minor: 1250, currency: "EUR" }],
 };
-
-// --- the emulator over real HTTP ---
-
-export interface EmulatorState {
-  handoffs: unknown[];
-  orders: { external_order_id?: string; workspace_id: string }[];
-  shipments: unknown[];
-  requests: LoggedRequest[];
-}
-
-export async function emulatorState(url: string): Promise<EmulatorState> {
-  return (await fetch(`${url}/_emulator/state`)).json() as Promise<EmulatorState>;
-}
-
-export async function injectFault(
-  url: string,
-  fault: { method?: string; path?: string; status?: number; body?: unknown; headers?: Record<string, string>; times?: number; delay_ms?: number },
-): Promise<void> {
-  const res = await fetch(`${url}/_emulator/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(fault),
-  });
-  if (res.status !== 201) throw new Error(`fault not accepted: ${res.status} ${await res.text()}`);
-}
-
-export async function resetEmulator(url: string): Promise<void> {
-  const res = await fetch(`${url}/_emulator/reset`, { method: "POST" });
-  await res.body?.cancel();
-}
 
 /** Real fetch that also records what each attempt sent (headers and body bytes). */
 export function recordingFetch() {

@@ -1,5 +1,6 @@
 // Backfill when a customer connects: their recent orders come from the Admin GraphQL API (MSW stands in for
 // Shopify), page by page, into the same queue; progress is the Backfill row.
+import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
@@ -11,9 +12,10 @@ import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession } from "../helpers/shopify";
-import { Clock, connectCustomer, emulatorState, importCounts, newId, resetSyncState, SHOP, startTestEmulator, syncDeps } from "./support";
+import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
+import { emulatorState, startTestEmulator } from "../helpers/emulator";
 
-const admin = graphql.link(`https://${SHOP}/admin/api/2026-10/graphql.json`);
+const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();
 
 let db: TestDatabase;

@@ -51,9 +51,9 @@ describe("order → OrderRequest", () => {
   it("skips an order with nothing left and fails one over 500 lines, in plain words", () => {
     const order = fixture("orders-create.json");
     const empty = { ...order, line_items: order.line_items.map((l: object) => ({ ...l, current_quantity: 0 })) };
-    expect(mapOrder(empty)).toEqual({ ok: false, state: "skipped", reason: "Nothing left to import: every line of this order was removed." });
+    expect(mapOrder(empty)).toEqual({ ok: false, state: "skipped", reasonCode: "no_lines", reason: "Nothing left to import: every line of this order was removed." });
     const huge = { ...order, line_items: Array.from({ length: 501 }, (_, i) => ({ ...order.line_items[0], id: i + 1 })) };
-    expect(mapOrder(huge)).toMatchObject({ ok: false, state: "failed", reason: expect.stringContaining("at most 500") });
+    expect(mapOrder(huge)).toMatchObject({ ok: false, state: "failed", reasonCode: "too_many_lines", reason: expect.stringContaining("at most 500") });
     const exactly500 = { ...order, line_items: Array.from({ length: 500 }, (_, i) => ({ ...order.line_items[0], id: i + 1 })) };
     expect(mapOrder(exactly500).ok).toBe(true);
   });
@@ -62,6 +62,7 @@ describe("order → OrderRequest", () => {
     expect(mapOrder({ ...fixture("orders-create.json"), currency: "EURO" })).toEqual({
       ok: false,
       state: "failed",
+      reasonCode: "invalid_data",
       reason: "The order cannot be sent as it is: currency: must be exactly 3 characters.",
     });
   });

@@ -7,7 +7,6 @@ import {
   failJob,
   leaseJobs,
   orderKeyOf,
-  pruneFinished,
   rescheduleJob,
   retryRecordJob,
 } from "~/sync/queue.server";
@@ -104,22 +103,6 @@ describe("job queue", () => {
     expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "failed", lastError: "gave up" });
     expect(await retryRecordJob(db.prisma, shop, "rec-1")).toBe(true);
     expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "queued", attempts: 0 });
-  });
-
-  it("prunes old finished work but keeps what a merchant may still act on", async () => {
-    const old = new Date(Date.now() - 40 * 86_400_000);
-    const imported = await db.prisma.syncRecord.create({ data: { shop, kind: "order", externalId: "p1", orderId: "p1", state: "imported" } });
-    const skipped = await db.prisma.syncRecord.create({ data: { shop, kind: "order", externalId: "p2", orderId: "p2", state: "skipped" } });
-    const delivery = await db.prisma.webhookDelivery.create({ data: { shop, topic: "ORDERS_CREATE", eventId: "old-1", payload: {}, receivedAt: old } });
-    const kept = await db.prisma.webhookDelivery.create({ data: { shop, topic: "ORDERS_CREATE", eventId: "old-2", payload: {}, receivedAt: old } });
-    await db.prisma.job.create({ data: { shop, kind: "order", payload: {}, status: "done", finishedAt: old, recordId: imported.id, deliveryId: delivery.id } });
-    await db.prisma.job.create({ data: { shop, kind: "order", payload: {}, status: "done", finishedAt: old, recordId: skipped.id, deliveryId: kept.id } });
-    await db.prisma.job.create({ data: { shop, kind: "order", payload: {}, status: "done", finishedAt: new Date(), recordId: imported.id } });
-    expect(await pruneFinished(db.prisma)).toEqual({ jobs: 1, deliveries: 1 });
-    expect(await db.prisma.job.count()).toBe(2);
-    expect(await db.prisma.webhookDelivery.findMany({ select: { eventId: true } })).toEqual([{ eventId: "old-2" }]);
-    await db.prisma.webhookDelivery.deleteMany();
-    await db.prisma.syncRecord.deleteMany();
   });
 
   it("backs off exponentially and honours Retry-After", () => {

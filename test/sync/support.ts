@@ -1,29 +1,19 @@
 // Shared pieces of the sync tests: an emulator, a connected customer (grant row + tokens minted in the emulator),
 // the worker's collaborators pointed at the emulator, a movable clock, and Shopify-shaped payloads.
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
-import { DEFAULT_CONFIG, type EmulatorConfig } from "../../emulator/config";
-import { createServiceContext, importOrder, importShipment, MemoryGrantStore, type GrantStore, type ServiceSettings } from "~/service/client.server";
+import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
+import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "~/service/client.server";
 import type { SyncDeps } from "~/sync/worker.server";
+import { resetEmulator, type EmulatorState } from "../helpers/emulator";
+import { emulatorSettings } from "../helpers/emulator-oauth";
 import { TEST_SHOP } from "../helpers/shopify";
 
 export const SHOP = TEST_SHOP;
 
-export async function startTestEmulator(overrides: Partial<EmulatorConfig> = {}): Promise<RunningEmulator> {
-  return startEmulator({ port: 0, config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 10_000, leak_per_second: 10_000 }, ...overrides } });
-}
-
 export function settingsFor(emulator: RunningEmulator): ServiceSettings {
-  return {
-    environment: "sandbox",
-    baseUrl: emulator.url,
-    sandboxBaseUrl: emulator.url,
-    authUrl: emulator.url,
-    clientId: "sandbox-client",
-    clientSecret: "sandbox-client-secret",
-    signingSecret: "whsec-sandbox-0001",
-  };
+  return emulatorSettings(emulator.url);
 }
 
 /** Tokens for a workspace, minted straight in the emulator (the OAuth flow itself is tested elsewhere). */
@@ -95,20 +85,10 @@ export function syncDeps(prisma: PrismaClient, emulator: RunningEmulator, stores
 
 /** Back to nothing between tests: the emulator's data and every sync table of the shared test database. */
 export async function resetSyncState(prisma: PrismaClient, emulator: RunningEmulator) {
-  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
+  await resetEmulator(emulator);
   for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
     await (prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
   }
-}
-
-export interface EmulatorState {
-  orders: { external_id: string; workspace_id: string; status: string; body: unknown }[];
-  shipments: { external_id: string; workspace_id: string; body: unknown }[];
-  requests: { path: string; status: number; error?: string; replayed?: boolean; external_id?: string }[];
-}
-
-export async function emulatorState(emulator: RunningEmulator): Promise<EmulatorState> {
-  return (await fetch(`${emulator.url}/_emulator/state`)).json() as Promise<EmulatorState>;
 }
 
 /** Non-replayed 201s per external id: how many times the service really imported (or updated) it. */
@@ -118,11 +98,6 @@ export function importCounts(state: EmulatorState, path: "/api/v1/orders" | "/ap
     if (r.path === path && r.status === 201 && !r.replayed && r.external_id) counts.set(r.external_id, (counts.get(r.external_id) ?? 0) + 1);
   }
   return counts;
-}
-
-export async function injectFault(emulator: RunningEmulator, fault: Record<string, unknown>) {
-  const response = await fetch(`${emulator.url}/_emulator/faults`, { method: "POST", body: JSON.stringify(fault) });
-  if (response.status !== 201) throw new Error(`fault refused: ${await response.text()}`);
 }
 
 let nextId = 5_000_000_000_000n;

@@ -1,5 +1,6 @@
 // The sync engine against the service emulator: intake → queue → worker → emulator, counted at the emulator.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SyncReasonCode } from "@prisma/client";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
@@ -9,24 +10,12 @@ import { mapOrder } from "~/sync/mapping.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { onSettingsSaved } from "~/sync/on-settings-saved.server";
 import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
+import { reasonText, SYNC_REASON_CODES } from "~/sync/reasons";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes.server";
 import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
-import {
-  Clock,
-  connectCustomer,
-  emulatorState,
-  importCounts,
-  injectFault,
-  resetSyncState,
-  newId,
-  SHOP,
-  settingsFor,
-  shopifyFulfillment,
-  shopifyOrder,
-  startTestEmulator,
-  syncDeps,
-} from "./support";
+import { Clock, connectCustomer, importCounts, resetSyncState, newId, SHOP, settingsFor, shopifyFulfillment, shopifyOrder, syncDeps } from "./support";
+import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
 
 let db: TestDatabase;
 let emulator: RunningEmulator;
@@ -561,7 +550,7 @@ describe("runJob", () => {
           if (found?.kind === "shipment" && !raced) {
             raced = true;
             await retryRecordJob(db.prisma, SHOP, shipmentRecord.id, clock.now());
-            expect(await leaseJobs(db.prisma, { workerId: "other", now: clock.now(), kinds: ["shipment"] })).toHaveLength(1);
+            expect(await leaseJobs(db.prisma, { workerId: "other", now: clock.now() })).toHaveLength(1);
           }
           return found;
         };
@@ -574,7 +563,7 @@ describe("runJob", () => {
         return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const [orderJob] = await leaseJobs(db.prisma, { workerId: "w", now: clock.now(), kinds: ["order"] });
+    const [orderJob] = await leaseJobs(db.prisma, { workerId: "w", now: clock.now() });
     await runJob({ ...deps, prisma: racing }, orderJob);
     expect(raced).toBe(true);
     expect(await record("order", order.id)).toMatchObject({ state: "imported" });
@@ -620,5 +609,63 @@ describe("runJob", () => {
       await runJob(staleNow, nextJob);
       expect(await record("order", next.id)).toMatchObject({ state: "imported", reason: null });
     }
+  });
+});
+
+const REWORDED = "Words from another release that no code knows.";
+const reword = (id: string) => db.prisma.syncRecord.update({ where: { id }, data: { reason: REWORDED } });
+
+// Records that wait (or were skipped) for something are found by their reason code, never by their words: a
+// record whose message was reworded (here: replaced outright, as an older release's wording would be) is still
+// woken when the thing it waits for happens.
+describe("reason codes, not words, find the records to wake", () => {
+  it("the database's enum and the words module list the same codes, each with words", () => {
+    expect([...SYNC_REASON_CODES].sort()).toEqual(Object.values(SyncReasonCode).sort());
+    for (const code of SYNC_REASON_CODES) expect(reasonText(code, { detail: "The service said no.", noun: "order" }).length).toBeGreaterThan(15);
+  });
+
+  it("saving the settings wakes an import waiting for them whatever its message says", async () => {
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await drainJobs({ ...deps, loadSettings: async () => null });
+    const waiting = await record("order", order.id);
+    expect(waiting).toMatchObject({ state: "waiting", reasonCode: "settings_missing" });
+    await reword(waiting.id);
+    expect(await onSettingsSaved(db.prisma, SHOP, clock.now())).toBe(1);
+    expect(await drainJobs(deps)).toBe(1);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported", reasonCode: null, reason: null });
+  });
+
+  it("an order imported at last wakes its shipment skipped for it whatever the shipment's message says", async () => {
+    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+    const order = shopifyOrder();
+    const fulfillment = shopifyFulfillment(order);
+    await deliver("ORDERS_CREATE", order);
+    await drainJobs(deps);
+    await deliver("FULFILLMENTS_CREATE", fulfillment);
+    await drainJobs(deps);
+    const skipped = await record("shipment", fulfillment.id);
+    expect(skipped).toMatchObject({ state: "skipped", reasonCode: "order_not_imported" });
+    await reword(skipped.id);
+    expect(await retryRecordJob(db.prisma, SHOP, (await record("order", order.id)).id, clock.now())).toBe(true);
+    await drainJobs(deps);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported", reasonCode: null });
+  });
+
+  it("a reconnection wakes an import waiting for it whatever its message says", async () => {
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER, "ws-acme", "needs_reconnect");
+    const order = shopifyOrder();
+    await deliver("ORDERS_CREATE", order);
+    await drainJobs(deps);
+    const waiting = await record("order", order.id);
+    expect(waiting).toMatchObject({ state: "waiting", reasonCode: "needs_reconnect" });
+    await reword(waiting.id);
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    expect(await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now(), backfill: false })).toMatchObject({
+      requeued: 1,
+    });
+    expect(await drainJobs(deps)).toBe(1);
+    expect(await record("order", order.id)).toMatchObject({ state: "imported" });
   });
 });

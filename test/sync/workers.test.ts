@@ -9,7 +9,8 @@ import { encryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { recordSyncDelivery } from "~/sync/intake.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
-import { emulatorState, importCounts, injectFault, mintTokens, SHOP, settingsFor, shopifyFulfillment, shopifyOrder, startTestEmulator } from "./support";
+import { importCounts, mintTokens, SHOP, settingsFor, shopifyFulfillment, shopifyOrder } from "./support";
+import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
 
 const ROOT = path.resolve(__dirname, "../..");
 const KEYS = `w1:${randomBytes(32).toString("base64")}`;

@@ -1,5 +1,4 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { AppProvider, Button, Card, FormLayout, Page, Text, TextField } from "@shopify/polaris";
 import polarisTranslations from "@shopify/polaris/locales/en.json";
@@ -12,12 +11,12 @@ export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const errors = loginErrorMessage(await login(request));
-  return json({ errors });
+  return { errors };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const errors = loginErrorMessage(await login(request));
-  return json({ errors });
+  return { errors };
 };
 
 export default function Auth() {

@@ -6,8 +6,6 @@ export * from "./cart-handoff-response";
 export * from "./order-request";
 export * from "./shipment-request";
 export * from "./resource-response";
-export * from "./error-response";
-export * from "./token-response";
 
 /** Plain words for a validation failure, naming each failing field: `lines[0].quantity: must be greater than 0`. */
 export function describeIssues(error: z.ZodError): string {

@@ -1,0 +1,146 @@
+// Step 2 of connecting a workspace: the completion step on the store (through the app proxy, so Shopify vouches
+// for logged_in_customer_id). Stores the pending grant only when that customer started the flow; anyone else:
+// nothing stored, the tokens revoked at the service and erased.
+import type { PrismaClient } from "@prisma/client";
+import { errorName } from "../lib/errors";
+import { storeGrant } from "./grant-lifecycle.server";
+import { queueRevocations, revokeOrQueue, tokenOf } from "../privacy/revocations.server";
+import {
+  COMPLETE_SUFFIX,
+  openTokens,
+  sameHash,
+  settingsAndSecret,
+  sha256,
+  STATE_FORMAT,
+  storefrontUrl,
+} from "./oauth-common.server";
+import type { ConnectResultCode, ConnectStepOptions } from "./oauth-common.server";
+
+export interface CompletionInput {
+  /** From the verified app proxy request. */
+  shop: string;
+  /** Shopify's logged_in_customer_id, from the verified request; null or empty when nobody is logged in. */
+  customerId: string | null;
+  /** The proxied request's URL (state and proof in its query). */
+  url: string | URL;
+  /** The proxy's path prefix (checked with proxyPrefix), e.g. "/apps/workspace". */
+  prefix: string;
+}
+
+export type CompletionResult =
+  /** Send the shopper to the store's connect page with this result. */
+  | { kind: "redirect"; location: string; result: ConnectResultCode }
+  /** Nobody is logged in: to the store's login, which comes back to the same step. */
+  | { kind: "login"; location: string };
+
+const PROOF_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The storefront completion step (GET {prefix}/connect/complete?state=…&proof=… through the app proxy): stores
+ * the pending grant when the logged-in customer is the one who started; otherwise stores nothing and revokes.
+ */
+export async function completeOnStorefront(
+  prisma: PrismaClient,
+  input: CompletionInput,
+  options: ConnectStepOptions = {},
+): Promise<CompletionResult> {
+  const now = options.now ?? new Date();
+  const log = options.log ?? (() => undefined);
+  const url = new URL(input.url);
+  const state = url.searchParams.get("state");
+  const proof = url.searchParams.get("proof");
+  const to = (result: ConnectResultCode, returnTo: string | null = `${input.prefix}/connect`): CompletionResult => ({
+    kind: "redirect",
+    location: storefrontUrl(input.shop, returnTo, result),
+    result,
+  });
+  if (!state || !STATE_FORMAT.test(state) || url.searchParams.getAll("state").length !== 1) return to("invalid_state");
+  if (!input.customerId) {
+    // Back to this very step after logging in (Shopify takes a path on the store as return_url).
+    const back = new URLSearchParams({ state, proof: proof ?? "" });
+    return { kind: "login", location: `/account/login?return_url=${encodeURIComponent(`${input.prefix}/connect${COMPLETE_SUFFIX}?${back}`)}` };
+  }
+
+  const row = await prisma.oAuthState.findUnique({ where: { state } });
+  const proofOk = Boolean(row?.proofHash && proof && PROOF_FORMAT.test(proof) && sameHash(sha256(proof), row.proofHash));
+  // Another shop's state, or no proof from the callback: not this step's to finish (and nothing is used up).
+  if (!row || row.shop !== input.shop || !proofOk) {
+    log("connect_complete_unrecognised", { shop: input.shop });
+    return to("invalid_state");
+  }
+  if (!row.pendingTokensEnc) return to("already_used", row.returnTo);
+
+  // Take the pending tokens: of concurrent completions exactly one gets them; they are off the row from here on.
+  const taken = await prisma.oAuthState.updateMany({
+    where: { state, pendingTokensEnc: row.pendingTokensEnc },
+    data: { pendingTokensEnc: null },
+  });
+  if (taken.count !== 1) return to("already_used", row.returnTo);
+
+  const sealed = row.pendingTokensEnc;
+  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => openTokens(sealed, options.keyring));
+  if (!opened) {
+    log("connect_complete_decrypt_failed", { shop: row.shop });
+    return to("failed", row.returnTo);
+  }
+  const { settings, secret: tokens } = opened;
+
+  const discard = async (result: ConnectResultCode): Promise<CompletionResult> => {
+    // Best effort: revoking the refresh token ends the whole authorization at the service; the worker retries.
+    if (settings) {
+      const revoked = await revokeOrQueue(prisma, settings, tokenOf(tokens), { keyring: options.keyring, deps: options.deps });
+      if (!revoked.ok) log("connect_pending_revoke_failed", { shop: row.shop, kind: revoked.kind });
+    } else {
+      log("connect_pending_revoke_skipped", { shop: row.shop, reason: "not_configured" });
+    }
+    return to(result, row.returnTo);
+  };
+
+  if (row.expiresAt.getTime() <= now.getTime()) {
+    log("connect_complete_expired", { shop: row.shop, customerId: row.customerId });
+    return discard("expired");
+  }
+  if (row.customerId !== input.customerId) {
+    log("connect_complete_wrong_customer", { shop: row.shop, customerId: row.customerId, completedBy: input.customerId });
+    return discard("wrong_customer");
+  }
+  if (!settings) return to("not_configured", row.returnTo);
+
+  let previousRefreshToken: string | null;
+  try {
+    ({ previousRefreshToken } = await storeGrant(
+      prisma,
+      {
+        shop: row.shop,
+        customerId: row.customerId,
+        customerName: row.customerName,
+        customerEmail: row.customerEmail,
+        // The contract always names the workspace; a service that does not still gets a stable label.
+        workspaceId: tokens.workspaceId ?? "unknown",
+        tokens,
+      },
+      { now, keyring: options.keyring },
+    ));
+  } catch {
+    // Not stored: the tokens are off the state row already, so nothing here holds them but the outbox.
+    log("connect_store_failed", { shop: row.shop, customerId: row.customerId });
+    await queueRevocations(prisma, settings, [tokenOf(tokens)], { keyring: options.keyring, now }).catch(() => 0);
+    return to("failed", row.returnTo);
+  }
+  log("customer_connected", { shop: row.shop, customerId: row.customerId, workspaceId: tokens.workspaceId, scopes: tokens.scopes });
+
+  // A reconnect replaced an older authorization: end it at the service so no stale token stays valid there.
+  if (previousRefreshToken) {
+    const old = { token: previousRefreshToken, hint: "refresh_token" } as const;
+    const revoked = await revokeOrQueue(prisma, settings, old, { keyring: options.keyring, deps: options.deps });
+    if (!revoked.ok) log("connect_old_grant_revoke_failed", { shop: row.shop, kind: revoked.kind });
+  }
+  if (options.onConnected) {
+    try {
+      await options.onConnected({ shop: row.shop, customerId: row.customerId });
+    } catch (err) {
+      log("on_connected_failed", { shop: row.shop, error: errorName(err) });
+    }
+  }
+  return to("connected", row.returnTo);
+}

@@ -1,0 +1,62 @@
+// What every worker does between jobs, on a timer (startWorker's prune interval): revocations that are due, the
+// tokens of connections abandoned between the service's consent and the store's completion step, and retention.
+// Each part runs on its own: one failing does not stop the others, and none of them touches a job being run.
+import type { PrismaClient } from "@prisma/client";
+import type { Keyring } from "../crypto/secret-box.server";
+import { loadServiceSettings } from "../connections/settings.server";
+import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "./revocations.server";
+import { pruneExpired, type PruneReport } from "./retention.server";
+
+/**
+ * Connections whose state expired while still holding the exchanged tokens (the shopper never reached the store's
+ * completion step): the tokens move to the revocation outbox. A compare-and-set on the sealed value means a
+ * completion running at the same moment either stores them or leaves them here, never both.
+ */
+export async function sweepAbandonedConnections(prisma: PrismaClient, options: { now?: Date; keyring?: Keyring; batch?: number } = {}): Promise<number> {
+  const now = options.now ?? new Date();
+  const rows = await prisma.oAuthState.findMany({
+    where: { pendingTokensEnc: { not: null }, expiresAt: { lte: now } },
+    select: { state: true, shop: true, pendingTokensEnc: true },
+    take: options.batch ?? 50,
+  });
+  let moved = 0;
+  for (const row of rows) {
+    let settings = null;
+    try {
+      settings = await loadServiceSettings(prisma, row.shop, options.keyring);
+    } catch {
+      settings = null; // undecryptable settings: the tokens cannot be revoked, only erased
+    }
+    await prisma.$transaction(async (tx) => {
+      const taken = await tx.oAuthState.updateMany({ where: { state: row.state, pendingTokensEnc: row.pendingTokensEnc }, data: { pendingTokensEnc: null } });
+      if (taken.count === 1) moved += await queueRevocations(tx, settings, [pendingToken(row.pendingTokensEnc, options.keyring)], { keyring: options.keyring, now });
+    });
+  }
+  return moved;
+}
+
+export interface HousekeepingReport {
+  revocations?: DrainReport;
+  abandoned?: number;
+  pruned?: PruneReport;
+  errors: string[];
+}
+
+export async function runHousekeeping(
+  prisma: PrismaClient,
+  options: { now?: Date; keyring?: Keyring; revoke?: Revoke; log?: (event: string, facts: object) => void } = {},
+): Promise<HousekeepingReport> {
+  const report: HousekeepingReport = { errors: [] };
+  const part = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await fn();
+    } catch (error) {
+      report.errors.push(`${name}: ${error instanceof Error ? error.message.slice(0, 200) : "failed"}`);
+      return undefined;
+    }
+  };
+  report.abandoned = await part("abandoned connections", () => sweepAbandonedConnections(prisma, options));
+  report.revocations = await part("revocations", () => drainRevocations(prisma, options));
+  report.pruned = await part("retention", () => pruneExpired(prisma, { now: options.now }));
+  return report;
+}

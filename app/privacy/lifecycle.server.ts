@@ -1,0 +1,27 @@
+// The app's install lifecycle for one shop. Uninstalling stops the shop's sync at once (the queue leases no job of
+// an uninstalled shop, so nothing more is sent) and deletes its Shopify sessions; everything else is kept, because
+// Shopify sends shop/redact 48 hours later only if the merchant does not come back. A reinstall (a new offline
+// session) resumes the waiting jobs where they stopped.
+import type { PrismaClient } from "@prisma/client";
+import { notifyWorkers } from "../sync/signal.server";
+
+export async function onAppUninstalled(prisma: PrismaClient, shop: string, now = new Date()): Promise<void> {
+  await prisma.$transaction([
+    prisma.shopSettings.upsert({ where: { shop }, create: { shop, uninstalledAt: now }, update: { uninstalledAt: now } }),
+    prisma.session.deleteMany({ where: { shop } }),
+  ]);
+}
+
+/** Called after Shopify's library stored a new session for the shop (afterAuth): the app is installed again. */
+export async function onAppInstalled(prisma: PrismaClient, shop: string): Promise<boolean> {
+  const resumed = await prisma.shopSettings.updateMany({ where: { shop, uninstalledAt: { not: null } }, data: { uninstalledAt: null } });
+  if (resumed.count > 0) notifyWorkers();
+  return resumed.count > 0;
+}
+
+/** app/scopes_update: the scopes the merchant granted now, on every stored session of the shop. */
+export async function onScopesUpdated(prisma: PrismaClient, shop: string, scopes: unknown): Promise<number> {
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === "string" && /^[a-z_]{1,64}$/.test(s))) return 0;
+  const result = await prisma.session.updateMany({ where: { shop }, data: { scope: scopes.join(",") } });
+  return result.count;
+}

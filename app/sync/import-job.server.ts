@@ -1,0 +1,191 @@
+// One order or shipment job: map Shopify's payload, decide where it goes (its customer's workspace) and whether it
+// can go now, send it through the service client, and turn the outcome (or the failure) into the record's next
+// state, in words a merchant can read (app/sync/reasons.ts).
+import type { Job, Prisma, SyncRecord } from "@prisma/client";
+import type { Failure } from "../service/outcomes.server";
+import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
+import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
+import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest, wakeJobs } from "./queue.server";
+import { routeCustomer } from "./routing.server";
+import type { Resolved } from "./job-context.server";
+import { ensureRecord, giveUp, IMPORTED, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
+
+/** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
+const WAIT_FOR_PERSON_MS = 6 * 3600_000;
+const WAIT_FOR_SETTINGS_MS = 10 * 60_000;
+const WAIT_FOR_ORDER_MS = 60_000;
+
+async function payloadOf(deps: Resolved, job: Job): Promise<unknown> {
+  if (job.deliveryId) {
+    const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id: job.deliveryId }, select: { payload: true } });
+    if (delivery) return delivery.payload;
+  }
+  return (job.payload as { data?: unknown } | null)?.data;
+}
+
+export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
+  const payload = await payloadOf(deps, job);
+  const p = (payload ?? {}) as Record<string, unknown>;
+  const mapped: Mapped<unknown> =
+    kind === "order" ? mapOrder(p as unknown as ShopifyOrder) : mapFulfillment(p as unknown as ShopifyFulfillment);
+  const externalId = String(p.id ?? "");
+  const orderId = String((kind === "order" ? p.id : p.order_id) ?? "");
+  if (!externalId || !orderId) {
+    await failJob(deps.prisma, job, "the payload has no id", deps.now());
+    return;
+  }
+  let record = await ensureRecord(deps, job, kind, externalId, orderId);
+  const stored = record.customerId;
+
+  // Shopify does not deliver in order (a failed delivery is retried later): content older than what was already
+  // handled for this resource is not sent, or it would overwrite the newer content at the service.
+  const sourceAt = sourceUpdatedAt(p);
+  if (sourceAt && record.sourceUpdatedAt && sourceAt < record.sourceUpdatedAt) {
+    deps.logger.info({ jobId: job.id, recordId: record.id }, "older than the content already handled; not sent");
+    await completeJob(deps.prisma, job, deps.now());
+    return;
+  }
+  // Written with the outcome that settles this content (sent, already there, skipped or failed).
+  const newer = sourceAt && (!record.sourceUpdatedAt || sourceAt > record.sourceUpdatedAt) ? { sourceUpdatedAt: sourceAt } : {};
+
+  // Which customer (and so which workspace): the order's own customer, or for a shipment its order's.
+  let customerId: string | undefined;
+  let orderRecord: SyncRecord | null = null;
+  if (kind === "order") {
+    customerId = customerIdOf(p as unknown as ShopifyOrder);
+  } else {
+    orderRecord = await deps.prisma.syncRecord.findUnique({
+      where: { shop_kind_externalId: { shop: job.shop, kind: "order", externalId: orderId } },
+    });
+    customerId = orderRecord?.customerId ?? undefined;
+  }
+  if (customerId && record.customerId !== customerId) {
+    // Written with the next update of the record (every path below makes one).
+    record = { ...record, customerId };
+  }
+
+  if (!mapped.ok) return settle(deps, job, record, mapped.state, { reasonCode: mapped.reasonCode, reason: mapped.reason }, newer);
+
+  if (kind === "order" && !customerId) return settle(deps, job, record, "skipped", "no_customer", newer);
+  if (kind === "shipment") {
+    if (!orderRecord || !IMPORTED.has(orderRecord.state) || !orderRecord.workspaceId) {
+      if (orderRecord && (orderRecord.state === "skipped" || orderRecord.state === "failed")) {
+        const detail = orderRecord.reason ?? orderRecord.state;
+        return settle(deps, job, record, "skipped", { code: "order_not_imported", details: { detail } }, newer);
+      }
+      return wait(deps, job, record, "order_pending", WAIT_FOR_ORDER_MS);
+    }
+  }
+
+  const route = await routeCustomer(deps.prisma, job.shop, customerId!);
+  if (route.kind === "not_connected") {
+    if (!(await settle(deps, job, record, "skipped", "not_connected", newer))) return;
+    // The customer may have connected between the grant read and the skip: onCustomerConnected then ran before the
+    // skip was written and did not see it. Looking again after writing it closes that gap (one of the two sees the other).
+    if ((await routeCustomer(deps.prisma, job.shop, customerId!)).kind !== "not_connected") {
+      await requeueJob(deps.prisma, { id: job.id, status: "done" }, deps.now());
+    }
+    return;
+  }
+  if (route.kind === "needs_reconnect") {
+    return wait(deps, job, record, { code: "needs_reconnect", details: { detail: route.grant.statusReason } }, WAIT_FOR_PERSON_MS);
+  }
+
+  if (kind === "shipment" && orderRecord!.workspaceId !== route.grant.workspaceId) {
+    // The customer reconnected to another workspace since the order was imported: the order goes there first
+    // (the service would answer order_not_found for ever), then this shipment.
+    const order = await requeueLatest(deps.prisma, job.shop, orderRecord!.id, deps.now(), { unlessQueued: true });
+    if (order === "requeued" || order === "queued" || order === "running") {
+      return wait(deps, job, record, "order_moved", WAIT_FOR_ORDER_MS);
+    }
+  }
+
+  const settings = await deps.loadSettings(job.shop);
+  if (!settings) return wait(deps, job, record, "settings_missing", WAIT_FOR_SETTINGS_MS);
+
+  const hash = contentHash(mapped.request);
+  const meaning = meaningHash(mapped.request);
+  if (record.sentHash === meaning && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
+    // this very content is already at the service
+    const data = { ...(record.customerId !== stored ? { customerId: record.customerId } : {}), ...newer };
+    await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, data } : undefined);
+    return;
+  }
+  // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
+  // content that comes back after another version was accepted (A → B → A) gets a new one and is applied again.
+  const key = idempotencyKey(job.shop, kind, externalId, hash, record.importedAt);
+  await deps.prisma.syncRecord.update({
+    where: { id: record.id },
+    data: { contentHash: hash, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId },
+  });
+
+  const send = kind === "order" ? deps.importOrder : deps.importShipment;
+  const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
+  if (!outcome.ok) return handleFailure(deps, job, record, kind, outcome);
+
+  // The service's own word when it uses ours (a replay repeats the first answer); otherwise: sent before → update.
+  const status = outcome.data.status;
+  const state =
+    status === "imported" || status === "updated"
+      ? status
+      : record.sentHash && record.workspaceId === route.grant.workspaceId
+        ? "updated"
+        : "imported";
+  const recorded = await recordImported(deps, job, record.id, {
+    state,
+    sentHash: meaning,
+    workspaceId: route.grant.workspaceId,
+    serviceId: outcome.data.id,
+    serviceStatus: status,
+    ...newer,
+  });
+  if (!recorded) return;
+  deps.logger.info({ jobId: job.id, recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
+  if (kind === "order") await wakeShipments(deps, job.shop, orderId);
+}
+
+/** Shopify's `updated_at` of a webhook payload (backfill payloads have none). */
+function sourceUpdatedAt(payload: Record<string, unknown>): Date | undefined {
+  const value = payload.updated_at;
+  if (typeof value !== "string") return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+/** Shipments of an order that just got imported: those waiting run now, those skipped for it run again. */
+async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
+  const now = deps.now();
+  await wakeJobs(deps.prisma, { shop, orderKey: orderKeyOf(orderId), kind: "shipment" }, now);
+  const sleeping = await deps.prisma.syncRecord.findMany({
+    where: { shop, kind: "shipment", orderId, OR: [{ state: "waiting" }, { state: "skipped", reasonCode: "order_not_imported" }] },
+    select: { id: true },
+  });
+  for (const { id } of sleeping) await requeueLatest(deps.prisma, shop, id, now, { unlessQueued: true });
+}
+
+const WAIT_FOR_RECONNECT = new Set<Failure["kind"]>(["reconnect_required", "invalid_token", "insufficient_scope"]);
+// With content-derived keys the same key always carries the same bytes: a conflict can only mean "still in flight".
+const RETRY = new Set<Failure["kind"]>(["rate_limited", "server_error", "network_error", "timeout", "idempotency_conflict", "replayed_request"]);
+
+async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind: SyncKind, outcome: Failure) {
+  deps.logger.warn({ jobId: job.id, recordId: record.id, kind, failure: outcome.kind, status: outcome.status }, "import failed");
+  if (WAIT_FOR_RECONNECT.has(outcome.kind)) {
+    return wait(deps, job, record, { code: "reconnect_required", details: { detail: outcome.message } }, WAIT_FOR_PERSON_MS);
+  }
+  if (outcome.kind === "order_not_found") {
+    // Never dropped, and no attempt used up; waits that do not count attempts would never grow, so the job keeps
+    // its own count of order_not_found answers (5 s, 10 s, 20 s … up to 15 min).
+    const payload = (job.payload ?? {}) as Record<string, unknown>;
+    const times = (typeof payload.orderNotFound === "number" ? payload.orderNotFound : 0) + 1;
+    const delay = backoffMs(times, outcome.retryAfterMs, deps.random, 5_000);
+    return wait(deps, job, record, "order_not_found", delay, { ...payload, orderNotFound: times } as Prisma.InputJsonValue);
+  }
+  if (RETRY.has(outcome.kind) || outcome.retryable) {
+    if (job.attempts >= job.maxAttempts) {
+      return giveUp(deps, job, record.id, { code: "attempts_exhausted", details: { attempts: job.attempts, detail: outcome.message } });
+    }
+    const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, outcome.retryAfterMs, deps.random));
+    return retryLater(deps, job, record, outcome.message, runAt);
+  }
+  await giveUp(deps, job, record.id, { code: "rejected", details: { detail: outcome.message } });
+}

@@ -1,0 +1,48 @@
+// What running a job needs: the collaborators (`SyncDeps`: service client, settings loader, grant store factory,
+// Admin API, clock, logger), so tests replace exactly what they need, and their defaults. Nothing here imports Remix.
+import type { PrismaClient } from "@prisma/client";
+import type { GrantStore } from "../service/grant-store.server";
+import type { ImportOutcome } from "../service/imports.server";
+import type { ServiceSettings } from "../service/context.server";
+import type { RoutedGrant } from "./routing.server";
+import type { AdminGraphql } from "./backfill.server";
+
+export interface SyncLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type ImportFn = (
+  settings: ServiceSettings,
+  store: GrantStore,
+  request: unknown,
+  options: { idempotencyKey: string },
+) => Promise<ImportOutcome>;
+
+export interface SyncDeps {
+  prisma: PrismaClient;
+  now?: () => Date;
+  random?: () => number;
+  logger?: SyncLogger;
+  /** The shop's decrypted service settings, or null when not configured. */
+  loadSettings: (shop: string) => Promise<ServiceSettings | null>;
+  /** The GrantStore over one CustomerGrant row (decrypting tokens). */
+  grantStore: (grant: RoutedGrant) => GrantStore;
+  importOrder: ImportFn;
+  importShipment: ImportFn;
+  /** Admin GraphQL API for backfills. */
+  adminGraphql?: AdminGraphql;
+}
+
+const silent: SyncLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export type Resolved = Required<Pick<SyncDeps, "now" | "random" | "logger">> & SyncDeps;
+
+export const resolve = (deps: SyncDeps): Resolved => ({
+  ...deps,
+  now: deps.now ?? (() => new Date()),
+  random: deps.random ?? Math.random,
+  logger: deps.logger ?? silent,
+});

@@ -1,0 +1,247 @@
+// customers/redact and shop/redact as domain functions, on a shop with real history: orders imported through the
+// worker into the emulator, a waiting import, a connection in progress, a cart handoff, a past-orders import and
+// a data request. Afterwards a search of every text and JSON column of every table must not find the customer.
+import { randomBytes } from "node:crypto";
+import { Prisma } from "@prisma/client";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../emulator/server";
+import { storeGrant } from "~/connections/grant-lifecycle.server";
+import { encryptSecret } from "~/crypto/secret-box.server";
+import { redactCustomer, redactShop, REDACTED_REASON, shopScopedModels } from "~/privacy/compliance.server";
+import { recordDataRequest } from "~/privacy/export.server";
+import { drainRevocations } from "~/privacy/revocations.server";
+import { refreshTokens, type GrantStore } from "~/service/client.server";
+import { MemoryGrantStore } from "../helpers/memory-grant-store";
+import { recordSyncDelivery } from "~/sync/intake.server";
+import { drainJobs } from "~/sync/worker.server";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
+import { resetSyncState, SHOP, syncDeps } from "../sync/support";
+import { startTestEmulator } from "../helpers/emulator";
+import { findEverywhere, fulfillmentWithContactData, newShopper, orderWithContactData, type Shopper } from "./support";
+
+const OTHER_SHOP = "other-shop.myshopify.com";
+let db: TestDatabase;
+let emu: RunningEmulator;
+let stores: Map<string, GrantStore>;
+
+beforeAll(async () => {
+  [db, emu] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+}, 60_000);
+afterAll(async () => {
+  await emu?.close();
+  await db?.close();
+});
+beforeEach(async () => {
+  await resetSyncState(db.prisma, emu);
+  for (const table of ["oAuthState", "cartHandoff", "dataRequest", "tokenRevocation", "session"] as const) {
+    await (db.prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
+  }
+  stores = new Map();
+});
+
+async function configure(shop: string) {
+  const s = emulatorSettings(emu.url);
+  await db.prisma.shopSettings.create({
+    data: {
+      shop,
+      environment: s.environment,
+      baseUrl: s.baseUrl,
+      sandboxBaseUrl: s.sandboxBaseUrl,
+      authUrl: s.authUrl,
+      clientId: s.clientId,
+      clientSecretEnc: encryptSecret(s.clientSecret),
+      signingSecretEnc: encryptSecret(s.signingSecret),
+    },
+  });
+}
+
+/** A shopper connected the way the storefront does it: tokens from the emulator's consent, the grant stored encrypted. */
+async function connect(shop: string, shopper: Shopper) {
+  const workspace = await connectWorkspace(emu.url);
+  await storeGrant(db.prisma, {
+    shop,
+    customerId: String(shopper.id),
+    customerName: `${shopper.firstName} ${shopper.lastName}`,
+    customerEmail: shopper.email,
+    workspaceId: workspace.workspaceId,
+    tokens: workspace.tokens,
+  });
+  stores.set(String(shopper.id), new MemoryGrantStore({ ...workspace.tokens, refreshToken: workspace.refreshToken, workspaceId: workspace.workspaceId }));
+  return workspace;
+}
+
+let event = 0;
+const deliver = (shop: string, topic: string, payload: unknown) =>
+  recordSyncDelivery(db.prisma, { shop, topic, eventId: `evt-${++event}`, payload });
+
+const runWorker = () => drainJobs({ ...syncDeps(db.prisma, emu, stores), loadSettings: async () => emulatorSettings(emu.url) });
+
+/** Everything busy shoppers leave behind in one shop: imported orders, then work that has not run yet and more. */
+async function history(shop: string, shoppers: Shopper[]) {
+  const done = [];
+  for (const shopper of shoppers) {
+    const workspace = await connect(shop, shopper);
+    const order = orderWithContactData(shopper);
+    await deliver(shop, "ORDERS_CREATE", order);
+    await deliver(shop, "FULFILLMENTS_CREATE", fulfillmentWithContactData(shopper, order));
+    done.push({ workspace, order });
+  }
+  await runWorker();
+  const result = [];
+  for (const [i, shopper] of shoppers.entries()) result.push({ ...done[i], waiting: await unfinished(shop, shopper) });
+  return result;
+}
+
+async function unfinished(shop: string, shopper: Shopper) {
+  // An order that has not run yet (waiting in the queue).
+  const waiting = orderWithContactData(shopper);
+  await deliver(shop, "ORDERS_CREATE", waiting);
+  // A connection in progress at the service's consent step, with the names the storefront gave.
+  await db.prisma.oAuthState.create({
+    data: {
+      state: randomBytes(16).toString("hex"),
+      shop,
+      customerId: String(shopper.id),
+      customerName: `${shopper.firstName} ${shopper.lastName}`,
+      customerEmail: shopper.email,
+      codeVerifierEnc: encryptSecret("verifier"),
+      redirectUri: "http://app.test/connect/callback",
+      expiresAt: new Date(Date.now() + 600_000),
+    },
+  });
+  await db.prisma.cartHandoff.create({
+    data: { shop, customerId: String(shopper.id), cartTokenHash: "c".repeat(64), contentHash: "h", externalCartId: "cart-1", idempotencyKey: `k-${shopper.id}`, lineCount: 1, lines: [] },
+  });
+  await db.prisma.backfill.create({ data: { shop, customerId: String(shopper.id), days: 60 } });
+  await recordDataRequest(db.prisma, { shop, customerId: String(shopper.id), requestId: `dr-${shopper.id}`, ordersRequested: [] });
+  return waiting;
+}
+
+describe("an ordinary order import", () => {
+  it("stores no email, phone or address of the shopper anywhere", async () => {
+    await configure(SHOP);
+    const shopper = newShopper();
+    await connect(SHOP, shopper);
+    await db.prisma.customerGrant.updateMany({ data: { customerName: null, customerEmail: null } }); // the storefront gave none
+    const order = orderWithContactData(shopper);
+    await deliver(SHOP, "ORDERS_CREATE", order);
+    await deliver(SHOP, "FULFILLMENTS_CREATE", fulfillmentWithContactData(shopper, order));
+    await runWorker();
+    expect(await db.prisma.syncRecord.findMany({ select: { state: true } })).toEqual([{ state: "imported" }, { state: "imported" }]);
+    for (const value of [shopper.email, shopper.phone, shopper.street, "Arlington", "22201", shopper.ip, shopper.lastName]) {
+      expect(await findEverywhere(db.prisma, value), value).toEqual([]);
+    }
+  });
+});
+
+describe("customers/redact", () => {
+  it("revokes and deletes the grant, cancels waiting work and leaves nothing of the customer in any table", async () => {
+    await configure(SHOP);
+    const shopper = newShopper();
+    const bystander = newShopper();
+    const [{ workspace, order, waiting }] = await history(SHOP, [shopper, bystander]);
+    // A guest order Shopify lists in orders_to_redact (no customer on it here).
+    const guest = orderWithContactData(shopper, { customer: null });
+    await deliver(SHOP, "ORDERS_CREATE", guest);
+    const before = await findEverywhere(db.prisma, shopper.email);
+    expect(before.length).toBeGreaterThan(0); // grant, connection attempt, data request: what the search must catch
+
+    const report = await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id), ordersToRedact: [String(guest.id)] });
+    expect(report).toMatchObject({ grantsDeleted: 1, revocationsQueued: 1 });
+    for (const value of [shopper.email, shopper.phone, `${shopper.firstName} ${shopper.lastName}`, shopper.lastName, "Grace H."]) {
+      const hits = await findEverywhere(db.prisma, value);
+      // The bystander shares the first name: only their own rows may say "Grace H.".
+      if (value === "Grace H.") {
+        const deliveries = await db.prisma.$queryRaw<{ n: bigint }[]>`
+          SELECT count(*) AS n FROM "WebhookDelivery" WHERE payload->'customer'->>'id' = ${String(shopper.id)}`;
+        expect(Number(deliveries[0].n)).toBe(0);
+      } else {
+        expect(hits, value).toEqual([]);
+      }
+    }
+    expect(await db.prisma.customerGrant.count({ where: { customerId: String(shopper.id) } })).toBe(0);
+    expect(await db.prisma.customerGrant.count({ where: { customerId: String(bystander.id) } })).toBe(1);
+
+    // The sync log keeps ids, states and times; what had not run is not sent, and says why.
+    const imported = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(order.id) } });
+    expect(imported).toMatchObject({ state: "imported", customerId: null });
+    expect(imported.importedAt).not.toBeNull();
+    expect(await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(waiting.id) } })).toMatchObject({ state: "skipped", reason: REDACTED_REASON });
+    expect(await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(guest.id) } })).toMatchObject({ state: "skipped" });
+    const cancelled = await db.prisma.job.findMany({ where: { status: "cancelled" } });
+    expect(cancelled.map((j) => j.status)).toEqual(["cancelled", "cancelled"]); // the waiting order and the guest order
+    expect(await runWorker()).toBe(1); // the bystander's waiting order only
+
+    // Revoked at the service by the outbox.
+    expect(await drainRevocations(db.prisma)).toMatchObject({ revoked: 1 });
+    expect((await refreshTokens(emulatorSettings(emu.url), workspace.refreshToken)).ok).toBe(false);
+
+    // A redelivery finds nothing left to change.
+    const snapshot = await findEverywhere(db.prisma, String(bystander.id));
+    await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id), ordersToRedact: [String(guest.id)] });
+    expect(await findEverywhere(db.prisma, String(bystander.id))).toEqual(snapshot);
+    expect(await db.prisma.tokenRevocation.count()).toBe(0);
+  });
+});
+
+describe("customers/data_request", () => {
+  it("exports what the app holds about the customer: connection, attempts, imports, stored fields, handoffs; no tokens", async () => {
+    await configure(SHOP);
+    const shopper = newShopper();
+    const [{ order, waiting }] = await history(SHOP, [shopper, newShopper()]);
+    const { id } = await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [String(order.id)] });
+    const { export: data } = await db.prisma.dataRequest.findUniqueOrThrow({ where: { id } });
+    expect(data).toMatchObject({
+      customerId: String(shopper.id),
+      connection: { customerEmail: shopper.email, workspaceId: "ws-acme", status: "active" },
+      connectionAttempts: [{ customerEmail: shopper.email, completed: false }],
+      cartHandoffs: [{ lineCount: 1, totalMinor: "0" }],
+      pastOrderImports: [{ days: 60 }],
+    });
+    const exported = data as { imports: { shopifyId: string; state: string }[]; storedWebhookData: { topic: string; fields: { id: unknown } }[] };
+    expect(exported.imports.map((i) => [i.shopifyId, i.state])).toEqual(
+      expect.arrayContaining([[String(order.id), "imported"], [String(waiting.id), "pending"]]),
+    );
+    expect(exported.storedWebhookData.map((d) => d.topic).sort()).toEqual(["FULFILLMENTS_CREATE", "ORDERS_CREATE", "ORDERS_CREATE"]);
+    expect(JSON.stringify(data)).not.toMatch(/access_?token|refresh_?token|enc:v1:/i);
+    // A redelivery of the same request adds nothing.
+    expect(await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [] })).toEqual({ id, duplicate: true });
+  });
+});
+
+describe("shop/redact", () => {
+  it("revokes every grant, then leaves no row of the shop in any model", async () => {
+    await configure(SHOP);
+    await configure(OTHER_SHOP);
+    const [a, b] = await history(SHOP, [newShopper(), newShopper()]);
+    await history(OTHER_SHOP, [newShopper()]);
+    await db.prisma.session.create({ data: { id: `offline_${SHOP}`, shop: SHOP, state: "", accessToken: encryptSecret("shpat_x") } });
+
+    const models = Object.values(Prisma.ModelName);
+    const scoped = shopScopedModels();
+    // A model without a shop column must be one that cannot hold a shop's data (reviewed, listed here).
+    expect(models.filter((m) => !scoped.includes(m))).toEqual(["TokenRevocation"]);
+    for (const model of scoped) {
+      if (["ShopSettings", "CustomerGrant", "SyncRecord", "Job", "WebhookDelivery", "Session"].includes(model)) {
+        expect(await count(model, SHOP), model).toBeGreaterThan(0);
+      }
+    }
+    const otherBefore = await Promise.all(scoped.map((m) => count(m, OTHER_SHOP)));
+
+    const report = await redactShop(db.prisma, SHOP);
+    expect(report.revocationsQueued).toBe(2);
+    for (const model of scoped) expect(await count(model, SHOP), model).toBe(0);
+    expect(await findEverywhere(db.prisma, SHOP)).toEqual([]);
+    expect(await Promise.all(scoped.map((m) => count(m, OTHER_SHOP)))).toEqual(otherBefore);
+
+    expect(await drainRevocations(db.prisma)).toMatchObject({ revoked: 2 });
+    for (const { workspace } of [a, b]) expect((await refreshTokens(emulatorSettings(emu.url), workspace.refreshToken)).ok).toBe(false);
+    expect(await redactShop(db.prisma, SHOP)).toEqual({ revocationsQueued: 0, rowsDeleted: 0 });
+  });
+});
+
+function count(model: string, shop: string): Promise<number> {
+  const delegate = (db.prisma as unknown as Record<string, { count(args: object): Promise<number> }>)[model.charAt(0).toLowerCase() + model.slice(1)];
+  return delegate.count({ where: { shop } });
+}
