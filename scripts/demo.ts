@@ -15,7 +15,7 @@ import { parseEnv } from "../app/env.server";
 import { ensureBuild, ROOT } from "../dev/build";
 import { connectDemoCustomer } from "../dev/demo/connect";
 import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
-import { startNode, stopAll, type Child } from "../dev/demo/processes";
+import { startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
 import { configureService, installDemoShop } from "../dev/demo/seed";
 import { customerName, DEMO_CUSTOMERS, DEMO_SHOP } from "../dev/demo-store";
 import { createStandIn } from "../dev/storefront/server";
@@ -98,10 +98,11 @@ async function main() {
     ALLOW_LOOPBACK_SERVICE_URLS: "true",
   };
   const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
-  const app = startNode("app", ["server/main.ts"], appEnv, /listening on/, { preload });
+  const app = startNode("app", ["server/main.ts"], appEnv, null, { preload });
   const workers: Child[] = [];
   for (let i = 0; i < options.workers; i++) workers.push(startNode(`worker ${i + 1}`, ["scripts/worker.ts"], appEnv, /worker \S+ ready/, { preload }));
-  await Promise.all([app.ready, ...workers.map((w) => w.ready)]);
+  // Ready when it answers (its log may be silenced with LOG_LEVEL).
+  await Promise.all([waitForHttp(`http://${HOST}:${appPort}/healthz`, app), ...workers.map((w) => w.ready)]);
   // A worker that dies is only a worker (the others and the queue's leases carry on); the app or emulator is the demo.
   for (const essential of [app, emulator]) void essential.exited.then(() => shutdown(1, `${essential.name} stopped`));
 

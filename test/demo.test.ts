@@ -62,7 +62,7 @@ async function startDemo(args: string[] = []): Promise<RunningDemo> {
   });
   let output = "";
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const ready = await new Promise<DemoReady>((resolve, reject) => {
+  const ready = new Promise<DemoReady>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "demo ready" line in ${DEMO_TIMEOUT_MS} ms:\n${output.slice(-3000)}`)), DEMO_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -76,8 +76,13 @@ async function startDemo(args: string[] = []): Promise<RunningDemo> {
     child.stderr!.on("data", onData);
     child.on("exit", (code) => reject(new Error(`the demo exited (${code}) before it was ready:\n${output.slice(-3000)}`)));
   });
+  const announced = await ready.catch(async (error: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT"); // leave nothing running
+    await exited;
+    throw error;
+  });
   return {
-    ready,
+    ready: announced,
     dataDir,
     child,
     output: () => output,

@@ -17,7 +17,8 @@ export function startNode(
   name: string,
   args: string[],
   env: Record<string, string | undefined>,
-  readyLine: RegExp,
+  /** null: readiness is checked another way (waitForHttp). */
+  readyLine: RegExp | null,
   options: { preload?: string[] } = {},
 ): Child {
   const imports = ["tsx", ...(options.preload ?? [])].flatMap((module) => ["--import", module]);
@@ -31,7 +32,7 @@ export function startNode(
     const text = chunk.toString();
     stream.write(text.replace(/^(?=.)/gm, `[${name}] `));
     pending = (pending + text).slice(-4096);
-    const match = readyLine.exec(pending);
+    const match = readyLine?.exec(pending);
     if (match) resolveReady(match[1] ?? match[0]);
   };
   child.stdout!.on("data", onData(process.stdout));
@@ -54,4 +55,23 @@ export async function stopAll(graceMs = 8_000): Promise<void> {
   const timer = setTimeout(() => running.forEach((c) => c.process.kill("SIGKILL")), graceMs);
   await Promise.all(running.map((c) => c.exited));
   clearTimeout(timer);
+}
+
+/** Resolves when `url` answers 200 (polling), rejects when the child exits first or `timeoutMs` passes. */
+export async function waitForHttp(url: string, child: Child, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let gone = false;
+  void child.exited.then(() => (gone = true));
+  for (;;) {
+    if (gone) throw new Error(`${child.name} exited before it answered`);
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${child.name} did not answer ${url} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
