@@ -8,7 +8,8 @@ const MAX_QUANTITY = 100_000;
 
 export type InputProblem = "empty_cart" | "too_many_lines" | "invalid_request";
 
-const LineSchema = z.strictObject({
+// Other properties (a price, a title) are dropped, not refused: they are simply not the browser's to say.
+const LineSchema = z.object({
   variant_id: z.union([z.string().regex(/^\d{1,20}$/), z.int().positive()]).transform(String),
   quantity: z.int().min(1).max(MAX_QUANTITY),
 });

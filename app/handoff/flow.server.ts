@@ -20,6 +20,9 @@ import {
 } from "./records.server";
 import { resolveCart, type AdminGraphql } from "./resolver.server";
 
+// A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
+export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = { timeoutMs: 8_000, retry: { maxAttempts: 3, maxElapsedMs: 8_000 } };
+
 /** A handoff must stay valid this long after it is handed out again, or a new one is made. */
 export const REUSE_MARGIN_MS = 60_000;
 
@@ -124,7 +127,7 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
     expiresInSeconds: settings.expirySeconds,
   });
   const row = await recordPending(prisma, facts);
-  const outcome = await createCartHandoff(settings.service, request, { idempotencyKey: facts.idempotencyKey, deps: deps.service });
+  const outcome = await createCartHandoff(settings.service, request, { idempotencyKey: facts.idempotencyKey, deps: deps.service ?? INTERACTIVE_SERVICE_DEPS });
   if (!outcome.ok) {
     await recordFailed(prisma, row.id, outcome.kind, outcome.message, outcome.attempts);
     return { ok: false, code: failureCode(outcome), status: outcome.kind === "rate_limited" ? 503 : 502, locale, retryAfterMs: outcome.retryAfterMs };

@@ -1,0 +1,86 @@
+// Bench rows for Continue cart: the time the app adds to one handoff, without the service and the Admin API
+// (both answered at once by stubs), against a baseline measured in the same run: the same signed storefront
+// request through Shopify's app-proxy signature check alone. The handoff row runs the real proxy handler: the
+// signature check, input validation, budget, settings read and decryption, records (two writes), request build
+// and signing. Each sample is a new cart (new token, own address), so every one makes a new handoff.
+import { randomBytes, randomUUID } from "node:crypto";
+import type { PrismaClient } from "@prisma/client";
+import { signProxyQuery } from "../../dev/shopify/app-proxy";
+
+export interface BenchRow {
+  name: string;
+  samples: number[];
+}
+
+export interface HandoffBenchInput {
+  prisma: PrismaClient;
+  shop: string;
+  apiSecret: string;
+  measure: (label: string, run: () => Promise<unknown>) => Promise<BenchRow>;
+}
+
+export const HANDOFF_TARGET_P95_MS = 15;
+export const HANDOFF_ROW = "continue cart: app's own time (stubs)";
+
+export async function benchHandoff({ prisma, shop, apiSecret, measure }: HandoffBenchInput): Promise<BenchRow[]> {
+  const { authenticate } = await import("../../app/shopify.server");
+  const { Budget } = await import("../../app/handoff/budget");
+  const { handleContinueCart } = await import("../../app/handoff/proxy-handler.server");
+  const { CART_VARIANTS_QUERY } = await import("../../app/handoff/resolver.server");
+  const { saveSettings } = await import("../../app/connections/settings.server");
+
+  const saved = await saveSettings(prisma, shop, {
+    environment: "sandbox",
+    baseUrl: "https://service.bench.example",
+    sandboxBaseUrl: "https://sandbox.bench.example",
+    authUrl: "https://auth.bench.example",
+    clientId: "bench-client",
+    clientSecret: "bench-client-secret",
+    signingSecret: "bench-signing-secret",
+  });
+  if (!saved.ok) throw new Error("bench settings refused");
+
+  const lines = [
+    { variant_id: "41000000001", quantity: 2 },
+    { variant_id: "41000000002", quantity: 1 },
+  ];
+  const nodes = lines.map((l, i) => ({
+    id: `gid://shopify/ProductVariant/${l.variant_id}`,
+    title: "Default Title",
+    sku: `SKU-${i}`,
+    price: "12.50",
+    availableForSale: true,
+    product: { id: `gid://shopify/Product/${8_000_000_000 + i}`, title: `Product ${i}`, status: "ACTIVE" },
+  }));
+  const graphql = async (query: string) => {
+    if (query !== CART_VARIANTS_QUERY) throw new Error("unexpected query");
+    return { data: { shop: { currencyCode: "EUR" }, nodes } };
+  };
+  const service = {
+    fetch: async () => {
+      const id = randomUUID();
+      const body = { handoff_id: id, claim_url: `https://sandbox.bench.example/claim/${id}`, expires_at: new Date(Date.now() + 1_800_000).toISOString() };
+      return new Response(JSON.stringify(body), { status: 201, headers: { "content-type": "application/json" } });
+    },
+  };
+  const deps = { prisma, budget: new Budget(), graphqlFor: () => graphql, service, verify: authenticate.public.appProxy };
+
+  const request = () => {
+    const query = signProxyQuery(
+      { shop, logged_in_customer_id: "", path_prefix: "/apps/workspace", timestamp: String(Math.floor(Date.now() / 1000)) },
+      apiSecret,
+    );
+    return new Request(`https://bench.example.com/proxy/cart?${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": `10.${randomBytes(3).join(".")}` },
+      body: JSON.stringify({ token: `bench-${randomUUID()}`, locale: "en", lines }),
+    });
+  };
+
+  const baseline = await measure("baseline: app proxy signature check alone", () => authenticate.public.appProxy(request()));
+  const handoff = await measure(HANDOFF_ROW, async () => {
+    const res = await handleContinueCart(request(), deps);
+    if (res.status !== 200) throw new Error(`handoff answered ${res.status}`);
+  });
+  return [baseline, handoff];
+}
