@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 import { proxyUrl, seedOfflineSession, TEST_SHOP } from "../helpers/shopify";
 import { routeStorefront } from "../helpers/storefront";
-import { emulatorState, injectFault } from "../service/support";
+import { emulatorState, injectFault } from "../helpers/emulator";
 
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
