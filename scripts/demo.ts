@@ -1,170 +1,159 @@
-// `npm run demo`: the whole thing on this machine with no Shopify account and no server.
-// - the service emulator on :8787 (its sandbox credentials are printed for the Settings page),
-// - the app's production build on embedded PGlite (./data), behind
-// - a local stand-in for Shopify on :3000: it adds a fresh session token to every admin request (what App Bridge
-//   does inside Shopify's admin) and signs /apps/workspace/* storefront requests the way Shopify's app proxy does.
-// The app itself is not told about the emulator: a merchant enters its URLs on the Settings page, as for the real service.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import http from "node:http";
+// `npm run demo`: the whole product on this machine, with no Shopify account and no internet (options: --help).
+// - the service emulator, its sandbox app registered with the demo's OAuth callback;
+// - the app's production build on PGlite in the data dir (or PostgreSQL), Shopify's Admin API answered inside the
+//   app by the demo's MSW handlers (dev/demo/admin-api-preload.ts), optionally with separate worker processes;
+// - the stand-in for Shopify on the public port: storefront, app proxy, admin (dev/storefront/server.ts);
+// - a demo shop installed and configured through the app's own code, and one demo customer connected through the
+//   real OAuth flow. Then it prints where to go and one `demo ready {json}` line (also written to the data dir).
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
-// The same stand-ins for Shopify the tests use: session tokens, app proxy signatures, a storefront's Liquid.
-import { mintSessionToken, seedOfflineSession, sendWebhook, signProxyQuery, webhookHmac } from "../test/helpers/shopify";
-import { layout, renderLiquid } from "../dev/storefront/proxy";
+import { ensureBuild, ROOT } from "../dev/build";
+import { connectDemoCustomer } from "../dev/demo/connect";
+import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
+import { startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
+import { configureService, installDemoShop } from "../dev/demo/seed";
+import { customerName, DEMO_CUSTOMERS, DEMO_SHOP } from "../dev/demo-store";
+import { createStandIn } from "../dev/storefront/server";
 
-const SHOP = process.env.DEMO_SHOP ?? "demo-shop.myshopify.com";
-const PUBLIC_PORT = Number(process.env.PORT ?? 3000);
-const APP_PORT = PUBLIC_PORT + 1;
-const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 8787);
-const DEMO_CUSTOMER = process.env.DEMO_CUSTOMER_ID ?? "1001";
-const DEMO_CUSTOMER_PROFILE = { name: "Demo Customer", email: "customer@example.com" };
+const HOST = "127.0.0.1";
+const MARKER = ".merchant-integration-demo";
+export const READY_FILE = "demo-ready.json";
+const started = Date.now();
 
-const children: ChildProcess[] = [];
-const stopAll = () => children.forEach((child) => child.kill("SIGTERM"));
-process.on("SIGINT", () => (stopAll(), process.exit(130)));
-process.on("SIGTERM", () => (stopAll(), process.exit(0)));
-
-function start(command: string, args: string[], env: Record<string, string>, readyLine: RegExp, name: string) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    children.push(child);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      const text = chunk.toString();
-      process.stdout.write(text.replace(/^(?=.)/gm, `[${name}] `));
-      if (readyLine.test(text)) resolve();
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
     });
-    child.on("exit", (code) => reject(new Error(`${name} exited with code ${code}`)));
   });
 }
 
+/** --reset deletes only a directory the demo made (it leaves a marker), so a mistyped path loses nothing. */
+function prepareDataDir(options: DemoOptions) {
+  const marker = path.join(options.dataDir, MARKER);
+  if (options.reset && existsSync(options.dataDir) && readdirSync(options.dataDir).length > 0) {
+    if (!existsSync(marker)) throw new UsageError(`--reset: ${options.dataDir} was not made by the demo; delete it yourself or pick another --data-dir`);
+    for (const entry of readdirSync(options.dataDir)) rmSync(path.join(options.dataDir, entry), { recursive: true, force: true });
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  writeFileSync(marker, "made by npm run demo; --reset may delete everything here\n");
+}
+
 async function main() {
-  const config = parseEnv({ ...process.env, DATABASE_URL: undefined });
-  if (!existsSync("build/server-main.js") || process.env.DEMO_REBUILD !== "false") {
-    console.log("Building the app…");
-    const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
-    if (build.status !== 0) process.exit(build.status ?? 1);
+  if (process.argv.includes("--help") || process.argv.includes("-h")) return console.log(USAGE);
+  const options = parseDemoArgs(process.argv.slice(2));
+  prepareDataDir(options);
+  const pgliteDir = path.join(options.dataDir, "pglite");
+  // The production build runs on explicit values (no built-in defaults); the local ones, with the encryption key
+  // kept in the data dir, are what a demo needs. NODE_ENV is the demo's own business here, not the caller's.
+  Reflect.deleteProperty(process.env, "NODE_ENV");
+  const local = parseEnv({ PGLITE_DATA_DIR: pgliteDir });
+  // saveSettings (below, in this process) encrypts with the demo's key and checks the emulator's loopback address.
+  Object.assign(process.env, { ENCRYPTION_KEYS: local.ENCRYPTION_KEYS, PGLITE_DATA_DIR: pgliteDir, ALLOW_LOOPBACK_SERVICE_URLS: "true" });
+
+  console.log(ensureBuild("inherit") ? "Built the app." : "The app's build is up to date.");
+
+  const appPort = await freePort();
+  const publicUrl = `http://${HOST}:${options.port}`;
+  const config = emulatorConfig(publicUrl, options.emulatorConfig ? JSON.parse(readFileSync(options.emulatorConfig, "utf8")) : undefined);
+  const configFile = path.join(options.dataDir, "emulator.json");
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
+  const emulator = startNode("emulator", ["emulator/main.ts", "--port", "0", "--config", configFile], baseEnv, /listening on (http:\/\/\S+)/);
+  const emulatorUrl = await emulator.ready;
+
+  // Seed before the app starts: PGlite is one process's database.
+  const db = openDatabase(options.databaseUrl ? { url: options.databaseUrl } : { dataDir: pgliteDir });
+  try {
+    await db.ready;
+    await installDemoShop(db.prisma, DEMO_SHOP, local.SCOPES);
+    await configureService(db.prisma, DEMO_SHOP, emulatorUrl, config.clients[0]);
+  } finally {
+    await db.close();
   }
 
-  // The offline session Shopify's install would have stored, so the admin opens without an OAuth round trip.
-  // Stored through the app's session storage, encrypted as in production.
-  const db = openDatabase({ dataDir: config.PGLITE_DATA_DIR });
-  await seedOfflineSession(db.prisma, SHOP, { accessToken: "demo-offline-token", scope: config.SCOPES });
-  await db.close();
-
-  await start("node_modules/.bin/tsx", ["emulator/main.ts", "--port", String(EMULATOR_PORT)], {}, /listening on/, "emulator");
-  // What `npm start` runs: the compiled server, on plain node.
-  await start(
-    process.execPath,
-    ["build/server-main.js"],
-    {
-      PORT: String(APP_PORT),
-      HOST: "127.0.0.1",
-      NODE_ENV: "production",
-      SHOPIFY_APP_URL: `http://localhost:${PUBLIC_PORT}`,
-      // A production start takes no built-in defaults (app/env.server.ts): the demo hands over its local values.
-      SHOPIFY_API_KEY: config.SHOPIFY_API_KEY,
-      SHOPIFY_API_SECRET: config.SHOPIFY_API_SECRET,
-      ENCRYPTION_KEYS: config.ENCRYPTION_KEYS,
-      // The emulator runs on this machine: the merchant's service URLs may point at loopback (docs/security.md).
-      ALLOW_LOOPBACK_SERVICE_URLS: "true",
-    },
-    /listening on/,
-    "app",
-  );
-
-  http
-    .createServer(async (req, res) => {
-      const url = new URL(req.url ?? "/", `http://localhost:${PUBLIC_PORT}`);
-      const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: `localhost:${APP_PORT}` };
-      if (url.pathname === "/") {
-        res.writeHead(302, { location: "/app" }).end();
-        return;
-      }
-      if (url.pathname === "/_demo/order") {
-        // What Shopify would send when the demo customer places an order: a signed orders/create webhook.
-        const order = sampleOrder(url.searchParams.get("as_customer") ?? DEMO_CUSTOMER);
-        await sendWebhook(`http://127.0.0.1:${APP_PORT}`, "orders/create", order, {
-          shop: SHOP,
-          hmac: webhookHmac(JSON.stringify(order), config.SHOPIFY_API_SECRET),
-        });
-        res.writeHead(302, { location: "/app" }).end();
-        return;
-      }
-      if (url.pathname.startsWith("/apps/workspace")) {
-        url.pathname = url.pathname.replace(/^\/apps\/workspace/, "/proxy");
-        const customer = url.searchParams.get("as_customer") ?? DEMO_CUSTOMER;
-        url.searchParams.delete("as_customer");
-        signProxy(url, config.SHOPIFY_API_SECRET, customer);
-      } else {
-        const token = await mintSessionToken(SHOP, { apiKey: config.SHOPIFY_API_KEY, secret: config.SHOPIFY_API_SECRET, lifetimeSeconds: 60 });
-        headers.authorization = `Bearer ${token}`;
-      }
-      const upstream = http.request(
-        { host: "127.0.0.1", port: APP_PORT, method: req.method, path: url.pathname + url.search, headers },
-        (response) => {
-          // The app sends shoppers back to the store's own domain (https://<shop>/apps/workspace/…): here, that is us.
-          const location = response.headers.location;
-          if (location?.startsWith(`https://${SHOP}/`)) {
-            response.headers.location = location.replace(`https://${SHOP}/`, `http://localhost:${PUBLIC_PORT}/`);
-          }
-          if (!String(response.headers["content-type"]).includes("application/liquid")) {
-            res.writeHead(response.statusCode ?? 502, response.headers);
-            response.pipe(res);
-            return;
-          }
-          // Shopify renders the app's Liquid inside the theme; the stand-in does just enough of that.
-          const chunks: Buffer[] = [];
-          response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("end", () => {
-            const page = layout(SHOP, renderLiquid(Buffer.concat(chunks).toString("utf8"), DEMO_CUSTOMER_PROFILE));
-            res.writeHead(response.statusCode ?? 200, { "content-type": "text/html; charset=utf-8" }).end(page);
-          });
-        },
-      );
-      upstream.on("error", () => res.writeHead(502).end("The app is not answering."));
-      req.pipe(upstream);
-    })
-    // Loopback only: this stand-in mints admin sessions and signs proxy requests for whoever calls it.
-    .listen(PUBLIC_PORT, "127.0.0.1", () => {
-      console.log(`
-Ready.
-  Admin (as ${SHOP}):            http://localhost:${PUBLIC_PORT}/app  (this machine only)
-  Storefront connect page:        http://localhost:${PUBLIC_PORT}/apps/workspace/connect  (as customer ${DEMO_CUSTOMER}; add ?as_customer=ID)
-  Place an order (as a webhook):  http://localhost:${PUBLIC_PORT}/_demo/order  (then see it on Sync status)
-  Service emulator:               http://127.0.0.1:${EMULATOR_PORT}  (/_emulator/state lists what it received)
-Paste the emulator's credentials printed above into Settings. Ctrl-C stops everything.`);
-    });
-}
-
-let orderNumber = 0;
-function sampleOrder(customerId: string) {
-  const id = Date.now() * 100 + (orderNumber++ % 100);
-  const now = new Date().toISOString();
-  return {
-    id,
-    name: `#D${orderNumber}`,
-    created_at: now,
-    updated_at: now,
-    currency: "EUR",
-    customer: { id: Number(customerId) },
-    line_items: [
-      { id: id + 1, title: "Blue mug", name: "Blue mug", quantity: 2, current_quantity: 2, sku: "MUG-BLUE", product_id: 632910392, price: "12.50" },
-    ],
+  const appEnv = {
+    ...baseEnv,
+    NODE_ENV: "production",
+    HOST,
+    PORT: String(appPort),
+    SHOPIFY_APP_URL: publicUrl,
+    SHOPIFY_API_KEY: local.SHOPIFY_API_KEY,
+    SHOPIFY_API_SECRET: local.SHOPIFY_API_SECRET,
+    ENCRYPTION_KEYS: local.ENCRYPTION_KEYS,
+    PGLITE_DATA_DIR: pgliteDir,
+    DATABASE_URL: options.databaseUrl,
+    WORKER_IN_PROCESS: options.workers > 0 ? "false" : "true",
+    // A killed worker's jobs are taken over when their lease ends: seconds in a demo, not the default minutes.
+    ...(options.workers > 0 ? { WORKER_LEASE_MS: "15000", WORKER_POLL_MS: "250" } : {}),
+    // The emulator runs on this machine: the merchant's service URLs may point at loopback.
+    ALLOW_LOOPBACK_SERVICE_URLS: "true",
   };
+  const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
+  const app = startNode("app", ["server/main.ts"], appEnv, null, { preload });
+  const workers: Child[] = [];
+  for (let i = 0; i < options.workers; i++) workers.push(startNode(`worker ${i + 1}`, ["scripts/worker.ts"], appEnv, /worker \S+ ready/, { preload }));
+  // Ready when it answers (its log may be silenced with LOG_LEVEL).
+  await Promise.all([waitForHttp(`http://${HOST}:${appPort}/healthz`, app), ...workers.map((w) => w.ready)]);
+  // A worker that dies is only a worker (the others and the queue's leases carry on); the app or emulator is the demo.
+  for (const essential of [app, emulator]) void essential.exited.then(() => shutdown(1, `${essential.name} stopped`));
+
+  const standIn = createStandIn({ appUrl: `http://${HOST}:${appPort}`, shop: DEMO_SHOP, apiKey: local.SHOPIFY_API_KEY, apiSecret: local.SHOPIFY_API_SECRET });
+  await new Promise<void>((resolve, reject) => {
+    standIn.once("error", reject);
+    standIn.listen(options.port, HOST, resolve);
+  });
+  closers.push(() => new Promise((resolve) => (standIn.close(() => resolve()), standIn.closeAllConnections())));
+
+  // The emulator forgets everything when it stops, so the demo customer connects afresh at every start.
+  const customer = DEMO_CUSTOMERS[0];
+  await connectDemoCustomer(publicUrl, { id: customer.id, name: customerName(customer), email: customer.email });
+
+  const ready = {
+    app_url: publicUrl,
+    admin_url: `${publicUrl}/app`,
+    storefront_url: `${publicUrl}/`,
+    emulator_url: emulatorUrl,
+    shop: DEMO_SHOP,
+    api_secret: local.SHOPIFY_API_SECRET,
+    customer_id: customer.id,
+    worker_pids: workers.map((w) => w.process.pid),
+  };
+  writeFileSync(path.join(options.dataDir, READY_FILE), JSON.stringify(ready, null, 2));
+  console.log(`
+The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this machine only:
+  Admin (${DEMO_SHOP}):   ${ready.admin_url}   (Home, Sync log, Settings: already pointing at the emulator)
+  Storefront:             ${ready.storefront_url}   (add products, open the cart, Continue cart)
+  Connect page:           ${publicUrl}/apps/workspace/connect   (log in as a demo customer first)
+  Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
+  ${customerName(customer)} (customer ${customer.id}) is connected to a workspace; their past orders are being imported.
+  Send orders:            npm run demo:orders -- --count 20${options.dataDir === path.resolve("data/demo") ? "" : ` --data-dir ${options.dataDir}`}
+Data stays in ${options.dataDir}${options.databaseUrl ? " and the PostgreSQL database" : ""}. Ctrl-C stops everything.`);
+  console.log(`demo ready ${JSON.stringify(ready)}`);
 }
 
-function signProxy(url: URL, secret: string, customerId: string) {
-  const params = Object.fromEntries(url.searchParams.entries());
-  delete params.signature;
-  url.search = signProxyQuery(
-    { ...params, shop: SHOP, logged_in_customer_id: customerId, path_prefix: "/apps/workspace", timestamp: String(Math.floor(Date.now() / 1000)) },
-    secret,
-  ).toString();
+const closers: (() => Promise<void>)[] = [];
+let stopping = false;
+async function shutdown(code: number, reason?: string) {
+  if (stopping) return;
+  stopping = true;
+  if (reason) console.error(`Stopping the demo: ${reason}.`);
+  await Promise.all(closers.map((close) => close().catch(() => {})));
+  await stopAll();
+  process.exit(code);
 }
+process.on("SIGINT", () => void shutdown(130));
+process.on("SIGTERM", () => void shutdown(143));
 
-main().catch((error) => {
-  console.error(error);
-  stopAll();
-  process.exit(1);
+main().catch((error: unknown) => {
+  console.error(error instanceof UsageError ? `${error.message}\n${USAGE}` : error);
+  void shutdown(error instanceof UsageError ? 2 : 1);
 });

@@ -20,29 +20,30 @@ import {
   type SettingsView,
 } from "../connections/settings.server";
 import { onSettingsSaved } from "../sync/on-settings-saved.server";
-import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 import { recordConnectionCheck } from "../admin/home.server";
 import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
+import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  return {
-    settings: await getSettingsView(prisma, session.shop),
-    retentionDays: await getRetentionDays(prisma, session.shop),
-    handoff: await getHandoffSettingsView(prisma, session.shop),
-  };
+  const [settings, handoff, retentionDays] = await Promise.all([
+    getSettingsView(prisma, session.shop),
+    getHandoffSettingsView(prisma, session.shop),
+    getRetentionDays(prisma, session.shop),
+  ]);
+  return { settings, handoff, retentionDays };
 };
 
 type ActionData =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
   | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView>; originChange?: { grants: number; message: string } }
   | { intent: "check"; check: CheckReport }
-  | { intent: "retention"; result: RetentionResult }
   | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
   | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> }
+  | { intent: "retention"; result: RetentionResult }
   | { intent: "unknown"; error: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -78,7 +79,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       ? data<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
       : data<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
   }
-  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "retention" or "handoff".' }, { status: 400 });
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff" or "retention".' }, { status: 400 });
 };
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
@@ -89,7 +90,7 @@ function secretHelp(status: SecretStatus, urls: string) {
 }
 
 export default function Settings() {
-  const { settings: loaded, retentionDays, handoff } = useLoaderData<typeof loader>();
+  const { settings: loaded, handoff, retentionDays } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
@@ -223,12 +224,12 @@ export default function Settings() {
               )}
             </BlockStack>
           </Card>
-          <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
           <ContinueCartCard
             saved={actionData?.intent === "handoff" && actionData.ok ? actionData.handoff : handoff}
             errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
             busy={busyIntent === "handoff"}
           />
+          <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
         </Layout.Section>
       </Layout>
     </Page>

@@ -1,15 +1,18 @@
-// The local app-proxy signer: what Shopify does to a storefront request under /apps/<subpath>/* before it reaches
-// the app. Shared by the tests, the demo and the bench.
+// Shopify's app proxy: a storefront request to /apps/workspace/* reaches the app at /proxy/* with the shop, the
+// logged-in customer and a timestamp added to the query, signed with the app's API secret. Shared by the tests,
+// the demo and the bench.
 import { createHmac } from "node:crypto";
 
-/** The local app's credentials and shop (the tests' and the demo's stand-in for a real Shopify app). */
+export const PROXY_PREFIX = "/apps/workspace";
+
+/** The local app's credentials and shop (the tests' stand-in for a real Shopify app; the demo passes its own). */
 export const LOCAL_API_KEY = "test-api-key";
 export const LOCAL_API_SECRET = "test-api-secret";
 export const LOCAL_SHOP = "test-shop.myshopify.com";
 
 /**
- * Signs an app proxy query the way Shopify does: the parameters sorted, `key=value` (repeated keys joined by
- * commas) concatenated with nothing between them, hex HMAC-SHA256 with the API secret.
+ * Signs an app proxy query the way Shopify does: the parameters sorted, `key=value` concatenated with nothing
+ * between them, hex HMAC-SHA256 with the API secret.
  */
 export function signProxyQuery(params: Record<string, string | string[]>, secret = LOCAL_API_SECRET): URLSearchParams {
   const message = Object.keys(params)
@@ -23,16 +26,25 @@ export function signProxyQuery(params: Record<string, string | string[]>, secret
   return query;
 }
 
-/** A storefront request through the app proxy: the path under /proxy plus Shopify's signed parameters. */
-export function proxyUrl(
-  appUrl: string,
-  path: string,
-  options: { shop?: string; customerId?: string | null; extra?: Record<string, string | string[]>; secret?: string } = {},
-) {
+export interface ProxyUrlOptions {
+  /** Default LOCAL_SHOP. */
+  shop?: string;
+  /** Default LOCAL_API_SECRET. */
+  secret?: string;
+  /** Shopify's logged_in_customer_id; null or "" for an anonymous visitor. */
+  customerId?: string | null;
+  /** The storefront request's own query parameters (Shopify passes them through, signed with the rest); tests
+   *  also override Shopify's own ones here (an old timestamp). */
+  extra?: Record<string, string | string[]>;
+  prefix?: string;
+}
+
+/** The app's URL for a storefront request through the proxy: `{appUrl}/proxy{path}` with Shopify's signed query. */
+export function proxyUrl(appUrl: string, path: string, options: ProxyUrlOptions = {}): string {
   const params: Record<string, string | string[]> = {
     shop: options.shop ?? LOCAL_SHOP,
     logged_in_customer_id: options.customerId ?? "",
-    path_prefix: "/apps/workspace",
+    path_prefix: options.prefix ?? PROXY_PREFIX,
     timestamp: String(Math.floor(Date.now() / 1000)),
     ...options.extra,
   };

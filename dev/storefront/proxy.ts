@@ -1,10 +1,11 @@
 // A stand-in for the Shopify storefront in Playwright (tests and demo): requests to https://<shop>/apps/workspace/* are signed
 // with the local app-proxy signer (proxyUrl) and forwarded to the app as Shopify would, and the Liquid the app
-// answers is "rendered" just enough (the customer's name and email) inside a tiny theme layout. Other store
-// pages (login, home) get small placeholder pages, so redirects back to the store can be asserted.
+// answers is rendered with liquidjs inside the demo's theme (./liquid.ts). Other store pages (login, home) get
+// small placeholder pages, so redirects back to the store can be asserted.
 import type { BrowserContext, Page, Route } from "playwright-core";
 import type { Catalog } from "../admin-api/catalog";
 import { LOCAL_SHOP, proxyUrl } from "../shopify/app-proxy";
+import { renderProxyLiquid } from "./liquid";
 import { ASSET_PREFIX, cartJson, extensionAsset, renderCartPage, type BlockSettings, type CartState } from "./cart-page";
 
 /** A cart for /cart and /cart.js; the test or demo changes `state` as a shopper would. */
@@ -27,12 +28,14 @@ export interface StorefrontOptions {
   cart?: StorefrontCart;
 }
 
-/** The app's Liquid answer "rendered" just enough: the customer's name and email. */
-export function renderLiquid(body: string, customer: StorefrontOptions["customer"]) {
-  return body
-    .replace(/\{%\s*layout none\s*%\}/g, "")
-    .replace(/\{\{\s*customer\.name\s*\|\s*escape\s*\}\}/g, customer?.name ?? "")
-    .replace(/\{\{\s*customer\.email\s*\|\s*escape\s*\}\}/g, customer?.email ?? "");
+/** The app's Liquid answer rendered as Shopify would: liquidjs, inside the demo's theme (./liquid.ts). */
+export function renderLiquid(shop: string, body: string, customer: StorefrontOptions["customer"]): Promise<string> {
+  return renderProxyLiquid(body, {
+    shop: { name: shop, permanent_domain: shop },
+    customer: customer ? { name: customer.name, email: customer.email } : null,
+    routes: { root_url: "/", cart_url: "/cart", account_login_url: "/account/login" },
+    cart: { item_count: 0, items: [], total_price: 0 },
+  });
 }
 
 /** A tiny theme layout around a page's main content. */
@@ -79,7 +82,7 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       await route.fulfill({
         status: response.status(),
         contentType: "text/html; charset=utf-8",
-        body: liquid ? layout(shop, renderLiquid(body, options.customer)) : body,
+        body: liquid ? await renderLiquid(shop, body, options.customer) : body,
       });
       return;
     }

@@ -1,34 +1,25 @@
-// Stand-ins for what Shopify itself would send: session tokens, stored sessions, webhook and app proxy signatures.
-import { SHOPIFY_API_VERSION } from "../../app/lib/shopify-api-version";
-import { createHmac, randomUUID } from "node:crypto";
+// Test defaults over the stand-ins for Shopify in dev/shopify (shared with the demo): session tokens, stored
+// sessions, webhook and app proxy signatures, all for the test shop and the test app's credentials.
 import type { PrismaClient } from "@prisma/client";
 import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
-import { SignJWT } from "jose";
-import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 import type { Keyring } from "../../app/crypto/secret-box.server";
+import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
+import { mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
+import { sendWebhook as devSendWebhook, webhookHmac as devWebhookHmac } from "../../dev/shopify/webhooks";
 
 export const TEST_API_KEY = LOCAL_API_KEY;
 export const TEST_API_SECRET = LOCAL_API_SECRET;
 export const TEST_SHOP = LOCAL_SHOP;
 
 /** A session token as App Bridge would mint it (HS256 with the app's API secret). */
-export async function mintSessionToken(
-  shop = TEST_SHOP,
-  options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {},
-) {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ dest: `https://${shop}`, sid: randomUUID() })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuer(`https://${shop}/admin`)
-    .setAudience(options.apiKey ?? TEST_API_KEY)
-    .setSubject("1")
-    .setIssuedAt(now - 5)
-    .setNotBefore(now - 5)
-    .setExpirationTime(now + (options.lifetimeSeconds ?? 600))
-    .setJti(randomUUID())
-    .sign(new TextEncoder().encode(options.secret ?? TEST_API_SECRET));
+export function mintSessionToken(shop = TEST_SHOP, options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {}) {
+  return devMintSessionToken(shop, {
+    apiKey: options.apiKey ?? TEST_API_KEY,
+    secret: options.secret ?? TEST_API_SECRET,
+    lifetimeSeconds: options.lifetimeSeconds,
+  });
 }
 
 export const TEST_OFFLINE_TOKEN = "shpat_test_offline_token";
@@ -68,31 +59,18 @@ export async function embeddedUrl(appUrl: string, path: string, shop = TEST_SHOP
 }
 
 export function webhookHmac(body: string, secret = TEST_API_SECRET) {
-  return createHmac("sha256", secret).update(body, "utf8").digest("base64");
+  return devWebhookHmac(body, secret);
 }
 
-/** Posts a webhook the way Shopify does, signed unless `hmac` is given. */
-export async function sendWebhook(
+/** Posts a webhook the way Shopify does, signed with the test secret unless `hmac` is given. */
+export function sendWebhook(
   appUrl: string,
   topic: string,
   payload: unknown,
   options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string; path?: string } = {},
 ) {
-  const body = JSON.stringify(payload);
-  return fetch(new URL(options.path ?? `/webhooks/${topic}`, appUrl), {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      "X-Shopify-Topic": topic,
-      "X-Shopify-Shop-Domain": options.shop ?? TEST_SHOP,
-      "X-Shopify-Hmac-Sha256": options.hmac ?? webhookHmac(body),
-      "X-Shopify-Webhook-Id": options.webhookId ?? randomUUID(),
-      "X-Shopify-Event-Id": options.eventId ?? randomUUID(),
-      "X-Shopify-Api-Version": SHOPIFY_API_VERSION,
-      "X-Shopify-Triggered-At": new Date().toISOString(),
-    },
-    body,
-  });
+  return devSendWebhook(appUrl, topic, payload, { ...options, shop: options.shop ?? TEST_SHOP, secret: TEST_API_SECRET });
 }
 
+// The local stand-in's defaults are the test app's credentials and shop.
 export { proxyUrl, signProxyQuery } from "../../dev/shopify/app-proxy";

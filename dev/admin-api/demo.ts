@@ -1,0 +1,25 @@
+// Every Admin API handler the demo serves, over the demo store's data (dev/demo-store): the cart's variant
+// lookups (handlers.ts, over a catalog made of the store's products), the backfill's orders and the customers.
+import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP } from "../demo-store";
+import type { Catalog } from "./catalog";
+import { adminApiHandlers } from "./handlers";
+import { orderHandlers } from "./orders";
+
+/** The demo store's products as the Admin API's catalog (one variant each). */
+export function demoCatalog(): Catalog {
+  const variants = DEMO_PRODUCTS.map((p) => ({
+    id: p.variantId,
+    productId: p.id,
+    productTitle: p.title,
+    title: "Default Title",
+    sku: p.sku,
+    price: p.price,
+    availableForSale: true,
+    productStatus: "ACTIVE" as const,
+  }));
+  return { currency: DEMO_CURRENCY, variants: new Map(variants.map((v) => [v.id, v])) };
+}
+
+export function demoAdminApiHandlers() {
+  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers()];
+}

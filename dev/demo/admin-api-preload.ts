@@ -1,0 +1,8 @@
+// Loaded with `node --import` into the app (and worker) processes the demo starts, never imported by the app:
+// Shopify's Admin API is answered in-process by the same MSW handlers the tests use, over the demo store's data.
+// Every other request (the service emulator, the app's own) passes through untouched.
+import { setupServer } from "msw/node";
+import { demoAdminApiHandlers } from "../admin-api/demo";
+
+const server = setupServer(...demoAdminApiHandlers());
+server.listen({ onUnhandledRequest: "bypass" });

@@ -1,0 +1,31 @@
+// What a merchant would have done before the demo starts, done through the app's own code: the app installed
+// (Shopify's offline session, stored by the app's encrypted session storage) and the service settings saved
+// (the Settings page's saveSettings, with its validation and encryption), pointing at the emulator.
+import type { PrismaClient } from "@prisma/client";
+import { Session } from "@shopify/shopify-api";
+import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
+import { saveSettings } from "../../app/connections/settings.server";
+import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
+import type { ClientConfig } from "../../emulator/config";
+
+export async function installDemoShop(prisma: PrismaClient, shop: string, scopes: string): Promise<void> {
+  const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma));
+  const id = `offline_${shop}`;
+  if (await storage.loadSession(id)) return;
+  // The Admin API is answered by the demo's handlers, which take any token: this one only has to exist.
+  await storage.storeSession(new Session({ id, shop, state: "", isOnline: false, scope: scopes, accessToken: "shpat_demo_offline_token" }));
+}
+
+/** The Settings form, filled in with the emulator's URLs and its first app's credentials. */
+export async function configureService(prisma: PrismaClient, shop: string, emulatorUrl: string, client: ClientConfig): Promise<void> {
+  const result = await saveSettings(prisma, shop, {
+    environment: "sandbox",
+    baseUrl: emulatorUrl,
+    sandboxBaseUrl: emulatorUrl,
+    authUrl: emulatorUrl,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    signingSecret: client.signing_secrets[client.signing_secrets.length - 1],
+  });
+  if (!result.ok) throw new Error(`the app refused the demo's service settings: ${JSON.stringify(result.fieldErrors)}`);
+}

@@ -1,0 +1,298 @@
+// `npm run demo` as a newcomer runs it, driven from its `demo ready` line by headless Chromium: the storefront
+// (products, cart drawer, cart page), a customer connecting a workspace, `npm run demo:orders` filling the sync
+// log and the emulator. Then the same on PostgreSQL with two worker processes, one of them killed mid-run.
+// Screenshots go to test-results/; with UPDATE_DOC_IMAGES=1 also to docs/images/ (the README shows them).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, newContext, screenshotPath } from "./helpers/browser";
+
+const ROOT = path.resolve(__dirname, "..");
+const DEMO_TIMEOUT_MS = 240_000;
+
+interface DemoReady {
+  app_url: string;
+  admin_url: string;
+  storefront_url: string;
+  emulator_url: string;
+  shop: string;
+  api_secret: string;
+  customer_id: string;
+  worker_pids: number[];
+}
+
+interface RunningDemo {
+  ready: DemoReady;
+  dataDir: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The demo as a terminal runs it: its own process group, so the stop below is Ctrl-C (SIGINT to the whole group).
+const cleanEnv = () => {
+  const env = { ...process.env };
+  Reflect.deleteProperty(env, "NODE_ENV");
+  Reflect.deleteProperty(env, "DATABASE_URL");
+  return env;
+};
+
+async function startDemo(args: string[] = []): Promise<RunningDemo> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "demo-test-"));
+  const port = await freePort();
+  const child = spawn("npm", ["run", "demo", "--", "--port", String(port), "--data-dir", dataDir, "--reset", ...args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const ready = new Promise<DemoReady>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "demo ready" line in ${DEMO_TIMEOUT_MS} ms:\n${output.slice(-3000)}`)), DEMO_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = /^demo ready (\{.*\})$/m.exec(output);
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line[1]) as DemoReady);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`the demo exited (${code}) before it was ready:\n${output.slice(-3000)}`)));
+  });
+  const announced = await ready.catch(async (error: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT"); // leave nothing running
+    await exited;
+    throw error;
+  });
+  return {
+    ready: announced,
+    dataDir,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT");
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function runOrders(demo: RunningDemo, count: number): Promise<{ order_ids: string[]; fulfillment_ids: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", ["run", "demo:orders", "--", "--count", String(count), "--data-dir", demo.dataDir], { cwd: ROOT, env: cleanEnv() });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.on("exit", (code) => {
+      const line = /^demo orders (\{.*\})$/m.exec(output);
+      if (code === 0 && line) resolve(JSON.parse(line[1]));
+      else reject(new Error(`demo:orders exited ${code}:\n${output}`));
+    });
+  });
+}
+
+interface EmulatorState {
+  orders: { external_id: string; workspace_id: string }[];
+  shipments: { external_id: string; workspace_id: string }[];
+  handoffs: unknown[];
+}
+
+async function emulatorState(demo: RunningDemo): Promise<EmulatorState> {
+  return (await fetch(`${demo.ready.emulator_url}/_emulator/state`)).json() as Promise<EmulatorState>;
+}
+
+/** Waits until the emulator holds every one of these orders and shipments; returns the state. */
+async function waitForImports(demo: RunningDemo, ids: { order_ids: string[]; fulfillment_ids: string[] }, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = await emulatorState(demo);
+    const orders = new Set(state.orders.map((o) => o.external_id));
+    const shipments = new Set(state.shipments.map((s) => s.external_id));
+    const missing = ids.order_ids.filter((id) => !orders.has(id)).length + ids.fulfillment_ids.filter((id) => !shipments.has(id)).length;
+    if (missing === 0) return state;
+    if (Date.now() > deadline) throw new Error(`${missing} imports still missing at the emulator`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function shot(page: Page, name: string) {
+  const file = screenshotPath(`demo-${name}`);
+  await page.screenshot({ path: file });
+  if (process.env.UPDATE_DOC_IMAGES === "1") copyFileSync(file, path.join(ROOT, "docs/images", `demo-${name}.png`));
+}
+
+async function browserFor(browser: Browser): Promise<BrowserContext> {
+  const context = await newContext(browser);
+  await context.route("https://cdn.shopify.com/**", (route) => route.abort()); // App Bridge's CDN: not reachable here
+  return context;
+}
+
+describe("npm run demo (PGlite, worker in the app)", () => {
+  let demo: RunningDemo;
+  let browser: Browser;
+  let startMs = 0;
+
+  beforeAll(async () => {
+    const started = Date.now();
+    demo = await startDemo();
+    startMs = Date.now() - started;
+    browser = await launchBrowser();
+  }, DEMO_TIMEOUT_MS + 10_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+  }, 30_000);
+
+  it("announces every address on 127.0.0.1, with the shop's secret and a connected customer", () => {
+    console.log(`demo ready after ${(startMs / 1000).toFixed(1)} s`);
+    const { ready } = demo;
+    for (const url of [ready.app_url, ready.admin_url, ready.storefront_url, ready.emulator_url]) expect(new URL(url).hostname).toBe("127.0.0.1");
+    expect(ready.shop).toBe("demo-shop.myshopify.com");
+    expect(ready.api_secret).toBeTruthy();
+    expect(ready.customer_id).toMatch(/^\d+$/);
+    expect(ready.worker_pids).toEqual([]);
+  });
+
+  it("a shopper browses the storefront, adds two products (cart drawer, cart page) and continues the cart on the service's claim page", async () => {
+    const context = await browserFor(browser);
+    const page = await context.newPage();
+    await page.goto(demo.ready.storefront_url);
+    expect(await page.locator(".product-card").count()).toBe(5);
+    await shot(page, "storefront");
+
+    await page.click('[data-product="blue-mug"]');
+    await page.click("[data-add-to-cart]");
+    await page.locator("#cart-drawer").waitFor({ state: "visible" });
+    expect(await page.locator("[data-cart-count]").textContent()).toBe("1");
+    await page.goto(new URL("/products/wool-beanie", demo.ready.storefront_url).toString());
+    await page.fill('input[name="quantity"]', "2");
+    await page.click("[data-add-to-cart]");
+    await page.locator("#cart-drawer").waitFor({ state: "visible" });
+    await page.waitForFunction(() => document.querySelector("[data-cart-count]")?.textContent === "3");
+    expect(await page.locator("[data-cart-total]").textContent()).toBe("€60.50");
+    await shot(page, "cart-drawer");
+
+    await page.click("[data-cart-view]");
+    await page.waitForURL(/\/cart$/);
+    const lines = await page.locator("[data-cart-line]").allTextContents();
+    expect(lines.map((l) => l.replace(/\s+/g, " ").trim())).toEqual(["Blue mug €12.50 1 €12.50", "Wool beanie €24.00 2 €48.00"]);
+    await shot(page, "cart");
+
+    // Continue cart (the extension's own block and script): the service's claim page with those lines and prices.
+    await page.click('[data-app-block="continue-cart"] .continue-cart__button');
+    await page.waitForURL(new RegExp(`^${demo.ready.emulator_url}/claim/`));
+    const claim = await page.locator("tbody tr").allTextContents();
+    expect(claim).toEqual(["Blue mug112.50 EUR", "Wool beanie224.00 EUR"]);
+    await shot(page, "claim");
+    const state = await emulatorState(demo);
+    expect(state.handoffs).toHaveLength(1);
+    await context.close();
+  }, 90_000);
+
+  it("the demo customer logs in and connects a workspace through the emulator's consent page", async () => {
+    const context = await browserFor(browser);
+    const page = await context.newPage();
+    await page.goto(new URL("/account", demo.ready.storefront_url).toString());
+    await page.click(`[data-login="${demo.ready.customer_id}"]`);
+    await page.waitForURL(/\/account$/);
+    await page.click(".connect-workspace-block__button");
+    await expect(page.locator('[data-status="connected"]').textContent()).resolves.toContain("ws-acme");
+    await page.click('[data-action="connect"]');
+    await page.waitForURL(new RegExp(`^${demo.ready.emulator_url}/oauth/authorize`));
+    await page.check('input[name="workspace_id"][value="ws-globex"]');
+    await shot(page, "consent");
+    await page.click('button[value="approve"]');
+    await page.waitForURL(/\/apps\/workspace\/connect\?result=connected/);
+    expect(await page.locator('[data-status="connected"]').textContent()).toContain("ws-globex");
+    await shot(page, "connected");
+    await context.close();
+  });
+
+  it("demo:orders --count 20: every order and shipment reaches the emulator and shows in the admin's sync log", async () => {
+    const sent = await runOrders(demo, 20);
+    expect(sent.order_ids).toHaveLength(20);
+    const state = await waitForImports(demo, sent);
+    const ours = new Set(sent.order_ids);
+    expect(state.orders.filter((o) => ours.has(o.external_id)).every((o) => o.workspace_id === "ws-globex")).toBe(true);
+
+    const context = await browserFor(browser);
+    const page = await context.newPage();
+    await page.goto(demo.ready.admin_url);
+    const last = sent.order_ids[sent.order_ids.length - 1];
+    await page.getByText(`Order ${last}`).first().waitFor();
+    await shot(page, "admin-sync");
+    await page.goto(`${demo.ready.emulator_url}/_emulator/state`);
+    expect(await page.locator("body").textContent()).toContain(last);
+    await context.close();
+  });
+
+  it("the customer's past orders came from the Admin API when they connected (the backfill)", async () => {
+    const state = await emulatorState(demo);
+    // dev/demo-store's history: three orders of the first customer, two of them shipped (ids 55000000xx).
+    expect(state.orders.filter((o) => /^55000000\d\d$/.test(o.external_id)).length).toBeGreaterThanOrEqual(3);
+    expect(state.shipments.filter((s) => /^66000000\d\d$/.test(s.external_id)).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("Ctrl-C stops every process the demo started", async () => {
+    const pids = execFileSync("pgrep", ["-g", String(demo.child.pid)]).toString().trim().split("\n");
+    expect(pids.length).toBeGreaterThan(2);
+    await demo.stop();
+    for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow();
+  }, 30_000);
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("npm run demo --database-url (PostgreSQL) --workers 2", () => {
+  let demo: RunningDemo;
+  let databaseUrl: string;
+  const name = `demo_${Date.now().toString(36)}`;
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    demo = await startDemo(["--database-url", databaseUrl, "--workers", "2"]);
+  }, DEMO_TIMEOUT_MS + 10_000);
+
+  afterAll(async () => {
+    await demo?.stop();
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }, 60_000);
+
+  it("runs the sync in two worker processes, and killing one mid-run loses no order or shipment", async () => {
+    expect(demo.ready.worker_pids).toHaveLength(2);
+    await waitForImports(demo, { order_ids: ["5500000001", "5500000002", "5500000003"], fulfillment_ids: [] }); // the backfill
+    const before = (await emulatorState(demo)).orders.length;
+    const sending = runOrders(demo, 20);
+    // Mid-run: the first new order has arrived at the service, most are still queued or in a worker's hands.
+    while ((await emulatorState(demo)).orders.length === before) await new Promise((r) => setTimeout(r, 50));
+    process.kill(demo.ready.worker_pids[0], "SIGKILL");
+    const sent = await sending;
+    await waitForImports(demo, sent, 150_000);
+    expect(() => process.kill(demo.ready.worker_pids[1], 0)).not.toThrow();
+  }, 240_000);
+});
