@@ -56,7 +56,7 @@ export function matchesSearch(order: PastOrder, search: string): boolean {
 }
 
 function customerNode(c: DemoCustomer) {
-  return { id: gid("Customer", c.id), firstName: c.firstName, lastName: c.lastName, displayName: `${c.firstName} ${c.lastName}`, email: c.email };
+  return { id: gid("Customer", c.id), firstName: c.firstName, lastName: c.lastName, displayName: `${c.firstName} ${c.lastName}`, email: c.email, defaultEmailAddress: { emailAddress: c.email } };
 }
 
 export interface OrderHandlerOptions {

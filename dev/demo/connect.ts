@@ -16,11 +16,15 @@ const decodeEntities = (s: string) =>
 
 export async function connectDemoCustomer(storeUrl: string, customer: { id: string; name: string; email: string }): Promise<void> {
   const cookie = `customer_id=${customer.id}`;
+  // The page first: its form carries the customer's CSRF token (who they are comes from Shopify's signed proxy
+  // parameters, their name from the Admin API).
+  const page = await fetch(new URL("/apps/workspace/connect", storeUrl), { headers: { cookie } });
+  const token = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!token) throw new Error(`the connect page (${page.status}) has no form to start from`);
   const start = await fetch(new URL("/apps/workspace/connect", storeUrl), {
     method: "POST",
     headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
-    // What the page's form carries: the name and email Liquid filled in.
-    body: new URLSearchParams({ customer_name: customer.name, customer_email: customer.email }),
+    body: new URLSearchParams({ csrf_token: decodeEntities(token) }),
     redirect: "manual",
   });
   await start.body?.cancel();
