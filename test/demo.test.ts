@@ -235,7 +235,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
 
     const context = await browserFor(browser);
     const page = await context.newPage();
-    await page.goto(demo.ready.admin_url);
+    await page.goto(`${demo.ready.admin_url}/log`); // the Sync log
     const last = sent.order_ids[sent.order_ids.length - 1];
     await page.getByText(`Order ${last}`).first().waitFor();
     await shot(page, "admin-sync");

@@ -1,5 +1,6 @@
 // Sync log: every order import, shipment import and cart handoff, filtered by what is in the URL (shareable), a
 // keyset page at a time; bulk retry and resolve; CSV export of the same view. Logic: app/admin/log*.server.ts.
+// About 300 lines, all of it the page's Polaris markup (filters, table, bulk actions): the logic is in app/admin/.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
 import {

@@ -1,3 +1,6 @@
+// Settings: the service credentials (write-only secrets, check connection), Continue cart and data retention, each
+// its own form. Over 300 lines because of three cards of Polaris markup; the logic is in app/connections/,
+// app/handoff/settings.server.ts and app/privacy/retention.server.ts.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
