@@ -172,3 +172,18 @@ export function signedHeaders(body: string, shop = "bench-shop.myshopify.com"): 
 }
 
 export const ratioRow = (row: Omit<Row, "ratio">): Row => ({ ...row, ratio: row.baseline ? row.value / row.baseline : NaN });
+
+/** The p-th percentile of sorted samples. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** Times `run` `count` times after a short warm-up, one at a time; the durations in ms, sorted. */
+export async function timeSamples(run: () => Promise<unknown>, count: number, warmup = Math.min(20, count)): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await run();
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await run();
+    out.push(performance.now() - started);
+  }
+  return out.sort((a, b) => a - b);
+}

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { signProxyQuery } from "../../dev/shopify/app-proxy";
-import { appEnv, SECRET, throwawayDatabase, type Bench } from "./common";
+import { appEnv, percentile, SECRET, throwawayDatabase, timeSamples, type Bench } from "./common";
 
 export interface BenchRow {
   name: string;
@@ -86,8 +86,6 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
   return [baseline, handoff];
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
 /**
  * The bench table's row. Runs in the bench's own process (the handler is called directly, no HTTP), on a
  * throwaway database; the app reads its environment once, so this section sets it before importing the app.
@@ -100,22 +98,13 @@ export const handoffBench: Bench = {
     const { database } = await import("../../app/db.server");
     const app = database();
     const n = Number(process.env.BENCH_N ?? 500);
-    const measure = async (name: string, run: () => Promise<unknown>): Promise<BenchRow> => {
-      for (let i = 0; i < Math.min(50, n); i++) await run();
-      const samples: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const started = performance.now();
-        await run();
-        samples.push(performance.now() - started);
-      }
-      return { name, samples: samples.sort((a, b) => a - b) };
-    };
+    const measure = async (name: string, run: () => Promise<unknown>): Promise<BenchRow> => ({ name, samples: await timeSamples(run, n, Math.min(50, n)) });
     try {
       await app.ready;
       ctx.log(`continue cart: ${n} handoffs`);
       const [baseline, handoff] = await benchHandoff({ prisma: app.prisma, shop: "bench-cart.myshopify.com", apiSecret: SECRET, measure });
-      const value = pct(handoff.samples, 95);
-      const base = pct(baseline.samples, 95);
+      const value = percentile(handoff.samples, 95);
+      const base = percentile(baseline.samples, 95);
       return [
         {
           figure: `${HANDOFF_ROW} p95 (ms)`,
@@ -126,7 +115,7 @@ export const handoffBench: Bench = {
           ratio: value / base,
           target: `p95 < ${HANDOFF_TARGET_P95_MS} ms`,
           met: value < HANDOFF_TARGET_P95_MS,
-          note: `p50 ${pct(handoff.samples, 50).toFixed(1)} ms`,
+          note: `p50 ${percentile(handoff.samples, 50).toFixed(1)} ms`,
         },
       ];
     } finally {

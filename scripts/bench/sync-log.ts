@@ -7,25 +7,15 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
-import { throwawayDatabase, type Bench, type Row } from "./common";
+import { percentile, throwawayDatabase, timeSamples, type Bench, type Row } from "./common";
 
 const SHOP = "bench-log.myshopify.com";
 const RECORDS = Number(process.env.BENCH_LOG_RECORDS ?? 100_000);
 const HANDOFFS = Math.round(RECORDS / 50);
 const SAMPLES = Number(process.env.BENCH_LOG_N ?? 200);
 
-const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-
-async function sample(run: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(20, SAMPLES); i++) await run();
-  const out: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const t = performance.now();
-    await run();
-    out.push(performance.now() - t);
-  }
-  return out.sort((a, b) => a - b);
-}
+const pct = percentile;
+const sample = (run: () => Promise<unknown>) => timeSamples(run, SAMPLES);
 
 async function seed(prisma: PrismaClient) {
   // One statement each: states spread like a real shop (mostly imported, some failed), 500 customers, one a second.
