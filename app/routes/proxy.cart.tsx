@@ -1,12 +1,13 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { authenticate, unauthenticated } from "../shopify.server";
+import { unauthenticated } from "../shopify.server";
+import { verifyAppProxy } from "../lib/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
 
 // Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
-// signature check and the Admin API through the library's stored, refreshed offline session.
+// signature check (and no parameter named twice, app/lib/app-proxy.server.ts) and the Admin API through the library's stored, refreshed offline session.
 
 const budget = new Budget(); // per process, see app/handoff/budget.ts
 
@@ -16,7 +17,7 @@ export const action = ({ request }: ActionFunctionArgs) =>
   handleContinueCart(request, {
     prisma,
     budget,
-    verify: authenticate.public.appProxy,
+    verify: verifyAppProxy,
     graphqlFor: (shop) => async (query, variables) => {
       const { admin } = await unauthenticated.admin(shop);
       return (await admin.graphql(query, { variables })).json();

@@ -80,6 +80,19 @@ describe("a proxy query with a parameter the app reads named twice", () => {
       expect((await get(repeated(path, "logged_in_customer_id", VICTIM))).status).toBe(400);
     }
   });
+
+  it("on the Continue cart route too (a POST)", async () => {
+    const post = (url: string) =>
+      fetch(url, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token: "cart-1", lines: [{ variant_id: "1", quantity: 1 }] }),
+      });
+    const normal = await post(proxyUrl(app.url, "/cart", { customerId: ATTACKER }));
+    expect(normal.status).not.toBe(400); // this shop has no service settings: a plain "not available", not a refusal
+    expect((await post(repeated("/cart", "logged_in_customer_id", VICTIM))).status).toBe(400);
+  });
 });
 
 describe("a storefront POST", () => {
