@@ -61,7 +61,8 @@ async function seedOrders(count: number, failing: number) {
   const orders = Array.from({ length: count }, () => shopifyOrder());
   for (const order of orders) expect((await sendWebhook(app.url, "orders/create", order)).status).toBe(200);
   await db.prisma.job.updateMany({ where: { status: "queued" }, data: { maxAttempts: 1 } });
-  await drainJobs(deps);
+  // One at a time, in arrival order: the first `failing` orders are the ones the service refuses.
+  await drainJobs(deps, { concurrency: 1 });
   return orders;
 }
 
@@ -225,9 +226,14 @@ describe("with imports", () => {
       const next = page.getByRole("button", { name: "Next" });
       if (await next.isDisabled()) break;
       const before = page.url();
+      const firstBefore = viewIds.at(-1)!;
       await next.click();
       await page.waitForURL((url) => url.toString() !== before);
-      await page.waitForSelector(".Polaris-IndexTable");
+      // The URL changes before the next page's rows are rendered: wait for the rows themselves.
+      await page.waitForFunction(
+        (last) => !Array.from(document.querySelectorAll("a[data-primary-link]")).some((a) => a.getAttribute("href")!.endsWith(`/${last}`)),
+        firstBefore,
+      );
     }
     expect(viewIds.length).toBeGreaterThan(50); // more than one page
     const csv = await page.evaluate(async () => (await fetch(`/app/log/export?kind=order&state=imported&sort=asc`)).text());
