@@ -23,6 +23,17 @@ export interface AppServerOptions {
 export function createAppServer({ build, clientDir, logger }: AppServerOptions) {
   const app = express();
   app.disable("x-powered-by");
+  // A body a handler refused part way (413) is not read into memory, but it is not left unread either: closing a
+  // socket with unread data resets the connection, and the client may lose the answer. Whatever is still coming
+  // is discarded for a moment (no buffering), then the connection goes.
+  app.use((req, res, next) => {
+    res.once("finish", () => {
+      if (req.complete) return;
+      req.resume();
+      setTimeout(() => req.socket.destroy(), 2_000).unref();
+    });
+    next();
+  });
   // The largest body any route accepts (app/lib/body-limit.server.ts): a bigger declared one is refused here,
   // before any handler sees the request; routes still count what they read.
   app.use((req, res, next) => {

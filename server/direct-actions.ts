@@ -47,8 +47,6 @@ export function directWebhookActions(build: ServerBuild): RequestHandler {
         res.status(response.status);
         response.headers.forEach((value, key) => res.setHeader(key, value));
         res.end(Buffer.from(await response.arrayBuffer()));
-        // A body the action stopped reading (over its limit) is not drained: the connection goes instead.
-        if (!req.complete) res.once("finish", () => req.destroy());
       })
       .catch((error: unknown) => {
         // A thrown Response is an answer (Shopify's helpers throw 401s); anything else is ours: 500, no detail.

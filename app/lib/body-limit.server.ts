@@ -18,11 +18,12 @@ export type BodyKind = keyof typeof BODY_LIMITS;
 
 export type BodyResult = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; response: Response };
 
-// Connection: close: the server then drops the rest of an oversized upload instead of draining it.
+// No Connection: close here: closing a socket with the rest of the upload unread resets the connection, and the
+// client may never see this answer. The server discards what still comes, unbuffered (server/app.ts).
 const tooLarge = (limit: number) =>
   new Response(`Request body too large (limit ${limit} bytes)`, {
     status: 413,
-    headers: { "Content-Type": "text/plain; charset=utf-8", Connection: "close" },
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
   });
 
 const unreadable = () =>
@@ -52,7 +53,7 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
       total += value.byteLength;
       if (total > limit) {
         // Stop reading, but leave the stream alone: cancelling it would destroy the socket before the 413 is
-        // written. Connection: close on the answer then ends the connection.
+        // written. The server discards the rest, unbuffered, and then closes (server/app.ts).
         reader.releaseLock();
         return { ok: false, response: tooLarge(limit) };
       }
