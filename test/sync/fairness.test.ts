@@ -1,22 +1,11 @@
 // Fair leasing between shops: one shop's backlog does not hold back another shop's new order.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { describe, expect, it } from "vitest";
+import { withSyncDatabase } from "./support";
 import { enqueueJob, leaseJobs, orderKeyOf } from "~/sync/queue.server";
 
-let db: TestDatabase;
+const db = withSyncDatabase();
 const busy = "busy-shop.myshopify.com";
 const quiet = "quiet-shop.myshopify.com";
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
-beforeEach(async () => {
-  await db.prisma.job.deleteMany();
-  await db.prisma.shopSettings.deleteMany();
-});
 
 async function backlog(shop: string, count: number, from = 0) {
   for (let i = 0; i < count; i++) await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf(`${shop}-${from + i}`) });

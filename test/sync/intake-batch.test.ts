@@ -1,24 +1,12 @@
 // Group commit at intake: many deliveries, one statement; an answer only after the commit; all-or-nothing batches.
 import type { PrismaClient } from "@prisma/client";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { describe, expect, it } from "vitest";
+import { withSyncDatabase } from "./support";
 import { createIntakeBatcher } from "~/sync/intake-batch.server";
 import type { Delivery } from "~/sync/intake.server";
 
-let db: TestDatabase;
+const db = withSyncDatabase();
 const shop = "batch-shop.myshopify.com";
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
-beforeEach(async () => {
-  await db.prisma.job.deleteMany();
-  await db.prisma.syncRecord.deleteMany();
-  await db.prisma.webhookDelivery.deleteMany();
-});
 
 const order = (id: number, eventId = `evt-${id}`): Delivery => ({
   shop,

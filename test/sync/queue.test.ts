@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { describe, expect, it } from "vitest";
+import { withSyncDatabase } from "./support";
 import {
   backoffMs,
   completeJob,
@@ -11,20 +11,8 @@ import {
   retryRecordJob,
 } from "~/sync/queue.server";
 
-let db: TestDatabase;
+const db = withSyncDatabase();
 const shop = "queue-shop.myshopify.com";
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
-beforeEach(async () => {
-  await db.prisma.job.deleteMany();
-  await db.prisma.syncRecord.deleteMany();
-  await db.prisma.shopSettings.deleteMany();
-});
 
 describe("job queue", () => {
   it("leases a due job once, with attempts counted, and completes it", async () => {

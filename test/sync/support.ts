@@ -3,6 +3,8 @@
 import { MemoryGrantStore } from "../helpers/memory-grant-store";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
 import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "~/service/client.server";
 import type { SyncDeps } from "~/sync/worker.server";
@@ -86,9 +88,31 @@ export function syncDeps(prisma: PrismaClient, emulator: RunningEmulator, stores
 /** Back to nothing between tests: the emulator's data and every sync table of the shared test database. */
 export async function resetSyncState(prisma: PrismaClient, emulator: RunningEmulator) {
   await resetEmulator(emulator);
+  await clearSyncTables(prisma);
+}
+
+/** Empties what the sync writes (queue, records, deliveries, grants, settings, backfills). */
+export async function clearSyncTables(prisma: PrismaClient) {
   for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
     await (prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
   }
+}
+
+/** A fresh database for the test file, its sync tables emptied before each test. */
+export function withSyncDatabase(): { readonly prisma: PrismaClient } {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(() => clearSyncTables(db!.prisma));
+  return {
+    get prisma() {
+      return db!.prisma;
+    },
+  };
 }
 
 /** Non-replayed 201s per external id: how many times the service really imported (or updated) it. */
