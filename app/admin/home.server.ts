@@ -1,6 +1,7 @@
 // The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
 import { hasRunningWork } from "./log.server";
 
@@ -32,7 +33,6 @@ export interface HomeView {
 const IMPORT_KINDS = ["order", "shipment"];
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 // Columns are UTC timestamps without a zone: compare with one, not with a driver-converted timestamptz.
-const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
 
 /** Imports (importedAt) and failures (failed records, by their last attempt) per UTC day, zeros included. */
 async function perDay(prisma: PrismaClient, shop: string, now: Date, days: number): Promise<DayCount[]> {

@@ -222,7 +222,22 @@ export async function loadServiceSettings(
   shop: string,
   keyring?: Keyring,
 ): Promise<ServiceSettings | null> {
-  const row = await prisma.shopSettings.findUnique({ where: { shop } });
+  return serviceSettingsFromRow(await prisma.shopSettings.findUnique({ where: { shop } }), keyring);
+}
+
+/** The ShopSettings columns serviceSettingsFromRow reads. */
+export interface ServiceSettingsRow {
+  environment: string;
+  baseUrl: string;
+  sandboxBaseUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecretEnc: string | null;
+  signingSecretEnc: string | null;
+}
+
+/** A ShopSettings row → the decrypted settings the client takes, or null while any part is missing. */
+export function serviceSettingsFromRow(row: ServiceSettingsRow | null, keyring?: Keyring): ServiceSettings | null {
   if (!row || !row.clientId || !row.authUrl || !row.clientSecretEnc || !row.signingSecretEnc) return null;
   return {
     environment: row.environment === "production" ? "production" : "sandbox",

@@ -1,7 +1,8 @@
 // CartHandoff rows: one per request that got past the budget, with its state and, when it failed, the reason in
 // plain words (for the merchant) and as a code. listHandoffs is what the admin's log page loads.
-import { createHash } from "node:crypto";
-import type { Prisma, PrismaClient } from "@prisma/client";
+import { createHash, randomUUID } from "node:crypto";
+import type { PrismaClient } from "@prisma/client";
+import { ts } from "../db/sql.server";
 import type { ResolvedLine } from "./resolver.server";
 
 export type HandoffState = "pending" | "created" | "failed";
@@ -20,36 +21,38 @@ export interface RecordFacts {
   lineCount?: number;
 }
 
-function data(facts: RecordFacts) {
+type Outcome =
+  | { state: "created"; handoffId: string; claimUrl: string; expiresAt: Date; attempts: number }
+  | { state: "failed"; reasonCode: string; reason: string; attempts: number };
+
+// The click path's statements are written in SQL: through Prisma's query builder each one cost about three times
+// as much (p95 1.9–3 ms against 0.6 ms, measured), most of the app's own time per handoff. The admin's reads below
+// stay on Prisma.
+function insertRecord(prisma: PrismaClient, facts: RecordFacts, outcome: Outcome) {
   const lines = facts.lines ?? [];
-  return {
-    shop: facts.shop,
-    customerId: facts.customerId,
-    cartTokenHash: facts.cartTokenHash,
-    contentHash: facts.contentHash ?? "",
-    externalCartId: facts.externalCartId ?? "",
-    idempotencyKey: facts.idempotencyKey ?? "",
-    lineCount: facts.lineCount ?? lines.length,
-    totalMinor: BigInt(lines.reduce((sum, l) => sum + l.unitPriceMinor * l.quantity, 0)),
-    currency: facts.currency ?? "",
-    lines: lines as unknown as Prisma.InputJsonValue,
-  };
+  const total = lines.reduce((sum, l) => sum + BigInt(l.unitPriceMinor) * BigInt(l.quantity), 0n);
+  const created = outcome.state === "created" ? outcome : null;
+  const failed = outcome.state === "failed" ? outcome : null;
+  const now = ts(new Date());
+  return prisma.$executeRaw`
+    INSERT INTO "CartHandoff" (id, shop, "customerId", "cartTokenHash", "contentHash", "externalCartId", "idempotencyKey",
+      "lineCount", "totalMinor", currency, lines, state, reason, "reasonCode", "handoffId", "claimUrl", "expiresAt",
+      attempts, "createdAt", "updatedAt")
+    VALUES (${randomUUID()}, ${facts.shop}, ${facts.customerId}::text, ${facts.cartTokenHash}, ${facts.contentHash ?? ""},
+      ${facts.externalCartId ?? ""}, ${facts.idempotencyKey ?? ""}, ${facts.lineCount ?? lines.length}::int, ${total}::bigint,
+      ${facts.currency ?? ""}, ${JSON.stringify(lines)}::jsonb, ${outcome.state}, ${failed?.reason ?? null}::text,
+      ${failed?.reasonCode ?? null}::text, ${created?.handoffId ?? null}::text, ${created?.claimUrl ?? null}::text,
+      ${created ? ts(created.expiresAt) : null}, ${outcome.attempts}::int, ${now}, ${now})`;
 }
 
 /** A request refused before anything was sent to the service. */
 export function recordRefusal(prisma: PrismaClient, facts: RecordFacts, reasonCode: string, reason: string) {
-  return prisma.cartHandoff.create({ data: { ...data(facts), state: "failed", reasonCode, reason } });
+  return insertRecord(prisma, facts, { state: "failed", reasonCode, reason, attempts: 0 });
 }
 
 /** A request that reached the service: created with its claim URL, or failed with the service's reason. */
-export function recordOutcome(
-  prisma: PrismaClient,
-  facts: RecordFacts,
-  result:
-    | { state: "created"; handoffId: string; claimUrl: string; expiresAt: Date; attempts: number }
-    | { state: "failed"; reasonCode: string; reason: string; attempts: number },
-) {
-  return prisma.cartHandoff.create({ data: { ...data(facts), ...result } });
+export function recordOutcome(prisma: PrismaClient, facts: RecordFacts, outcome: Outcome) {
+  return insertRecord(prisma, facts, outcome);
 }
 
 /**
@@ -57,14 +60,12 @@ export function recordOutcome(
  * stays valid until `validUntil`; their count is the key's generation (an expired one is never reused).
  */
 export async function priorHandoffs(prisma: PrismaClient, shop: string, cartTokenHash: string, contentHash: string, validUntil: Date) {
-  const rows = await prisma.cartHandoff.findMany({
-    where: { shop, cartTokenHash, contentHash, state: "created" },
-    orderBy: { createdAt: "desc" },
-    select: { claimUrl: true, expiresAt: true },
-  });
+  const rows = await prisma.$queryRaw<{ claimUrl: string | null; valid: boolean | null }[]>`
+    SELECT "claimUrl", "expiresAt" > ${ts(validUntil)} AS valid FROM "CartHandoff"
+    WHERE shop = ${shop} AND "cartTokenHash" = ${cartTokenHash} AND "contentHash" = ${contentHash} AND state = 'created'
+    ORDER BY "createdAt" DESC, id`;
   const newest = rows[0];
-  const reusable = newest?.claimUrl && newest.expiresAt && newest.expiresAt > validUntil ? newest.claimUrl : null;
-  return { reusableClaimUrl: reusable, generation: rows.length };
+  return { reusableClaimUrl: newest?.valid && newest.claimUrl ? newest.claimUrl : null, generation: rows.length };
 }
 
 export interface HandoffListItem {

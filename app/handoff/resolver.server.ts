@@ -53,9 +53,22 @@ export type Resolution =
 const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
 const numericId = (g: string) => g.slice(g.lastIndexOf("/") + 1);
 
+// Building an Intl.NumberFormat costs tens of microseconds: once per currency, not once per line. Bounded anyway,
+// though the currency comes from the Admin API, already checked to be three capital letters.
+const fractionDigitsByCurrency = new Map<string, number>();
+
+function fractionDigits(currency: string): number {
+  let digits = fractionDigitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    if (fractionDigitsByCurrency.size < 1000) fractionDigitsByCurrency.set(currency, digits);
+  }
+  return digits;
+}
+
 /** Decimal string → integer minor units, exact (no floating point), with the currency's own number of decimals. */
 export function toMinorUnits(price: string, currency: string): number {
-  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  const digits = fractionDigits(currency);
   const [whole, frac = ""] = price.replace(/^-/, "").split(".");
   const padded = (frac + "0".repeat(digits)).slice(0, digits);
   const value = Number(whole) * 10 ** digits + (padded ? Number(padded) : 0);

@@ -2,7 +2,7 @@
 // ShopSettings beside the service settings; validated here so the settings page stays thin.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { loadServiceSettings } from "../connections/settings.server";
+import { serviceSettingsFromRow, type ServiceSettingsRow } from "../connections/settings.server";
 import type { HandoffSettings } from "./flow.server";
 
 // The service accepts 60 s to 7 days (expires_in_seconds); 30 minutes is long enough to sign in on the other side.
@@ -52,8 +52,18 @@ export async function saveHandoffSettings(
   return { ok: true, view: data };
 }
 
-/** Everything the flow needs from the settings, read fresh for each request. */
+/**
+ * Everything the flow needs from the settings, read fresh for each request (a switched-off button or a replaced
+ * secret applies from the next click on) in one statement, in SQL like the click path's other statements.
+ */
 export async function loadHandoffSettings(prisma: PrismaClient, shop: string): Promise<HandoffSettings> {
-  const [view, service] = await Promise.all([getHandoffSettingsView(prisma, shop), loadServiceSettings(prisma, shop)]);
-  return { enabled: view.cartButtonEnabled, expirySeconds: view.handoffExpirySeconds, service };
+  const [row] = await prisma.$queryRaw<(ServiceSettingsRow & HandoffSettingsView)[]>`
+    SELECT environment, "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc",
+      "cartButtonEnabled", "handoffExpirySeconds"
+    FROM "ShopSettings" WHERE shop = ${shop}`;
+  return {
+    enabled: row?.cartButtonEnabled ?? true,
+    expirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS,
+    service: serviceSettingsFromRow(row ?? null),
+  };
 }

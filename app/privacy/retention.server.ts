@@ -9,7 +9,7 @@
 // - deliveries no job points at, handled data requests and old cart handoffs are deleted.
 // The sync records themselves (ids, states, times) stay: they are the merchant's proof of what was sent.
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { ts } from "../sync/queue.server";
+import { ts } from "../db/sql.server";
 
 export const DEFAULT_RETENTION_DAYS = 90;
 export const MIN_RETENTION_DAYS = 7;

@@ -10,6 +10,7 @@
 //   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+import { ts } from "../db/sql.server";
 import { because } from "./reasons";
 
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -47,9 +48,6 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<string> {
   });
   return created.id;
 }
-
-// Timestamps are TIMESTAMP(3) without zone holding UTC (as Prisma writes them): pass them as UTC literals.
-export const ts = (date: Date) => Prisma.sql`${date.toISOString().replace("Z", "")}::timestamp(3)`;
 
 export interface LeaseOptions {
   workerId: string;
