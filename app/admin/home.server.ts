@@ -1,6 +1,6 @@
 // The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
-import { Prisma, type PrismaClient } from "@prisma/client";
+import type { PrismaClient } from "@prisma/client";
 import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
 import { hasRunningWork } from "./log.server";
