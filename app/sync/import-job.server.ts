@@ -5,7 +5,8 @@ import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import type { Failure } from "../service/outcomes.server";
 import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
 import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
-import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest, wakeJobs } from "./queue.server";
+import { ts } from "../db/sql.server";
+import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest } from "./queue.server";
 import { errorMessage } from "../lib/errors";
 import { recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";
@@ -138,9 +139,9 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     state,
     sentHash: meaning,
     workspaceId: route.grant.workspaceId,
-    serviceId: outcome.data.id,
+    serviceId: outcome.data.id ?? null,
     serviceStatus: status,
-    ...newer,
+    sourceUpdatedAt: newer.sourceUpdatedAt,
   });
   if (!recorded) return;
   deps.logger.info({ jobId: job.id, recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
@@ -155,15 +156,21 @@ function sourceUpdatedAt(payload: Record<string, unknown>): Date | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
-/** Shipments of an order that just got imported: those waiting run now, those skipped for it run again. */
+/**
+ * Shipments of an order that just got imported: those waiting run now, those skipped for it run again. One
+ * statement for the common case (no shipment yet): the data-modifying WITH runs whether or not it is read.
+ */
 async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
-  const now = deps.now();
-  await wakeJobs(deps.prisma, { shop, orderKey: orderKeyOf(orderId), kind: "shipment" }, now);
-  const sleeping = await deps.prisma.syncRecord.findMany({
-    where: { shop, kind: "shipment", orderId, OR: [{ state: "waiting" }, { state: "skipped", reasonCode: "order_not_imported" }] },
-    select: { id: true },
-  });
-  for (const { id } of sleeping) await requeueLatest(deps.prisma, shop, id, now, { unlessQueued: true });
+  const now = ts(deps.now());
+  const sleeping = await deps.prisma.$queryRaw<{ id: string }[]>`
+    WITH woken AS (
+      UPDATE "Job" SET "runAt" = ${now}, "updatedAt" = ${now}
+      WHERE shop = ${shop} AND "orderKey" = ${orderKeyOf(orderId)} AND kind = 'shipment' AND status = 'queued' AND "runAt" > ${now}
+    )
+    SELECT id FROM "SyncRecord"
+    WHERE shop = ${shop} AND kind = 'shipment' AND "orderId" = ${orderId}
+      AND (state = 'waiting' OR (state = 'skipped' AND "reasonCode" = 'order_not_imported'))`;
+  for (const { id } of sleeping) await requeueLatest(deps.prisma, shop, id, deps.now(), { unlessQueued: true });
 }
 
 const WAIT_FOR_RECONNECT = new Set<Failure["kind"]>(["reconnect_required", "invalid_token", "insufficient_scope"]);
