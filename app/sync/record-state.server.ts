@@ -1,6 +1,7 @@
 // A SyncRecord's state transitions while its job holds the lease: settle (skipped/failed), wait, retry, give up,
 // imported. Each moves the job (a write fenced by its lease) and, only when that worked, writes the record, in one
 // transaction: a worker whose lease was taken over (it hung past it) must not overwrite what its successor recorded.
+import { randomUUID } from "node:crypto";
 import { ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
 import type { Job, Prisma, SyncRecord } from "@prisma/client";
@@ -31,11 +32,14 @@ export async function transition(
 }
 
 export async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId: string, orderId: string): Promise<SyncRecord> {
-  const record = await deps.prisma.syncRecord.upsert({
-    where: { shop_kind_externalId: { shop: job.shop, kind, externalId } },
-    create: { shop: job.shop, kind, externalId, orderId },
-    update: {},
-  });
+  // SQL: Prisma's upsert here took a transaction and four statements per job (docs/decisions/0002). The no-op
+  // update makes RETURNING give the existing row too, and the unique key makes a concurrent insert wait, not fail.
+  const now = ts(deps.now());
+  const [record] = await deps.prisma.$queryRaw<SyncRecord[]>`
+    INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "createdAt", "updatedAt")
+    VALUES (${randomUUID()}, ${job.shop}, ${kind}, ${externalId}, ${orderId}, ${now}, ${now})
+    ON CONFLICT (shop, kind, "externalId") DO UPDATE SET shop = EXCLUDED.shop
+    RETURNING *`;
   if (job.recordId !== record.id) await deps.prisma.job.update({ where: { id: job.id }, data: { recordId: record.id } });
   return record;
 }
