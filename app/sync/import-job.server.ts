@@ -117,10 +117,11 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
   // content that comes back after another version was accepted (A → B → A) gets a new one and is applied again.
   const key = idempotencyKey(job.shop, kind, externalId, hash, record.importedAt);
-  await deps.prisma.syncRecord.update({
-    where: { id: record.id },
-    data: { contentHash: hash, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId },
-  });
+  const now = ts(deps.now());
+  await deps.prisma.$executeRaw`
+    UPDATE "SyncRecord" SET "contentHash" = ${hash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
+      "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
+    WHERE id = ${record.id}`;
 
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });

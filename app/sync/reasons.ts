@@ -86,5 +86,3 @@ export function because(code: SyncReasonCode, details: ReasonDetails = {}): { re
   return { reasonCode: code, reason: reasonText(code, details) };
 }
 
-/** No reason (imported, or pending with nothing to say). */
-export const NO_REASON = { reasonCode: null, reason: null } as const;

@@ -7,7 +7,7 @@ import { formatUtcTime } from "../lib/dates";
 import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import { completeJob, failJob, rescheduleJob } from "./queue.server";
 import type { Resolved } from "./job-context.server";
-import { because, NO_REASON, type ReasonDetails, type SyncReasonCode } from "./reasons";
+import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 import type { SyncKind } from "./idempotency.server";
 
 export const IMPORTED = new Set(["imported", "updated"]);

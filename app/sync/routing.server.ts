@@ -17,10 +17,10 @@ export type Route =
   | { kind: "needs_reconnect"; grant: RoutedGrant };
 
 export async function routeCustomer(prisma: PrismaClient, shop: string, customerId: string): Promise<Route> {
-  const grant = await prisma.customerGrant.findUnique({
-    where: { shop_customerId: { shop, customerId } },
-    select: { id: true, shop: true, customerId: true, workspaceId: true, status: true, statusReason: true },
-  });
+  // Once per job: SQL, like the worker's other per-job statements (docs/decisions/0002).
+  const [grant] = await prisma.$queryRaw<RoutedGrant[]>`
+    SELECT id, shop, "customerId", "workspaceId", status, "statusReason" FROM "CustomerGrant"
+    WHERE shop = ${shop} AND "customerId" = ${customerId}`;
   if (!grant) return { kind: "not_connected" };
   if (grant.status !== "active") return { kind: "needs_reconnect", grant };
   return { kind: "grant", grant };
