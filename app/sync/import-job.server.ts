@@ -8,7 +8,7 @@ import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfil
 import { ts } from "../db/sql.server";
 import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest } from "./queue.server";
 import { errorMessage } from "../lib/errors";
-import { recordAttempt } from "./attempts.server";
+import { attemptInsert, recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";
 import type { Resolved } from "./job-context.server";
 import { ensureRecord, giveUp, IMPORTED, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
@@ -117,16 +117,17 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
   // content that comes back after another version was accepted (A → B → A) gets a new one and is applied again.
   const key = idempotencyKey(job.shop, kind, externalId, hash, record.importedAt);
-  const now = ts(deps.now());
-  await deps.prisma.$executeRaw`
-    UPDATE "SyncRecord" SET "contentHash" = ${hash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
-      "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
-    WHERE id = ${record.id}`;
-
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
-  await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: errorMessage(error) }, "attempt not logged"));
-  if (!outcome.ok) return handleFailure(deps, job, record, kind, outcome);
+  if (!outcome.ok) {
+    const now = ts(deps.now());
+    await deps.prisma.$executeRaw`
+      UPDATE "SyncRecord" SET "contentHash" = ${hash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
+        "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
+      WHERE id = ${record.id}`;
+    await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: errorMessage(error) }, "attempt not logged"));
+    return handleFailure(deps, job, record, kind, outcome);
+  }
 
   // The service's own word when it uses ours (a replay repeats the first answer); otherwise: sent before → update.
   const status = outcome.data.status;
@@ -136,17 +137,31 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
       : record.sentHash && record.workspaceId === route.grant.workspaceId
         ? "updated"
         : "imported";
-  const recorded = await recordImported(deps, job, record.id, {
-    state,
-    sentHash: meaning,
-    workspaceId: route.grant.workspaceId,
-    serviceId: outcome.data.id ?? null,
-    serviceStatus: status,
-    sourceUpdatedAt: newer.sourceUpdatedAt,
-  });
+  // Job done, record written, attempt logged and, for an order, its waiting shipments woken: one statement.
+  const { recorded, sleepingShipments } = await recordImported(
+    deps,
+    job,
+    record.id,
+    {
+      state,
+      sentHash: meaning,
+      contentHash: hash,
+      workspaceId: route.grant.workspaceId,
+      customerId: record.customerId,
+      serviceId: outcome.data.id ?? null,
+      serviceStatus: status,
+      attempts: job.attempts,
+      sourceUpdatedAt: newer.sourceUpdatedAt,
+    },
+    {
+      attempt: attemptInsert(job, record.id, outcome, deps.now()),
+      order: kind === "order" ? { orderId, orderKey: orderKeyOf(orderId) } : undefined,
+    },
+  );
   if (!recorded) return;
   deps.logger.info({ jobId: job.id, recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
-  if (kind === "order") await wakeShipments(deps, job.shop, orderId);
+  // Shipments skipped for this order, or waiting for it, run again.
+  for (const id of sleepingShipments) await requeueLatest(deps.prisma, job.shop, id, deps.now(), { unlessQueued: true });
 }
 
 /** Shopify's `updated_at` of a webhook payload (backfill payloads have none). */
@@ -155,23 +170,6 @@ function sourceUpdatedAt(payload: Record<string, unknown>): Date | undefined {
   if (typeof value !== "string") return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : new Date(ms);
-}
-
-/**
- * Shipments of an order that just got imported: those waiting run now, those skipped for it run again. One
- * statement for the common case (no shipment yet): the data-modifying WITH runs whether or not it is read.
- */
-async function wakeShipments(deps: Resolved, shop: string, orderId: string) {
-  const now = ts(deps.now());
-  const sleeping = await deps.prisma.$queryRaw<{ id: string }[]>`
-    WITH woken AS (
-      UPDATE "Job" SET "runAt" = ${now}, "updatedAt" = ${now}
-      WHERE shop = ${shop} AND "orderKey" = ${orderKeyOf(orderId)} AND kind = 'shipment' AND status = 'queued' AND "runAt" > ${now}
-    )
-    SELECT id FROM "SyncRecord"
-    WHERE shop = ${shop} AND kind = 'shipment' AND "orderId" = ${orderId}
-      AND (state = 'waiting' OR (state = 'skipped' AND "reasonCode" = 'order_not_imported'))`;
-  for (const { id } of sleeping) await requeueLatest(deps.prisma, shop, id, deps.now(), { unlessQueued: true });
 }
 
 const WAIT_FOR_RECONNECT = new Set<Failure["kind"]>(["reconnect_required", "invalid_token", "insufficient_scope"]);

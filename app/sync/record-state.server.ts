@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
-import type { Job, Prisma, SyncRecord } from "@prisma/client";
+import { Prisma, type Job, type SyncRecord } from "@prisma/client";
 import { completeJob, failJob, rescheduleJob } from "./queue.server";
 import type { Resolved } from "./job-context.server";
 import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
@@ -109,34 +109,70 @@ export async function giveUp(deps: Resolved, job: Job, recordId: string | null, 
 
 export interface ImportedFacts {
   state: "imported" | "updated";
-  /** meaningHash of the body the service accepted. */
+  /** meaningHash of the body the service accepted, and the hash of its exact bytes. */
   sentHash: string;
+  contentHash: string;
   workspaceId: string;
+  customerId: string | null;
   serviceId: string | null;
   serviceStatus: string;
+  /** The job's attempts so far, shown on the record. */
+  attempts: number;
   /** Shopify's updated_at of this content, when it is newer than the record's. */
   sourceUpdatedAt?: Date;
 }
 
+export interface ImportedOptions {
+  /** The attempt's row (attemptInsert): logged whether or not the lease still holds. */
+  attempt: Prisma.Sql;
+  /** An order: its shipments' jobs that wait for it are woken, and the shipment records asleep on it returned. */
+  order?: { orderId: string; orderKey: string };
+}
+
 /**
- * The service has the content: job done and record imported/updated together, under the lease. The busiest write of
- * the sync, so one SQL statement instead of a transaction of two (docs/decisions/0002): the record is written only
- * when the job row, still leased by this worker, moved to done.
+ * The service has the content: the busiest write of the sync, one SQL statement instead of four (docs/decisions/0002).
+ * The job moves to done only while this worker still holds its lease, and only then are the record and the order's
+ * waiting shipments written; the attempt is logged either way. Returns whether it was recorded, and for an order the
+ * shipment records that slept on it (skipped for it, or waiting), for the caller to queue again.
  */
-export async function recordImported(deps: Resolved, job: Job, recordId: string, facts: ImportedFacts): Promise<boolean> {
+export async function recordImported(
+  deps: Resolved,
+  job: Job,
+  recordId: string,
+  facts: ImportedFacts,
+  options: ImportedOptions,
+): Promise<{ recorded: boolean; sleepingShipments: string[] }> {
   const now = ts(deps.now());
-  const written = await deps.prisma.$queryRaw<{ id: string }[]>`
+  const { order } = options;
+  const wake = order
+    ? Prisma.sql`, woken AS (
+        UPDATE "Job" SET "runAt" = ${now}, "updatedAt" = ${now}
+        WHERE shop = ${job.shop} AND "orderKey" = ${order.orderKey} AND kind = 'shipment' AND status = 'queued' AND "runAt" > ${now}
+          AND EXISTS (SELECT 1 FROM recorded)
+      )`
+    : Prisma.empty;
+  const sleeping = order
+    ? Prisma.sql`ARRAY(SELECT id FROM "SyncRecord" WHERE shop = ${job.shop} AND kind = 'shipment' AND "orderId" = ${order.orderId}
+        AND (state = 'waiting' OR (state = 'skipped' AND "reasonCode" = 'order_not_imported')))`
+    : Prisma.sql`ARRAY[]::text[]`;
+  const [row] = await deps.prisma.$queryRaw<{ recorded: number; sleeping: string[] }[]>`
     WITH moved AS (
       UPDATE "Job" SET status = 'done', "finishedAt" = ${now}, "leaseUntil" = NULL, "lastError" = NULL, "updatedAt" = ${now}
       WHERE id = ${job.id} AND status = 'running' AND "leasedBy" = ${job.leasedBy}
       RETURNING id
-    )
-    UPDATE "SyncRecord" SET state = ${facts.state}, "sentHash" = ${facts.sentHash}, "workspaceId" = ${facts.workspaceId},
-      "serviceId" = ${facts.serviceId}::text, "serviceStatus" = ${facts.serviceStatus}, reason = NULL, "reasonCode" = NULL,
-      "sourceUpdatedAt" = COALESCE(${facts.sourceUpdatedAt ? ts(facts.sourceUpdatedAt) : null}, "sourceUpdatedAt"),
-      "importedAt" = ${now}, "updatedAt" = ${now}
-    WHERE id = ${recordId} AND EXISTS (SELECT 1 FROM moved)
-    RETURNING id`;
-  if (written.length === 0) deps.logger.warn({ recordId }, "lease lost; the new holder records the outcome");
-  return written.length === 1;
+    ), attempt AS (${options.attempt}
+    ), recorded AS (
+      UPDATE "SyncRecord" SET state = ${facts.state}, "sentHash" = ${facts.sentHash}, "contentHash" = ${facts.contentHash},
+        "workspaceId" = ${facts.workspaceId}, "customerId" = ${facts.customerId}::text, "serviceId" = ${facts.serviceId}::text,
+        "serviceStatus" = ${facts.serviceStatus}, reason = NULL, "reasonCode" = NULL, attempts = ${facts.attempts}::int,
+        "sourceUpdatedAt" = COALESCE(${facts.sourceUpdatedAt ? ts(facts.sourceUpdatedAt) : null}, "sourceUpdatedAt"),
+        "lastAttemptAt" = ${now}, "importedAt" = ${now}, "updatedAt" = ${now}
+      WHERE id = ${recordId} AND EXISTS (SELECT 1 FROM moved)
+      RETURNING id
+    )${wake}
+    SELECT (SELECT count(*) FROM recorded)::int AS recorded, ${sleeping} AS sleeping`;
+  const recorded = row.recorded === 1;
+  if (!recorded) deps.logger.warn({ recordId }, "lease lost; the new holder records the outcome");
+  // What the statement saw of the shipments is from before it ran: only a recorded import may wake them.
+  return { recorded, sleepingShipments: recorded ? row.sleeping : [] };
 }
