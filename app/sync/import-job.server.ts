@@ -20,7 +20,7 @@ const WAIT_FOR_ORDER_MS = 60_000;
 
 async function payloadOf(deps: Resolved, job: Job): Promise<unknown> {
   if (job.deliveryId) {
-    const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id: job.deliveryId }, select: { payload: true } });
+    const [delivery] = await deps.prisma.$queryRaw<{ payload: unknown }[]>`SELECT payload FROM "WebhookDelivery" WHERE id = ${job.deliveryId}`;
     if (delivery) return delivery.payload;
   }
   return (job.payload as { data?: unknown } | null)?.data;

@@ -31,9 +31,15 @@ export async function transition(
   return moved;
 }
 
+/** The job's record: the one the intake created with it, or found or created by its Shopify id. */
 export async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId: string, orderId: string): Promise<SyncRecord> {
-  // SQL: Prisma's upsert here took a transaction and four statements per job (docs/decisions/0002). The no-op
-  // update makes RETURNING give the existing row too, and the unique key makes a concurrent insert wait, not fail.
+  // SQL throughout (docs/decisions/0002): this runs for every job. Reading the intake's record writes nothing.
+  if (job.recordId) {
+    const [own] = await deps.prisma.$queryRaw<SyncRecord[]>`
+      SELECT * FROM "SyncRecord" WHERE id = ${job.recordId} AND shop = ${job.shop} AND kind = ${kind} AND "externalId" = ${externalId}`;
+    if (own) return own;
+  }
+  // The no-op update makes RETURNING give the existing row too; the unique key makes a concurrent insert wait, not fail.
   const now = ts(deps.now());
   const [record] = await deps.prisma.$queryRaw<SyncRecord[]>`
     INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "createdAt", "updatedAt")
