@@ -61,18 +61,28 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Runs until stopped: lease a batch, run it, repeat; sleep `pollMs` (or until notified) when idle. */
+/**
+ * Runs until stopped. Keeps up to `concurrency` jobs running: leases again as soon as a quarter of the slots are free
+ * (not when the whole batch is done, which left the worker idle behind its slowest job); sleeps `pollMs` (or until
+ * notified, or until a running job ends) when there is nothing to lease.
+ */
 export function startWorker(input: SyncDeps, options: WorkerOptions = {}): RunningWorker {
   const deps = resolve(input);
   const id = options.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
   const concurrency = options.concurrency ?? 4;
+  const refillAt = Math.max(1, Math.floor(concurrency / 4));
   const pollMs = options.pollMs ?? 1_000;
   let stopping = false;
   let wake: (() => void) | null = null;
   let notified = false; // a notification that came while leasing or running is not lost
+  let kicked = false; // a notification or a job's end that came while not paused wakes the next pause at once
+  const kick = () => {
+    kicked = true;
+    wake?.();
+  };
   const unsubscribe = onWorkNotified(() => {
     notified = true;
-    wake?.();
+    kick();
   });
   deps.logger.info({ workerId: id, concurrency }, "worker started");
 
@@ -80,10 +90,37 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   let nextPrune = Date.now() + Math.min(60_000, pruneEveryMs);
 
   const heartbeat = createHeartbeat(deps.prisma, id);
+  const running = new Set<Promise<void>>();
+  const start = (job: Job) => {
+    const run: Promise<void> = runJob(deps, job).finally(() => {
+      running.delete(run);
+      kick();
+    });
+    running.add(run);
+  };
+  /** Until `ms` pass, a notification, or (when jobs run) one of them ends. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolveSleep) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        kicked = false;
+        resolveSleep();
+      }
+      wake = done;
+      if (kicked || stopping) done();
+    });
+
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
       await heartbeat.tick();
+      const free = concurrency - running.size;
+      if (free < refillAt) {
+        await pause(pollMs);
+        continue;
+      }
       if (pruneEveryMs > 0 && Date.now() >= nextPrune) {
         nextPrune = Date.now() + pruneEveryMs;
         const done = await runHousekeeping(deps.prisma, { now: deps.now(), log: (event, facts) => deps.logger.info({ workerId: id, ...facts }, event) });
@@ -92,28 +129,19 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       let jobs: Job[] = [];
       notified = false;
       try {
-        jobs = await leaseJobs(deps.prisma, { workerId: id, limit: concurrency, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
+        jobs = await leaseJobs(deps.prisma, { workerId: id, limit: free, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
         failures = 0;
       } catch (error) {
         failures += 1;
         deps.logger.error({ workerId: id, err: errorMessage(error) }, "lease failed");
       }
-      if (jobs.length > 0) {
-        await Promise.all(jobs.map((job) => runJob(deps, job)));
-        continue;
-      }
-      if (stopping) break;
+      for (const job of jobs) start(job);
+      if (jobs.length === free || stopping) continue; // every slot taken: the next round waits for one to free up
       if (notified && failures === 0) continue;
-      await new Promise<void>((resolveSleep) => {
-        const timer = setTimeout(done, failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
-        function done() {
-          clearTimeout(timer);
-          wake = null;
-          resolveSleep();
-        }
-        wake = done;
-      });
+      // Less work than slots: wait for new work (notification or poll) or for a running job to end.
+      await pause(failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
     }
+    await Promise.all(running);
   })();
 
   return {
