@@ -105,7 +105,7 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const limit = options.limit ?? 1;
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
   await reclaimExpired(prisma, now);
-  const leased = await prisma.$queryRaw<{ id: string }[]>`
+  const leased = await prisma.$queryRaw<Job[]>`
     WITH shops AS (
       SELECT q.shop, row_number() OVER (
         ORDER BY (SELECT count(*) FROM "Job" r WHERE r.shop = q.shop AND r.status = 'running'), min(q.seq)) AS "shopRank"
@@ -141,10 +141,8 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
     UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
       attempts = attempts + 1, "updatedAt" = ${ts(now)}
     FROM chosen WHERE "Job".id = chosen.id
-    RETURNING "Job".id`;
-  if (leased.length === 0) return [];
-  const jobs = await prisma.job.findMany({ where: { id: { in: leased.map((j) => j.id) } } });
-  return jobs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+    RETURNING "Job".*`;
+  return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
 
 /** Marks a leased job done. False when the lease was lost (another worker took the job over). */
