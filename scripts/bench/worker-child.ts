@@ -46,7 +46,7 @@ const context = (store: GrantStore) =>
     retry: { maxAttempts: 3, maxElapsedMs: 20_000 },
   });
 
-const db = openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.BENCH_POOL ?? 8) });
+const db = openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
 const worker = startWorker(
   {
@@ -56,7 +56,7 @@ const worker = startWorker(
     importOrder: (_s, store, request, options) => importOrder(context(store), store, request, options),
     importShipment: (_s, store, request, options) => importShipment(context(store), store, request, options),
   },
-  { concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16), pollMs: 20, pruneEveryMs: 0 },
+  { concurrency: Number(process.env.WORKER_CONCURRENCY), pollMs: 20, pruneEveryMs: 0 },
 );
 console.log("ready");
 process.once("SIGTERM", () => void worker.stop().then(() => db.close()).then(() => process.exit(0)));
