@@ -512,6 +512,44 @@ describe("worker loop", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect((await record("order", later.id)).state).toBe("pending"); // stopped: nothing leased any more
   });
+
+  it("keeps its other slots busy while one import is slow", async () => {
+    const slow = shopifyOrder();
+    const quick = [shopifyOrder(), shopifyOrder(), shopifyOrder()];
+    // The slow order's send is held until the quick ones are imported: no timing involved.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding: SyncDeps = {
+      ...deps,
+      importOrder: async (settings, store, request, options) => {
+        if ((request as { external_order_id?: string }).external_order_id === String(slow.id)) await held;
+        return deps.importOrder(settings, store, request, options);
+      },
+    };
+    const worker = startWorker(holding, { pollMs: 60_000, concurrency: 2 });
+    const until = async (done: () => Promise<boolean>) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await done()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return done();
+    };
+    try {
+      await deliver("ORDERS_CREATE", slow);
+      notifyWorkers();
+      const slowJob = async () => (await db.prisma.job.findFirst({ where: { recordId: (await record("order", slow.id)).id } }))?.status;
+      expect(await until(async () => (await slowJob()) === "running")).toBe(true);
+
+      for (const order of quick) await deliver("ORDERS_CREATE", order);
+      notifyWorkers();
+      // One after another through the free slot, while the slow one still waits at the service.
+      const allQuick = async () => (await Promise.all(quick.map((o) => record("order", o.id)))).every((r) => r.state === "imported");
+      expect(await until(allQuick)).toBe(true);
+      expect(await slowJob()).toBe("running");
+    } finally {
+      release();
+      await worker.stop(); // finishes the slow one first
+    }
+    expect((await record("order", slow.id)).state).toBe("imported");
+  });
 });
 
 describe("runJob", () => {
