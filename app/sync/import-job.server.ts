@@ -120,11 +120,14 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
   if (!outcome.ok) {
+    // The attempt on the record, only while this worker holds the lease: a late failure must not overwrite what
+    // the worker that took the job over has written.
     const now = ts(deps.now());
     await deps.prisma.$executeRaw`
       UPDATE "SyncRecord" SET "contentHash" = ${hash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
         "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
-      WHERE id = ${record.id}`;
+      WHERE id = ${record.id}
+        AND EXISTS (SELECT 1 FROM "Job" WHERE id = ${job.id} AND status = 'running' AND "leasedBy" = ${job.leasedBy})`;
     await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: errorMessage(error) }, "attempt not logged"));
     return handleFailure(deps, job, record, kind, outcome);
   }
