@@ -1,6 +1,6 @@
 // Where the client finds and keeps one customer's OAuth grant. The client knows nothing about Prisma: the app
 // implements this over the CustomerGrant row (encrypting tokens on the way in, decrypting on the way out);
-// tests use an in-memory one (test/helpers/memory-grant-store.ts). Tokens are plain text at this interface.
+// tests use an in-memory one (dev/memory-grant-store.ts). Tokens are plain text at this interface.
 //
 // Mapping to CustomerGrant: accessToken ↔ accessTokenEnc, refreshToken ↔ refreshTokenEnc, scopes ↔ scopes
 // (space-separated), accessTokenExpiresAt, workspaceId, status, statusReason, tokenVersion, lastUsedAt.

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import pg from "pg";
+import { throwawayPostgres } from "../../dev/throwaway-postgres";
 
 export interface Row {
   figure: string;
@@ -48,24 +48,7 @@ export function appEnv(extra: Record<string, string> = {}): Record<string, strin
 }
 
 /** A throwaway database beside the admin URL; `drop()` removes it. */
-export async function throwawayDatabase(adminUrl: string, tag: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_${tag}_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const cleanup = new pg.Client({ connectionString: adminUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await cleanup.end();
-    },
-  };
-}
+export const throwawayDatabase = (adminUrl: string, tag: string) => throwawayPostgres(adminUrl, `bench_${tag}`);
 
 export interface Child {
   process: ChildProcess;

@@ -1,7 +1,7 @@
 // A sync worker process for the bench: the real worker loop and rate scheduler against the emulator, with the
 // customers' tokens handed in (BENCH_GRANTS) instead of read from encrypted rows. Prints `ready`.
 import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "../../app/service/client.server";
-import { MemoryGrantStore } from "../../test/helpers/memory-grant-store";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { openDatabase } from "../../app/db/connect.server";
 import { clientKeyOf, scheduledFetch } from "../../app/sync/scheduled-fetch.server";
 import { RateScheduler } from "../../app/sync/scheduler.server";

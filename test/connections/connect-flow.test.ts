@@ -3,7 +3,7 @@
 // logged-in customer must be the one who started → grant stored encrypted → back on the store; every failure
 // path (a different or anonymous customer finishing someone else's flow among them); the Customers page; tenant
 // isolation between two shops.
-import { MemoryGrantStore } from "../helpers/memory-grant-store";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";

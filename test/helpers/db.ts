@@ -1,11 +1,11 @@
 // A fresh, migrated database for one test file: a throwaway database on TEST_DATABASE_URL when it is set
 // (CI sets it), PGlite in memory otherwise. Call `await db.close()` in afterAll.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import { openDatabase, pgliteExecutor, type Database } from "~/db/connect.server";
+import { throwawayPostgres } from "../../dev/throwaway-postgres";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
 
 export interface TestDatabase extends Database {
@@ -27,24 +27,15 @@ export async function createTestDatabase(backend?: "pglite" | "postgres"): Promi
 
 /** A throwaway PostgreSQL database beside TEST_DATABASE_URL's, dropped on close. */
 export async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
-  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = openDatabase({ url: url.toString(), poolSize: 5 });
+  const scratch = await throwawayPostgres(adminUrl, "test");
+  const db = openDatabase({ url: scratch.url, poolSize: 5 });
   await db.ready;
   return {
     ...db,
-    url: url.toString(),
+    url: scratch.url,
     async close() {
       await db.close();
-      const cleanup = new pg.Client({ connectionString: adminUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await cleanup.end();
+      await scratch.drop();
     },
   };
 }

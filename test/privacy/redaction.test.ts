@@ -11,7 +11,7 @@ import { redactCustomer, redactShop, REDACTED_REASON, shopScopedModels } from "~
 import { recordDataRequest } from "~/privacy/export.server";
 import { drainRevocations } from "~/privacy/revocations.server";
 import { refreshTokens, type GrantStore } from "~/service/client.server";
-import { MemoryGrantStore } from "../helpers/memory-grant-store";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { recordSyncDelivery } from "~/sync/intake.server";
 import { drainJobs } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

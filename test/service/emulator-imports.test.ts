@@ -1,6 +1,6 @@
 // Orders and shipments against the emulator over real HTTP: bearer tokens from a real consent flow, refresh
 // before expiry and on 401, rotation saved, needs-reconnect, retries with faults from /_emulator/faults.
-import { MemoryGrantStore } from "../helpers/memory-grant-store";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator/server";
 import {

@@ -1,7 +1,7 @@
 // The client against a service that differs from our contract where the spec is silent, with a scripted fetch:
 // error bodies with only `error`, non-JSON or empty; free `status`; Retry-After missing or an HTTP-date;
 // `expires_in` absent. Also: payload validation before sending, network errors, timeouts, no secrets in messages.
-import { MemoryGrantStore } from "../helpers/memory-grant-store";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { describe, expect, it } from "vitest";
 import { createCartHandoff, importOrder, importShipment, type Outcome } from "~/service/client.server";
 import { sendAttempt, type Endpoint } from "~/service/http.server";

@@ -1,6 +1,6 @@
 // Shared pieces of the sync tests: an emulator, a connected customer (grant row + tokens minted in the emulator),
 // the worker's collaborators pointed at the emulator, a movable clock, and Shopify-shaped payloads.
-import { MemoryGrantStore } from "../helpers/memory-grant-store";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach } from "vitest";

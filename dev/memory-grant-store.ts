@@ -1,6 +1,6 @@
-// An in-memory GrantStore for tests: the grant in a field, a promise-chain lock, and a switch that makes saves
-// fail as if the database went away after the token endpoint answered.
-import type { GrantStore, GrantTokens, StoredGrant } from "~/service/client.server";
+// An in-memory GrantStore for the tests and the bench's worker processes: the grant in a field, a promise-chain
+// lock, and a switch that makes saves fail as if the database went away after the token endpoint answered.
+import type { GrantStore, GrantTokens, StoredGrant } from "../app/service/client.server";
 
 /** In-memory GrantStore. `failSaves` simulates a crash between refresh and save. */
 export class MemoryGrantStore implements GrantStore {
