@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
 
 export interface Row {
@@ -169,4 +170,30 @@ export async function timeSamples(run: () => Promise<unknown>, count: number, wa
     out.push(performance.now() - started);
   }
   return out.sort((a, b) => a - b);
+}
+
+export interface Measured {
+  /** Responses per second, from the first request to the last response. */
+  perSecond: number;
+  result: autocannon.Result;
+}
+
+/**
+ * autocannon with a fixed `amount`, timed here: its own `duration` ends on its next one-second tick, so a 2.7 s run
+ * reads 3.02 s, and at a few thousand requests that rounding alone moved a rate by up to a third.
+ */
+export function measuredLoad(options: autocannon.Options): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let responses = 0;
+    let last = started;
+    const instance = autocannon(options, (error, result) => {
+      if (error) return reject(error);
+      resolve({ perSecond: responses / Math.max(0.001, (last - started) / 1000), result });
+    });
+    instance.on("response", () => {
+      responses += 1;
+      last = performance.now();
+    });
+  });
 }

@@ -5,13 +5,12 @@
 //  - with the rate limit off, 1 and 2 worker processes: imports per second, against the emulator's own speed.
 // The emulator runs in this process; orders are queued directly through the intake's group commit.
 import { randomUUID } from "node:crypto";
-import autocannon from "autocannon";
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
 import { createIntakeBatcher } from "../../app/sync/intake-batch.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
-import { appEnv, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import { appEnv, measuredLoad, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 
 // A worker process tuned for throughput, as a deployment that scales workers would set it (.env.example): jobs
 // mostly wait on the service and the database, so many run at once on one process.
@@ -131,7 +130,7 @@ async function emulatorSpeed(): Promise<number> {
     let n = 0;
     const body = (id: number) =>
       JSON.stringify({ external_order_id: `e-${id}`, currency: "USD", placed_at: "2026-11-20T15:15:00Z", lines: [{ external_line_id: "l1", title: "Mug", quantity: 1, unit_price_minor: 1950 }] });
-    const result = await autocannon({
+    const { perSecond } = await measuredLoad({
       url: emulator.url,
       connections: 16,
       amount: 3000,
@@ -147,7 +146,7 @@ async function emulatorSpeed(): Promise<number> {
         },
       ],
     });
-    return result.requests.total / (result.duration || 1);
+    return perSecond;
   } finally {
     await emulator.close();
   }

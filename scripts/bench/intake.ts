@@ -4,8 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
-import { appEnv, freePort, orderBody, ratioRow, signedHeaders, startNode, throwawayDatabase, type Bench, type Row } from "./common";
+import { appEnv, freePort, measuredLoad, orderBody, ratioRow, signedHeaders, startNode, throwawayDatabase, type Bench, type Row } from "./common";
 
 const CONNECTIONS = 16;
 const AMOUNT = Number(process.env.BENCH_INTAKE_REQUESTS ?? 6000);
@@ -17,7 +16,7 @@ interface Load {
 }
 
 async function load(port: number, amount: number): Promise<Load> {
-  const result = await autocannon({
+  const { perSecond, result } = await measuredLoad({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     amount,
@@ -31,7 +30,7 @@ async function load(port: number, amount: number): Promise<Load> {
       },
     ],
   });
-  return { perSecond: result.requests.total / (result.duration || 1), p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
+  return { perSecond, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
 }
 
 async function serve(label: string, script: string, env: Record<string, string>, flags: string[]) {
