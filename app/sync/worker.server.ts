@@ -74,16 +74,12 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   const pollMs = options.pollMs ?? 1_000;
   let stopping = false;
   let wake: (() => void) | null = null;
-  let notified = false; // a notification that came while leasing or running is not lost
-  let kicked = false; // a notification or a job's end that came while not paused wakes the next pause at once
+  let kicked = false; // a notification or a job's end while not paused (leasing, running) ends the next pause at once
   const kick = () => {
     kicked = true;
     wake?.();
   };
-  const unsubscribe = onWorkNotified(() => {
-    notified = true;
-    kick();
-  });
+  const unsubscribe = onWorkNotified(kick);
   deps.logger.info({ workerId: id, concurrency }, "worker started");
 
   const pruneEveryMs = options.pruneEveryMs ?? 600_000;
@@ -127,7 +123,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
         if (done.errors.length > 0) deps.logger.warn({ workerId: id, errors: done.errors }, "housekeeping failed in part");
       }
       let jobs: Job[] = [];
-      notified = false;
+      kicked = false; // the lease sees everything that happened before it
       try {
         jobs = await leaseJobs(deps.prisma, { workerId: id, limit: free, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
         failures = 0;
@@ -137,8 +133,9 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       }
       for (const job of jobs) start(job);
       if (jobs.length === free || stopping) continue; // every slot taken: the next round waits for one to free up
-      if (notified && failures === 0) continue;
-      // Less work than slots: wait for new work (notification or poll) or for a running job to end.
+      // Less work than slots: wait for new work (notification or poll) or for a running job to end. A failed lease
+      // backs off first; only what happens during the wait cuts it short.
+      if (failures > 0) kicked = false;
       await pause(failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
     }
     await Promise.all(running);
