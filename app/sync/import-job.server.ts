@@ -5,13 +5,12 @@ import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import type { Failure } from "../service/outcomes.server";
 import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
 import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
-import { ts } from "../db/sql.server";
 import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest } from "./queue.server";
 import { errorMessage } from "../lib/errors";
 import { attemptInsert, recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";
 import type { Resolved } from "./job-context.server";
-import { ensureRecord, giveUp, IMPORTED, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
+import { ensureRecord, giveUp, IMPORTED, recordFailedSend, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
 
 /** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
 const WAIT_FOR_PERSON_MS = 6 * 3600_000;
@@ -120,14 +119,7 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
   if (!outcome.ok) {
-    // The attempt on the record, only while this worker holds the lease: a late failure must not overwrite what
-    // the worker that took the job over has written.
-    const now = ts(deps.now());
-    await deps.prisma.$executeRaw`
-      UPDATE "SyncRecord" SET "contentHash" = ${hash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
-        "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
-      WHERE id = ${record.id}
-        AND EXISTS (SELECT 1 FROM "Job" WHERE id = ${job.id} AND status = 'running' AND "leasedBy" = ${job.leasedBy})`;
+    await recordFailedSend(deps, job, record, hash);
     await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: errorMessage(error) }, "attempt not logged"));
     return handleFailure(deps, job, record, kind, outcome);
   }

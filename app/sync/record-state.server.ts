@@ -113,6 +113,20 @@ export async function giveUp(deps: Resolved, job: Job, recordId: string | null, 
   );
 }
 
+/**
+ * A send the service did not accept: the record shows the attempt (what was sent, when, how many times) before the
+ * failure is handled. Only while this worker holds the lease: a late failure must not overwrite what the worker
+ * that took the job over has written.
+ */
+export async function recordFailedSend(deps: Resolved, job: Job, record: SyncRecord, contentHash: string): Promise<void> {
+  const now = ts(deps.now());
+  await deps.prisma.$executeRaw`
+    UPDATE "SyncRecord" SET "contentHash" = ${contentHash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
+      "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
+    WHERE id = ${record.id}
+      AND EXISTS (SELECT 1 FROM "Job" WHERE id = ${job.id} AND status = 'running' AND "leasedBy" = ${job.leasedBy})`;
+}
+
 export interface ImportedFacts {
   state: "imported" | "updated";
   /** meaningHash of the body the service accepted, and the hash of its exact bytes. */
