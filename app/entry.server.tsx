@@ -5,7 +5,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { logger } from "./lib/logger.server";
 import { addDocumentResponseHeaders } from "./shopify.server";
-import { startBackgroundServices } from "./sync/background.server";
+import { startBackgroundServices } from "./runtime/web.server";
 
 export const streamTimeout = 5000;
 

@@ -1,5 +1,5 @@
 // The only place that knows Shopify's auth settings (after Shopify's Remix app template).
-import { SHOPIFY_API_VERSION } from "./lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "./shopify/api-version";
 import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";

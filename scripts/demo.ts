@@ -100,7 +100,7 @@ async function main() {
   const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
   const app = startNode("app", ["server/main.ts"], appEnv, null, { preload });
   const workers: Child[] = [];
-  for (let i = 0; i < options.workers; i++) workers.push(startNode(`worker ${i + 1}`, ["scripts/worker.ts"], appEnv, /worker \S+ ready/, { preload }));
+  for (let i = 0; i < options.workers; i++) workers.push(startNode(`worker ${i + 1}`, ["server/worker.ts"], appEnv, /worker \S+ ready/, { preload }));
   // Ready when it answers (its log may be silenced with LOG_LEVEL).
   await Promise.all([waitForHttp(`http://${HOST}:${appPort}/healthz`, app), ...workers.map((w) => w.ready)]);
   // A worker that dies is only a worker (the others and the queue's leases carry on); the app or emulator is the demo.

@@ -3,7 +3,7 @@
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKFILL_QUERY } from "~/sync/backfill.server";
-import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";
 import { deepMerge, emulatorConfig, parseDemoArgs, UsageError } from "../dev/demo/options";

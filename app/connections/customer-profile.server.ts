@@ -2,7 +2,7 @@
 // the storefront submitted: a shopper can put anything in a form field. Fetched when the customer connects; a
 // failure leaves the grant without a name (the admin then shows the customer id) and never fails the connection.
 import type { PrismaClient } from "@prisma/client";
-import type { AdminGraphql } from "../lib/admin-api.server";
+import type { AdminGraphql } from "../shopify/admin-api.server";
 
 export const CUSTOMER_PROFILE_QUERY = `#graphql
 query CustomerProfile($id: ID!) {

@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { tokensMayGoTo, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
 import { decryptOptional, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
-import { grantToken, revokeOrQueue } from "../privacy/revocations.server";
+import { grantToken, revokeOrQueue } from "./revocations.server";
 
 export interface NewGrant {
   shop: string;
@@ -205,7 +205,7 @@ export async function disconnectGrant(
   } else if (options.settings) {
     const token = grantToken(row, options.keyring);
     if (token) {
-      // A failure is queued: the worker keeps trying (privacy/revocations.server.ts).
+      // A failure is queued: the worker keeps trying (connections/revocations.server.ts).
       const result = await revokeOrQueue(prisma, options.settings, token, { keyring: options.keyring, deps: options.deps });
       revoked = result.ok;
       if (!result.ok) problem = result.message;

@@ -5,7 +5,7 @@ import type { PrismaClient } from "@prisma/client";
 import { errorName } from "../lib/errors";
 import { serviceOrigins } from "../service/client.server";
 import { storeGrant } from "./grant-lifecycle.server";
-import { queueRevocations, revokeOrQueue, tokenOf } from "../privacy/revocations.server";
+import { queueRevocations, revokeOrQueue, tokenOf } from "./revocations.server";
 import {
   COMPLETE_SUFFIX,
   openTokens,

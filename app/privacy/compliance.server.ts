@@ -7,7 +7,7 @@ import type { Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import type { ServiceSettings } from "../service/client.server";
 import { orderKeyOf, type Db } from "../sync/queue.server";
-import { grantToken, pendingToken, queueRevocations } from "./revocations.server";
+import { grantToken, pendingToken, queueRevocations } from "../connections/revocations.server";
 import { tokensMayGoTo } from "../service/client.server";
 
 // A grant's tokens go only to the server that issued them: after the service's address changed, they are deleted here

@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "../connections/settings.server";
-import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "./revocations.server";
+import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "../connections/revocations.server";
 import { pruneExpired, type PruneReport } from "./retention.server";
 
 /**

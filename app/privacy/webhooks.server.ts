@@ -1,15 +1,15 @@
-// The lifecycle and privacy webhook routes' shared path: app/lib/webhook.server.ts verifies the body, HMAC, topic
+// The lifecycle and privacy webhook routes' shared path: app/shopify/webhook.server.ts verifies the body, HMAC, topic
 // and shop (refused before anything changes), then plain data goes to the domain functions. None of them needs a
 // session, so each works after an uninstall. Each delivery acts once (receipts by event id, and for destructive
 // topics by the signed content too, so a captured body replayed under new ids repeats nothing).
 import prisma from "../db.server";
-import { actOnce, verifyWebhook } from "../lib/webhook.server";
+import { actOnce, verifyWebhook } from "../shopify/webhook.server";
 import { securityLog } from "../lib/security-log.server";
 import { exactPayload } from "../sync/webhook.server";
 import { redactCustomer, redactShop } from "./compliance.server";
 import { recordDataRequest } from "./export.server";
 import { onAppUninstalled, onScopesUpdated } from "./lifecycle.server";
-import { kickRevocations } from "./revocations.server";
+import { kickRevocations } from "../connections/revocations.server";
 
 type Payload = Record<string, unknown>;
 type Verified = { shop: string; topic: string; payload: Payload; eventId: string; webhookId: string };

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { verifyAppProxy } from "../lib/app-proxy.server";
+import { verifyAppProxy } from "../shopify/app-proxy.server";
 
 // /apps/workspace on the storefront: verifies Shopify's proxy signature and an unambiguous query (400 otherwise)
 // and answers as Liquid, so the store's theme frames it.

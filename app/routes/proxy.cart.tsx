@@ -2,12 +2,12 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
 import { unauthenticated } from "../shopify.server";
-import { verifyAppProxy } from "../lib/app-proxy.server";
+import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
 
 // Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
-// signature check (and no parameter named twice, app/lib/app-proxy.server.ts) and the Admin API through the library's stored, refreshed offline session.
+// signature check (and no parameter named twice, app/shopify/app-proxy.server.ts) and the Admin API through the library's stored, refreshed offline session.
 
 const budget = new Budget(); // per process, see app/handoff/budget.ts
 

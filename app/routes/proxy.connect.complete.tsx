@@ -5,8 +5,8 @@ import { logEvent } from "../connections/log.server";
 import { proxyPrefix } from "../connections/oauth-common.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { adminGraphqlViaShopify } from "../lib/admin-api.server";
-import { verifyAppProxy } from "../lib/app-proxy.server";
+import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
 // Storefront /apps/workspace/connect/complete?state=…&proof=… through the app proxy: the second half of the

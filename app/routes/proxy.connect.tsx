@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { verifyAppProxy } from "../lib/app-proxy.server";
+import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { checkCsrfToken, csrfToken, CSRF_FIELD } from "../lib/csrf.server";
 import { readForm } from "../lib/form.server";
 import { env } from "../env.server";

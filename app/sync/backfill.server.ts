@@ -4,7 +4,7 @@
 // Progress is the Backfill row: total (Shopify's count), queued, status.
 import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
-import type { AdminGraphql } from "../lib/admin-api.server";
+import type { AdminGraphql } from "../shopify/admin-api.server";
 import { idString, orderNameOf } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob, orderKeyOf } from "./queue.server";

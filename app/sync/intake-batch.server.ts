@@ -5,7 +5,7 @@
 // also when both copies land in the same batch.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { minimiseWebhookPayload } from "../privacy/minimise.server";
+import { minimiseWebhookPayload } from "./minimise.server";
 import { idString, orderNameOf } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 import { syncKindOf, type Delivery, type IntakeResult } from "./intake.server";
@@ -50,7 +50,7 @@ const keyOf = (d: Pick<Delivery, "shop" | "eventId">) => `${d.shop}\u0000${d.eve
 
 function toRow(received: Delivery): Row {
   const kind = syncKindOf(received.topic) ?? null;
-  // Only what the sync needs is ever stored: no shopper contact data (app/privacy/minimise.server.ts).
+  // Only what the sync needs is ever stored: no shopper contact data (app/sync/minimise.server.ts).
   const delivery = { ...received, payload: minimiseWebhookPayload(kind ?? undefined, received.payload) };
   const p = (delivery.payload ?? {}) as Record<string, unknown>;
   const externalId = kind ? (idString(p.id as string | number | undefined) ?? null) : null;

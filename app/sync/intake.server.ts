@@ -2,7 +2,7 @@
 // the same event (same X-Shopify-Event-Id) is recorded once. Processing happens later, in the worker.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { minimiseWebhookPayload } from "../privacy/minimise.server";
+import { minimiseWebhookPayload } from "./minimise.server";
 import { idString, orderNameOf } from "./mapping.server";
 import { orderKeyOf } from "./queue.server";
 
@@ -67,7 +67,7 @@ export function syncKindOf(topic: string): "order" | "shipment" | undefined {
  */
 export async function recordSyncDelivery(prisma: PrismaClient, received: Delivery): Promise<IntakeResult> {
   const kind = syncKindOf(received.topic);
-  // Only what the sync needs is ever stored: no shopper contact data (app/privacy/minimise.server.ts).
+  // Only what the sync needs is ever stored: no shopper contact data (app/sync/minimise.server.ts).
   const delivery = { ...received, payload: minimiseWebhookPayload(kind, received.payload) };
   const p = (delivery.payload ?? {}) as Record<string, unknown>;
   const externalId = idString(p.id as string | number | undefined);

@@ -1,15 +1,15 @@
 // Shared by the sync webhooks.* routes: read the body once (bounded), verify, record durably (group commit),
 // answer. Nothing else happens before the answer: no session is read (intake needs none), and workers are woken
-// after it. The other topics verify through app/lib/webhook.server.ts.
+// after it. The other topics verify through app/shopify/webhook.server.ts.
 import { database } from "../db.server";
 import { env } from "../env.server";
 import { readBody } from "../lib/body-limit.server";
 import { securityLog } from "../lib/security-log.server";
-import { normalizeTopic, type VerifiedWebhook } from "../lib/webhook.server";
+import { normalizeTopic, type VerifiedWebhook } from "../shopify/webhook.server";
 import { createIntakeBatcher, type IntakeBatcher } from "./intake-batch.server";
 import { parseShopifyJson } from "./mapping.server";
 import { notifyWorkers } from "./signal.server";
-import { verifyShopifyWebhook } from "./webhook-verify.server";
+import { verifyShopifyWebhook } from "../shopify/webhook-verify.server";
 
 let batcher: IntakeBatcher | undefined;
 // PGlite runs one statement at a time: one batch in flight lets the next one grow while it runs.

@@ -1,7 +1,7 @@
 // Webhooks as Shopify sends them: the JSON body signed with the app's API secret (base64 HMAC-SHA256) and
 // Shopify's headers. Used by the demo's order generator and by the tests.
 import { createHmac, randomUUID } from "node:crypto";
-import { SHOPIFY_API_VERSION } from "../../app/lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "../../app/shopify/api-version";
 
 export function webhookHmac(body: string, secret: string): string {
   return createHmac("sha256", secret).update(body, "utf8").digest("base64");

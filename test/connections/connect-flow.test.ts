@@ -16,7 +16,7 @@ import { CHROME_USER_AGENT, newContext, screenshotPath } from "../helpers/browse
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
 import { csrfToken } from "~/lib/csrf.server";
-import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { embeddedUrl, mintSessionToken, proxyUrl, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 import { dataPath, readData } from "../helpers/route-data";
 import { routeStorefront } from "../helpers/storefront";

@@ -6,7 +6,7 @@ import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { BACKFILL_QUERY } from "~/sync/backfill.server";
 import { DEFAULT_PROXY_PREFIX } from "~/connections/oauth-common.server";
-import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { parseEnv } from "~/env.server";
 
 const ROOT = path.resolve(__dirname, "../..");

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { customerDisplayName, minimiseFulfillment, minimiseOrder } from "~/privacy/minimise.server";
+import { customerDisplayName, minimiseFulfillment, minimiseOrder } from "~/sync/minimise.server";
 import { mapFulfillment, mapOrder, parseShopifyJson, type ShopifyFulfillment, type ShopifyOrder } from "~/sync/mapping.server";
 import { fulfillmentWithContactData, newShopper, orderWithContactData } from "./support";
 

@@ -9,7 +9,7 @@ import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { encryptSecret } from "~/crypto/secret-box.server";
 import { redactCustomer, redactShop, REDACTED_REASON, shopScopedModels } from "~/privacy/compliance.server";
 import { recordDataRequest } from "~/privacy/export.server";
-import { drainRevocations } from "~/privacy/revocations.server";
+import { drainRevocations } from "~/connections/revocations.server";
 import { refreshTokens, type GrantStore } from "~/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { recordSyncDelivery } from "~/sync/intake.server";

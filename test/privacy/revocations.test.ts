@@ -12,7 +12,7 @@ import { disconnectGrant, storeGrant } from "~/connections/grant-lifecycle.serve
 import { saveSettings } from "~/connections/settings.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
 import { runHousekeeping } from "~/privacy/housekeeping.server";
-import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/privacy/revocations.server";
+import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/connections/revocations.server";
 import { refreshTokens } from "~/service/client.server";
 import { startWorker } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -1,6 +1,6 @@
 // Backfill when a customer connects: their recent orders come from the Admin GraphQL API (MSW stands in for
 // Shopify), page by page, into the same queue; progress is the Backfill row.
-import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
@@ -88,7 +88,7 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
   // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/lib/admin-api.server"));
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   globalThis.__appDatabase = db; // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);

@@ -1,5 +1,5 @@
 // The app over HTTP: signed webhooks into the queue, and the sync log page in headless Chromium.
-import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";

@@ -1,4 +1,4 @@
-// Scale-out on PostgreSQL: real `npm run worker` processes (scripts/worker.ts) on the throwaway database, with
+// Scale-out on PostgreSQL: real `npm run worker` processes (server/worker.ts) on the throwaway database, with
 // their real collaborators (encrypted settings and grants read from the database, the service client).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -23,7 +23,7 @@ const children: ChildProcess[] = [];
 function startWorkerProcess(extra: Record<string, string> = {}): ChildProcess {
   // Node itself with tsx's loader, not the tsx wrapper: a SIGKILL must reach the worker, not a parent that
   // would die and leave the real worker running.
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/worker.ts"], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -4,7 +4,7 @@
 // SIGTERM/SIGINT: no new leases, running jobs finish, then the database closes.
 import { openDatabase } from "../app/db/connect.server";
 import { env } from "../app/env.server";
-import { createSyncDeps, syncLog } from "../app/sync/deps.server";
+import { createSyncDeps, syncLog } from "../app/runtime/worker-deps.server";
 import { startWorker } from "../app/sync/worker.server";
 
 const config = env();

@@ -15,10 +15,10 @@ import {
 import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { logger } from "../lib/logger.server";
-import { adminGraphqlViaShopify } from "../lib/admin-api.server";
-import type { SyncDeps, SyncLogger } from "./job-context.server";
-import { clientKeyOf, scheduledFetch } from "./scheduled-fetch.server";
-import { RateScheduler } from "./scheduler.server";
+import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
+import { clientKeyOf, scheduledFetch } from "../sync/scheduled-fetch.server";
+import { RateScheduler } from "../sync/scheduler.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
 export const syncLog = () => logger("sync");

@@ -4,8 +4,8 @@ import { database } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
-import { createSyncDeps } from "./deps.server";
-import { startWorker } from "./worker.server";
+import { createSyncDeps } from "./worker-deps.server";
+import { startWorker } from "../sync/worker.server";
 
 type Stopper = () => Promise<void>;
 const stoppers: Stopper[] = [];

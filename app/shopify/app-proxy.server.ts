@@ -4,7 +4,7 @@
 // which the first value is theirs to choose. So a query with any parameter named twice is refused (400, like a bad
 // signature), and the identity comes only from the parameters Shopify sets.
 import { authenticate } from "../shopify.server";
-import { securityLog } from "./security-log.server";
+import { securityLog } from "../lib/security-log.server";
 
 export interface ProxyRequest {
   /** Shopify's helper that answers as Liquid, rendered inside the store's theme. */

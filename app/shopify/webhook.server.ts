@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import type { Session } from "@shopify/shopify-api";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
-import { readBody, withBody } from "./body-limit.server";
-import { securityLog } from "./security-log.server";
+import { readBody, withBody } from "../lib/body-limit.server";
+import { securityLog } from "../lib/security-log.server";
 
 export interface VerifiedWebhook {
   shop: string;
