@@ -1,24 +1,38 @@
-// The app's one Prisma client: PostgreSQL when DATABASE_URL is set, embedded PGlite in ./data otherwise.
-// Kept on globalThis so dev-server reloads and in-process tests share one connection.
+// The process's one database: PostgreSQL when DATABASE_URL is set, embedded PGlite in ./data otherwise. Each
+// process opens it once where it starts (app/runtime/web.server.ts, server/worker.ts, scripts) and hands it in
+// with useDatabase; Shopify's session storage and the routes read it here.
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase, type Database } from "./db/connect.server";
 import { env } from "./env.server";
 
 declare global {
-  var __appDatabase: Database | undefined;
+  // Development only (remix vite:dev): a module reloaded by HMR must find the open database, not open the PGlite
+  // directory a second time (PGlite allows one opener per directory).
+  var __devDatabase: Database | undefined;
+}
+
+let current: Database | undefined;
+
+/** Opens the database the configuration names (once per process: the caller keeps and closes it). */
+export function openConfiguredDatabase(options: { poolSize?: number } = {}): Database {
+  const config = env();
+  return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL, poolSize: options.poolSize } : { dataDir: config.PGLITE_DATA_DIR });
+}
+
+/** Makes `db` the process's database; returns the one it replaces (tests put it back). */
+export function useDatabase(db: Database | undefined): Database | undefined {
+  const previous = current;
+  current = db;
+  return previous;
 }
 
 export function database(): Database {
-  if (!globalThis.__appDatabase) {
-    const config = env();
-    globalThis.__appDatabase = openDatabase(
-      config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: config.PGLITE_DATA_DIR },
-    );
-  }
-  return globalThis.__appDatabase;
+  if (current) return current;
+  if (process.env.NODE_ENV === "development") return (globalThis.__devDatabase ??= openConfiguredDatabase());
+  throw new Error("No database yet: the process opens it at its start (app/runtime/web.server.ts, server/worker.ts)");
 }
 
-// A proxy so `import prisma from "~/db.server"` works like the template while the database opens lazily.
+// A proxy so `import prisma from "~/db.server"` works like the template while the database is handed in at start.
 const prisma = new Proxy({} as PrismaClient, {
   get(_target, property) {
     const client = database().prisma;

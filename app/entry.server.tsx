@@ -5,11 +5,14 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { logger } from "./lib/logger.server";
 import { addDocumentResponseHeaders } from "./shopify.server";
-import { startBackgroundServices } from "./runtime/web.server";
+import { startDevWebProcess } from "./runtime/web.server";
+
+// The web process's start, called by name by server/main.ts (through the build's entry module) and the tests.
+export { startWebProcess } from "./runtime/web.server";
 
 export const streamTimeout = 5000;
 
-startBackgroundServices();
+startDevWebProcess(); // remix vite:dev only (it has no main): a no-op in every other process
 
 export default async function handleRequest(
   request: Request,

@@ -2,7 +2,7 @@
 // Rotation: put the new key first (`new:<base64>,old:<base64>`), restart the app, run this, then drop the old key.
 // Prints counts only, never values.
 import { errorMessage } from "../app/lib/errors";
-import { database } from "../app/db.server";
+import { openConfiguredDatabase } from "../app/db.server";
 import { env } from "../app/env.server";
 import { rotateEncryptionKeys } from "../app/crypto/rotate-keys.server";
 import { parseKeyring } from "../app/crypto/secret-box.server";
@@ -10,7 +10,7 @@ import { parseKeyring } from "../app/crypto/secret-box.server";
 async function main() {
   const config = env();
   const keyring = parseKeyring(config.ENCRYPTION_KEYS);
-  const db = database();
+  const db = openConfiguredDatabase();
   await db.ready;
   try {
     console.log(`current key: ${keyring.currentId} (keys listed: ${[...keyring.keys.keys()].join(", ")})`);

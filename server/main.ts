@@ -1,28 +1,51 @@
 // `npm start`: serves the production build (after `npm run build`) on PORT (default 3000). `npm run build` bundles
 // this file (and server/app.ts) to build/server-main.js, so production runs plain `node`, no TypeScript loader.
+// The web process's wiring lives in app/runtime/web.server.ts: this file starts it by name, through the build.
 import { existsSync } from "node:fs";
+import type { Server } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import pino from "pino";
+import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
 import { createAppServer } from "./app";
+import { describeError, exitOnCrash } from "./crash";
 
 const root = process.cwd();
 const logger = pino({ level: process.env.LOG_LEVEL ?? "info" });
 
+/** What the build's entry module (app/entry.server.tsx) exports beside Remix's handler. */
+type WebEntry = { startWebProcess(options?: WebProcessOptions): WebProcess };
+
 // An unauthenticated client must never be able to stop the process (and the worker running in it). Request
 // handling is written not to leave rejections unhandled (app/lib/body-limit.server.ts); should one slip through
-// anyway, it is logged, without the request, and the server carries on serving.
+// anyway, it is logged, without the request, and the server carries on serving: a rejected promise leaves no
+// state half-changed the way a throw out of a callback can.
 process.on("unhandledRejection", (reason) => {
-  logger.error({ err: describe(reason) }, "unhandled rejection (ignored; the server carries on)");
-});
-process.on("uncaughtException", (err) => {
-  logger.error({ err: describe(err) }, "uncaught exception (ignored; the server carries on)");
+  logger.error({ err: describeError(reason) }, "unhandled rejection (ignored; the server carries on)");
 });
 
-function describe(err: unknown) {
-  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { value: String(err) };
+let server: Server | undefined;
+let web: WebProcess | undefined;
+
+/** Stop accepting, let open requests finish, then stop the worker, write pending intake, close the database. */
+async function drain(): Promise<void> {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await web?.stop();
 }
+
+exitOnCrash((err) => logger.fatal({ err }, "uncaught exception: draining and exiting"), drain);
+
+let stopping = false;
+function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  // Open keep-alive connections would hold server.close() until they time out: idle ones go now.
+  server?.closeIdleConnections();
+  void drain().finally(() => process.exit(code));
+}
+process.once("SIGTERM", () => stop(0));
+process.once("SIGINT", () => stop(130));
 
 async function main() {
   const buildPath = path.join(root, "build/server/index.js");
@@ -35,18 +58,16 @@ async function main() {
     logger.fatal(err instanceof Error ? err.message : String(err));
     process.exit(1);
   })) as ServerBuild;
+  web = (build.entry.module as unknown as WebEntry).startWebProcess();
   const app = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
   const port = Number(process.env.PORT ?? 3000);
-  const server = app.listen(port, process.env.HOST ?? "0.0.0.0", () => {
+  server = app.listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
   // A slow client holds a connection at most this long: headers within 20 s, the whole request within 60 s
   // (Node's defaults, 60 s and 5 minutes, let a few slow clients tie the server up for long).
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
-  // Stop taking connections first; the app's own SIGTERM handler then stops the worker and closes the database.
-  process.once("SIGTERM", () => server.close());
-  process.once("SIGINT", () => server.close());
 }
 
 void main();

@@ -1,24 +1,25 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
 import { checkDatabase } from "~/db/health.server";
+import { useDatabase } from "~/db.server";
 import { createTestDatabase } from "./helpers/db";
 
 describe("health check", () => {
-  const previous = globalThis.__appDatabase;
+  const previous = useDatabase(undefined);
   afterAll(() => {
-    globalThis.__appDatabase = previous;
+    useDatabase(previous);
   });
 
   it("reports a reachable database", async () => {
     const db = await createTestDatabase();
-    globalThis.__appDatabase = db;
+    useDatabase(db);
     expect(await checkDatabase()).toMatchObject({ ok: true, database: { reachable: true } });
     await db.close();
   });
 
   it("reports a database that is down, without leaking its address", async () => {
     const down = openDatabase({ url: "postgresql://app:hunter2@127.0.0.1:1/app" });
-    globalThis.__appDatabase = down;
+    useDatabase(down);
     const health = await checkDatabase(1500);
     expect(health).toMatchObject({ ok: false, database: { kind: "postgres", reachable: false } });
     expect(JSON.stringify(health)).not.toContain("hunter2");

@@ -9,7 +9,7 @@ import {
   completionUrl,
   sealTokens,
   settingsAndSecret,
-  sha256,
+  proofHash,
   STATE_FORMAT,
   storefrontUrl,
 } from "./oauth-common.server";
@@ -94,7 +94,7 @@ export async function handleOAuthCallback(
   const proof = randomBytes(32).toString("base64url");
   await prisma.oAuthState.update({
     where: { state },
-    data: { pendingTokensEnc: sealTokens(exchanged.value, options.keyring), proofHash: sha256(proof), exchangedAt: now },
+    data: { pendingTokensEnc: sealTokens(exchanged.value, options.keyring), proofHash: proofHash(proof), exchangedAt: now },
   });
   log("connect_callback_exchanged", { shop: row.shop, customerId: row.customerId, workspaceId: exchanged.value.workspaceId });
   return {

@@ -14,7 +14,8 @@
 //    that customer is the state's customer. Anyone else: nothing stored, the tokens revoked at the service and
 //    erased. Otherwise a customer could get someone else to approve their link and have that person's workspace
 //    receive their orders.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { sha256 } from "../lib/hash";
 import type { PrismaClient } from "@prisma/client";
 import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
 import { decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
@@ -65,7 +66,7 @@ export function completionUrl(shop: string, returnTo: string | null, state: stri
   return url.toString();
 }
 
-export const sha256 = (value: string) => createHash("sha256").update(value).digest("base64url");
+export const proofHash = (value: string) => sha256(value, "base64url");
 export const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The token set as kept pending (encrypted) between the callback and the completion step. */

@@ -8,7 +8,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { revokeToken, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
 import { decryptOptional, decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
-import type { Db } from "../sync/queue.server";
+import type { Db } from "../db/sql.server";
 
 export type TokenHint = "refresh_token" | "access_token";
 export interface TokenToRevoke {

@@ -11,7 +11,7 @@ import {
   openTokens,
   sameHash,
   settingsAndSecret,
-  sha256,
+  proofHash,
   STATE_FORMAT,
   storefrontUrl,
 } from "./oauth-common.server";
@@ -63,7 +63,7 @@ export async function completeOnStorefront(
   }
 
   const row = await prisma.oAuthState.findUnique({ where: { state } });
-  const proofOk = Boolean(row?.proofHash && proof && PROOF_FORMAT.test(proof) && sameHash(sha256(proof), row.proofHash));
+  const proofOk = Boolean(row?.proofHash && proof && PROOF_FORMAT.test(proof) && sameHash(proofHash(proof), row.proofHash));
   // Another shop's state, or no proof from the callback: not this step's to finish (and nothing is used up).
   if (!row || row.shop !== input.shop || !proofOk) {
     log("connect_complete_unrecognised", { shop: input.shop });

@@ -3,7 +3,8 @@
 // Why not `prisma migrate deploy`: in Prisma 6.19 the JS schema engine cannot migrate PGlite or PostgreSQL
 // reliably offline (see shared notes). This runner is that one small workaround, for both databases.
 import { logger } from "../lib/logger.server";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { sha256 } from "../lib/hash";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -34,7 +35,7 @@ export async function readMigrations(dir = defaultMigrationsDir()): Promise<Migr
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
-      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+      return { name, sql, checksum: sha256(sql) };
     }),
   );
 }

@@ -1,5 +1,8 @@
 // Small pieces for the few hot statements written in SQL rather than through Prisma's query builder.
-import { Prisma } from "@prisma/client";
+import { Prisma, type PrismaClient } from "@prisma/client";
+
+/** The client or an open transaction: functions that take one work inside a caller's transaction too. */
+export type Db = PrismaClient | Prisma.TransactionClient;
 
 // Timestamps are TIMESTAMP(3) without zone holding UTC (as Prisma writes them): pass them as UTC literals, never
 // the database's CURRENT_TIMESTAMP (that one follows the session's time zone).

@@ -1,13 +1,14 @@
 // CartHandoff rows: one per request that got past the budget, with its state and, when it failed, the reason in
 // plain words (for the merchant) and as a code. listHandoffs is what the admin's log page loads.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { sha256 } from "../lib/hash";
 import type { PrismaClient } from "@prisma/client";
 import { ts } from "../db/sql.server";
 import type { ResolvedLine } from "./resolver.server";
 
 export type HandoffState = "pending" | "created" | "failed";
 
-export const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+export { sha256 };
 
 export interface RecordFacts {
   shop: string;

@@ -6,7 +6,8 @@ import { Prisma, type PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import type { ServiceSettings } from "../service/client.server";
-import { orderKeyOf, type Db } from "../sync/queue.server";
+import type { Db } from "../db/sql.server";
+import { orderKeyOf } from "../sync/mapping.server";
 import { grantToken, pendingToken, queueRevocations } from "../connections/revocations.server";
 import { tokensMayGoTo } from "../service/client.server";
 

@@ -1,8 +1,9 @@
-// What every worker does between jobs, on a timer (startWorker's prune interval): revocations that are due, the
+// What every worker does between jobs, on a timer (a periodic task app/runtime hands to startWorker): revocations that are due, the
 // tokens of connections abandoned between the service's consent and the store's completion step, and retention.
 // Each part runs on its own: one failing does not stop the others, and none of them touches a job being run.
 import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
+import type { PeriodicTask } from "../sync/worker.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "../connections/revocations.server";
 import { pruneExpired, type PruneReport } from "./retention.server";
@@ -59,4 +60,16 @@ export async function runHousekeeping(
   report.revocations = await part("revocations", () => drainRevocations(prisma, options));
   report.pruned = await part("retention", () => pruneExpired(prisma, { now: options.now }));
   return report;
+}
+
+/** Housekeeping as the worker's periodic task (every 10 minutes unless told otherwise). */
+export function housekeepingTask(prisma: PrismaClient, options: { everyMs?: number; keyring?: Keyring; revoke?: Revoke } = {}): PeriodicTask {
+  return {
+    name: "housekeeping",
+    everyMs: options.everyMs ?? 600_000,
+    async run(now, log) {
+      const done = await runHousekeeping(prisma, { ...options, now, log: (event, facts) => log.info(facts, event) });
+      if (done.errors.length > 0) log.warn({ errors: done.errors }, "housekeeping failed in part");
+    },
+  };
 }

@@ -2,10 +2,11 @@
 // and shop (refused before anything changes), then plain data goes to the domain functions. None of them needs a
 // session, so each works after an uninstall. Each delivery acts once (receipts by event id, and for destructive
 // topics by the signed content too, so a captured body replayed under new ids repeats nothing).
+import type { PrismaClient } from "@prisma/client";
 import prisma from "../db.server";
-import { actOnce, verifyWebhook } from "../shopify/webhook.server";
+import { sha256 } from "../lib/hash";
 import { securityLog } from "../lib/security-log.server";
-import { exactPayload } from "../sync/webhook.server";
+import { verifyWebhook, type VerifiedWebhook } from "../shopify/webhook.server";
 import { redactCustomer, redactShop } from "./compliance.server";
 import { recordDataRequest } from "./export.server";
 import { onAppUninstalled, onScopesUpdated } from "./lifecycle.server";
@@ -29,16 +30,60 @@ interface HandleOptions {
   notWhileInstalled?: boolean;
 }
 
+class Duplicate extends Error {}
+
+interface Receipt {
+  /** Undo the claim when the action failed, so Shopify's retry can do it. */
+  release(): Promise<void>;
+}
+
+/**
+ * Claims the delivery: null when it was acted on before (same event id, or with `byContent` the same signed body
+ * under any id), which is logged. Claim before acting; release on failure.
+ */
+async function claimWebhook(db: PrismaClient, webhook: VerifiedWebhook, options: { byContent?: boolean }): Promise<Receipt | null> {
+  const keys = [`event:${webhook.shop}:${webhook.topic}:${webhook.eventId}`];
+  if (options.byContent) keys.push(`content:${sha256([webhook.topic, "\n", webhook.bytes])}`);
+  const data = keys.map((key) => ({ key, shop: webhook.shop, topic: webhook.topic }));
+  try {
+    await db.$transaction(async (tx) => {
+      const { count } = await tx.webhookReceipt.createMany({ data, skipDuplicates: true });
+      if (count !== keys.length) throw new Duplicate(); // rolls back the keys this call did insert
+    });
+  } catch (err) {
+    if (!(err instanceof Duplicate)) throw err;
+    securityLog().info({ shop: webhook.shop, topic: webhook.topic, reason: "duplicate_delivery" }, "webhook already handled");
+    return null;
+  }
+  return { release: () => db.webhookReceipt.deleteMany({ where: { key: { in: keys } } }).then(() => undefined) };
+}
+
+/** Runs `action` once per delivery (see claimWebhook); a failed action is released for Shopify's retry. */
+async function actOnce(webhook: VerifiedWebhook, options: { byContent?: boolean }, action: () => Promise<unknown>): Promise<boolean> {
+  const receipt = await claimWebhook(prisma, webhook, options);
+  if (!receipt) return false;
+  try {
+    await action();
+  } catch (err) {
+    await receipt.release().catch(() => undefined);
+    throw err;
+  }
+  return true;
+}
+
+// The offline session Shopify's library stores at install (its id is `offline_<shop>`): present while installed.
+const isInstalled = async (shop: string) => (await prisma.session.count({ where: { id: `offline_${shop}` } })) > 0;
+
 /** Verifies, then runs `work` once per delivery; a failure is released for Shopify's retry. */
 async function handle(request: Request, routeTopic: string, options: HandleOptions, work: (event: Verified) => Promise<void>) {
   const check = await verifyWebhook(request, routeTopic);
   if (!check.ok) return check.response;
   const webhook = check.webhook;
-  if (options.notWhileInstalled && webhook.session) {
+  if (options.notWhileInstalled && (await isInstalled(webhook.shop))) {
     securityLog().warn({ shop: webhook.shop, topic: webhook.topic, reason: "shop_installed" }, "webhook ignored");
     return new Response(null, { status: 200 });
   }
-  const payload = (exactPayload(webhook) ?? {}) as Payload;
+  const payload = (webhook.payload ?? {}) as Payload;
   const event: Verified = { shop: webhook.shop, topic: webhook.topic, payload, eventId: webhook.eventId, webhookId: webhook.webhookId };
   await actOnce(webhook, { byContent: options.byContent }, () => work(event));
   return new Response(null, { status: 200 });

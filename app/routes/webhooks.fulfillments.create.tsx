@@ -1,4 +1,4 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { receiveSyncWebhook } from "../sync/webhook.server";
+import { syncIntake } from "../runtime/web.server";
 
-export const action = ({ request }: ActionFunctionArgs) => receiveSyncWebhook(request, "fulfillments/create");
+export const action = ({ request }: ActionFunctionArgs) => syncIntake().receive(request, "fulfillments/create");

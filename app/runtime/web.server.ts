@@ -1,39 +1,64 @@
-// Work that runs beside the web server in the same process: the sync worker (unless WORKER_IN_PROCESS=false,
-// for deployments that scale workers apart with `npm run worker`) and a clean shutdown on SIGTERM.
-import { database } from "../db.server";
+// The web process's wiring: the database it opened once, the webhook intake over it, and the sync worker beside
+// the server (unless WORKER_IN_PROCESS=false, for deployments that scale workers apart with `npm run worker`).
+// server/main.ts starts it by name through the build's entry module (app/entry.server.tsx re-exports
+// startWebProcess) and stops it on shutdown; `remix vite:dev`, which has no main, starts it from the entry.
+import type { Database } from "../db/connect.server";
+import { database, openConfiguredDatabase, useDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
-import { createSyncDeps } from "./worker-deps.server";
-import { startWorker } from "../sync/worker.server";
+import { createSyncIntake, type SyncIntake } from "../sync/webhook.server";
+import { startSyncWorker } from "./worker.server";
 
-type Stopper = () => Promise<void>;
-const stoppers: Stopper[] = [];
-
-/** Registers something to stop (in reverse order) before the database closes on shutdown. */
-export function onShutdown(stop: Stopper) {
-  stoppers.unshift(stop);
+export interface WebProcessOptions {
+  /** The database to use (tests pass theirs); by default the configured one is opened, once. */
+  database?: Database;
+  /** Run the sync worker in this process; default WORKER_IN_PROCESS. */
+  worker?: boolean;
 }
 
-let started = false;
-export function startBackgroundServices() {
-  if (started || process.env.NODE_ENV === "test") return;
-  started = true;
-  const shutdown = async (signal: string) => {
-    for (const stop of stoppers) await stop().catch((error) => logger("app").error({ err: errorMessage(error) }, "shutdown step failed"));
-    await database().close();
-    process.exit(signal === "SIGINT" ? 130 : 0);
-  };
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-  if (env().WORKER_IN_PROCESS === "true") void startInProcessWorker();
+export interface WebProcess {
+  database: Database;
+  /** Stops the worker, writes pending intake, closes the database (in that order). */
+  stop(): Promise<void>;
 }
 
-async function startInProcessWorker() {
+let intake: { db: Database; intake: SyncIntake } | undefined;
+
+/** The webhook intake of this process (the sync webhooks.* routes answer through it). */
+export function syncIntake(): SyncIntake {
   const db = database();
-  const worker = startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
-    workerId: `web-${process.pid}`,
-    concurrency: env().WORKER_CONCURRENCY,
-  });
-  onShutdown(() => worker.stop());
+  if (intake?.db !== db) intake = { db, intake: createSyncIntake(db.prisma, { postgres: db.kind === "postgres" }) };
+  return intake.intake;
+}
+
+export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
+  const db = options.database ?? openConfiguredDatabase();
+  useDatabase(db);
+  const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
+  const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;
+  return {
+    database: db,
+    async stop() {
+      const step = (name: string, run: () => Promise<void>) =>
+        run().catch((error: unknown) => logger("app").error({ err: errorMessage(error), step: name }, "shutdown step failed"));
+      if (worker) await step("worker", () => worker.stop());
+      if (intake?.db === db) await step("intake", () => intake!.intake.flush());
+      await step("database", () => db.close());
+    },
+  };
+}
+
+declare global {
+  // Development only: HMR re-evaluates the entry; the process must start once.
+  var __devWebProcess: WebProcess | undefined;
+}
+
+/** `remix vite:dev` has no main to call startWebProcess: the entry does, once, and SIGTERM/SIGINT stop it. */
+export function startDevWebProcess(): void {
+  if (process.env.NODE_ENV !== "development" || globalThis.__devWebProcess) return;
+  const web = (globalThis.__devWebProcess = startWebProcess({ database: database() }));
+  const shutdown = (code: number) => void web.stop().then(() => process.exit(code));
+  process.once("SIGTERM", () => shutdown(0));
+  process.once("SIGINT", () => shutdown(130));
 }

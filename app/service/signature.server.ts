@@ -1,6 +1,7 @@
 // Cart handoff request signature (service-contract.md 1): eight lines joined by "\n", HMAC-SHA256 with the
 // signing secret, sent as `X-Service-Signature: v1=<lowercase hex>`.
-import { createHash, createHmac } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { sha256 } from "../lib/hash";
 
 export interface SignatureInput {
   method: string;
@@ -16,9 +17,7 @@ export interface SignatureInput {
   body: Uint8Array;
 }
 
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
+export const sha256Hex = (bytes: Uint8Array): string => sha256(bytes);
 
 export function signedString(input: SignatureInput): string {
   return [

@@ -1,68 +1,85 @@
-// Every webhooks.* route starts here. The HMAC (checked by Shopify's library) covers the body only, so the rest
-// is checked too: the topic header must be the route's topic, and a body that names a shop must name the shop of
-// the X-Shopify-Shop-Domain header. Bodies are read once, bounded (body-limit.server.ts), and the library is given
-// a Request rebuilt from those bytes. Receipts make a delivery act once: by event id for every topic, and by the
-// signed content for destructive topics, so a captured body replayed under fresh ids repeats nothing.
-import { createHash } from "node:crypto";
-import type { Session } from "@shopify/shopify-api";
-import prisma from "../db.server";
-import { authenticate } from "../shopify.server";
-import { readBody, withBody } from "../lib/body-limit.server";
+// The one webhook verifier, for every webhooks.* route (docs/decisions/0008). Verified the way Shopify documents
+// it: HMAC-SHA256 of the raw body with the app's API secret, base64, compared in constant time; no session is
+// read (no topic needs one, and reading it cost a database round trip per delivery). The HMAC covers the body
+// only, so the rest is checked too: the topic header must be the route's topic, and a body that names a shop must
+// name the shop of the X-Shopify-Shop-Domain header. The body is read once, bounded (lib/body-limit.server.ts),
+// and parsed once, keeping 64-bit ids exact.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { env } from "../env.server";
+import { readBody } from "../lib/body-limit.server";
 import { securityLog } from "../lib/security-log.server";
 
 export interface VerifiedWebhook {
   shop: string;
-  /** Normalised, e.g. "ORDERS_CREATE". */
+  /** Normalised, e.g. "ORDERS_CREATE" for the header's "orders/create", so stored topics keep one form. */
   topic: string;
   /** X-Shopify-Event-Id, or the webhook id when there is none (both stable across Shopify's retries). */
   eventId: string;
   webhookId: string;
-  /** Parsed by Shopify's library (numbers as JavaScript numbers). */
+  /** The body parsed once, ids above 2^53 kept exact (as strings). */
   payload: unknown;
-  /** The signed bytes, for callers that parse them their own way. */
+  /** The signed bytes (content receipts hash them). */
   bytes: Uint8Array<ArrayBuffer>;
-  session: Session | undefined;
 }
 
 export type WebhookCheck = { ok: true; webhook: VerifiedWebhook } | { ok: false; response: Response };
 
+/** What the headers and the HMAC alone establish. */
+export type SignedDelivery = Pick<VerifiedWebhook, "shop" | "topic" | "eventId" | "webhookId">;
+export type SignatureResult = { ok: true; webhook: SignedDelivery } | { ok: false; status: 400 | 401 };
+
 /** "orders/create", "ORDERS_CREATE" and "orders_create" alike. */
 export const normalizeTopic = (topic: string) => topic.trim().toUpperCase().replace(/[/.]/g, "_");
 
-// Answered like a bad signature (no detail): the sender is not Shopify, or Shopify's configuration is broken.
-const refused = () => new Response(null, { status: 400 });
+const SHOP = /^[a-z0-9][a-z0-9-]{0,60}\.myshopify\.com$/;
+const TOKEN = /^[\x21-\x7e]{1,255}$/;
+
+/** Pure: headers, raw bytes and the secret in; the delivery's facts, or 400 (malformed) / 401 (wrong HMAC) out. */
+export function verifyShopifyWebhook(headers: Headers, rawBody: Uint8Array, secret: string): SignatureResult {
+  const hmac = headers.get("x-shopify-hmac-sha256");
+  const shop = headers.get("x-shopify-shop-domain")?.toLowerCase();
+  const topic = headers.get("x-shopify-topic");
+  const webhookId = headers.get("x-shopify-webhook-id");
+  const eventId = headers.get("x-shopify-event-id") || webhookId;
+  if (!hmac || !shop || !topic || !webhookId || !eventId) return { ok: false, status: 400 };
+  if (!SHOP.test(shop) || !TOKEN.test(topic) || !TOKEN.test(webhookId) || !TOKEN.test(eventId)) return { ok: false, status: 400 };
+  const expected = createHmac("sha256", secret).update(rawBody).digest();
+  const given = Buffer.from(hmac, "base64");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, status: 401 };
+  return { ok: true, webhook: { shop, topic: normalizeTopic(topic), webhookId, eventId } };
+}
+
+// Answered like a malformed delivery (no detail): the sender is not Shopify, or Shopify's configuration is broken.
+const refused = (status: number) => ({ ok: false as const, response: new Response(null, { status }) });
 
 /**
- * Reads and verifies a webhook for the route's topic. A bad HMAC throws Shopify's 401 response (Remix answers it);
- * every other refusal comes back as `{ ok: false, response }` and is logged.
+ * Reads and verifies a webhook for the route's topic: 413 for a body over the webhook limit, 401 for a wrong HMAC,
+ * 400 for a malformed delivery, a topic that is not the route's, a body that is not JSON or names another shop.
+ * Refusals after the HMAC are logged (security log).
  */
 export async function verifyWebhook(request: Request, routeTopic: string): Promise<WebhookCheck> {
-  const body = await readBody(request, "webhook");
+  const body = await readBody(request, "webhook"); // read once: the HMAC and the JSON use the same bytes
   if (!body.ok) return body;
-  const ctx = await authenticate.webhook(withBody(request, body.bytes));
-  const topic = normalizeTopic(ctx.topic);
+  const signed = verifyShopifyWebhook(request.headers, body.bytes, env().SHOPIFY_API_SECRET);
+  if (!signed.ok) return refused(signed.status);
+  const { shop, topic } = signed.webhook;
   const expected = normalizeTopic(routeTopic);
   if (topic !== expected) {
-    securityLog().warn({ shop: ctx.shop, topic, route: expected, reason: "topic_mismatch" }, "webhook refused");
-    return { ok: false, response: refused() };
+    securityLog().warn({ shop, topic, route: expected, reason: "topic_mismatch" }, "webhook refused");
+    return refused(400);
   }
-  const named = shopNamedIn(ctx.payload);
-  if (named !== undefined && named !== ctx.shop) {
-    securityLog().warn({ shop: ctx.shop, topic, reason: "shop_mismatch" }, "webhook refused");
-    return { ok: false, response: refused() };
+  let payload: unknown;
+  try {
+    payload = parseShopifyJson(new TextDecoder().decode(body.bytes));
+  } catch {
+    return refused(400);
   }
-  return {
-    ok: true,
-    webhook: {
-      shop: ctx.shop,
-      topic,
-      eventId: ctx.eventId || ctx.webhookId,
-      webhookId: ctx.webhookId,
-      payload: ctx.payload,
-      bytes: body.bytes,
-      session: ctx.session,
-    },
-  };
+  const named = shopNamedIn(payload);
+  if (named !== undefined && named !== shop) {
+    securityLog().warn({ shop, topic, reason: "shop_mismatch" }, "webhook refused");
+    return refused(400);
+  }
+  return { ok: true, webhook: { ...signed.webhook, payload, bytes: body.bytes } };
 }
 
 // Compliance bodies carry shop_domain; app/uninstalled's (the shop object) carries myshopify_domain.
@@ -73,50 +90,17 @@ function shopNamedIn(payload: unknown): string | undefined {
   return undefined;
 }
 
-class Duplicate extends Error {}
-
-export interface Receipt {
-  /** Undo the claim when the action failed, so Shopify's retry can do it. */
-  release(): Promise<void>;
-}
-
 /**
- * Claims the delivery: null when it was acted on before (same event id, or with `byContent` the same signed body
- * under any id), which is logged. Claim before acting; release on failure.
+ * JSON.parse that keeps integers beyond 2^53 exact, as strings (Shopify ids are 64-bit; plain JSON.parse would
+ * round 820982911946154508 to 820982911946154500, and then the service would get a wrong id). Uses the reviver's
+ * source text (Node 22+); elsewhere it degrades to plain JSON.parse.
  */
-async function claimWebhook(webhook: VerifiedWebhook, options: { byContent?: boolean } = {}): Promise<Receipt | null> {
-  const keys = [`event:${webhook.shop}:${webhook.topic}:${webhook.eventId}`];
-  if (options.byContent) {
-    const hash = createHash("sha256").update(webhook.topic).update("\n").update(webhook.bytes).digest("hex");
-    keys.push(`content:${hash}`);
-  }
-  const data = keys.map((key) => ({ key, shop: webhook.shop, topic: webhook.topic }));
-  try {
-    await prisma.$transaction(async (tx) => {
-      const { count } = await tx.webhookReceipt.createMany({ data, skipDuplicates: true });
-      if (count !== keys.length) throw new Duplicate(); // rolls back the keys this call did insert
-    });
-  } catch (err) {
-    if (!(err instanceof Duplicate)) throw err;
-    securityLog().info({ shop: webhook.shop, topic: webhook.topic, reason: "duplicate_delivery" }, "webhook already handled");
-    return null;
-  }
-  return { release: () => prisma.webhookReceipt.deleteMany({ where: { key: { in: keys } } }).then(() => undefined) };
-}
-
-/** Runs `action` once per delivery (see claimWebhook); a failed action is released for Shopify's retry. */
-export async function actOnce(
-  webhook: VerifiedWebhook,
-  options: { byContent?: boolean },
-  action: () => Promise<unknown>,
-): Promise<boolean> {
-  const receipt = await claimWebhook(webhook, options);
-  if (!receipt) return false;
-  try {
-    await action();
-  } catch (err) {
-    await receipt.release().catch(() => undefined);
-    throw err;
-  }
-  return true;
+export function parseShopifyJson(text: string): unknown {
+  if (!/\d{16}/.test(text)) return JSON.parse(text); // no number that could exceed 2^53: the fast path
+  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
+    if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
+      return context.source;
+    }
+    return value;
+  } as (this: unknown, key: string, value: unknown) => unknown);
 }

@@ -5,9 +5,9 @@
 import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import type { AdminGraphql } from "../shopify/admin-api.server";
-import { idString, orderNameOf } from "./mapping.server";
+import { idString, orderKeyOf, orderNameOf } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
-import { enqueueJob, orderKeyOf } from "./queue.server";
+import { enqueueJob } from "./queue.server";
 
 export type { AdminGraphql };
 

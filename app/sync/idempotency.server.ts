@@ -3,7 +3,7 @@
 // twice), and changed content gives a new key (a changed order is sent again and the service answers "updated").
 // Content that comes back to an earlier version (A → B → A) follows another accepted import, so it gets a new key
 // too: the service keeps keys 24 h and would otherwise replay A's first answer and keep B.
-import { createHash } from "node:crypto";
+import { sha256 } from "../lib/hash";
 
 export type SyncKind = "order" | "shipment";
 
@@ -13,7 +13,7 @@ function requestBody(request: unknown): string {
 }
 
 export function contentHash(request: unknown): string {
-  return createHash("sha256").update(requestBody(request)).digest("hex");
+  return sha256(requestBody(request));
 }
 
 const DATE_FIELDS = new Set(["ordered_at", "shipped_at"]);
@@ -28,7 +28,7 @@ export function meaningHash(request: unknown): string {
   const canonical = JSON.stringify(request, (key, value) =>
     DATE_FIELDS.has(key) && typeof value === "string" && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value,
   );
-  return createHash("sha256").update(canonical).digest("hex");
+  return sha256(canonical);
 }
 
 /**
@@ -38,6 +38,6 @@ export function meaningHash(request: unknown): string {
 export function idempotencyKey(shop: string, kind: SyncKind, externalId: string, bodyHash: string, previousImport?: Date | null): string {
   const parts = [shop, kind, externalId, bodyHash];
   if (previousImport) parts.push(previousImport.toISOString());
-  const digest = createHash("sha256").update(parts.join("\0")).digest("hex");
+  const digest = sha256(parts.join("\0"));
   return `sync-${kind === "order" ? "o" : "s"}-${digest}`;
 }

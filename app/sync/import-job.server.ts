@@ -4,8 +4,8 @@
 import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import type { Failure } from "../service/outcomes.server";
 import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
-import { customerIdOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
-import { backoffMs, completeJob, failJob, orderKeyOf, requeueJob, requeueLatest } from "./queue.server";
+import { customerIdOf, orderKeyOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
+import { backoffMs, completeJob, failJob, requeueJob, requeueLatest } from "./queue.server";
 import { errorMessage } from "../lib/errors";
 import { attemptInsert, recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";

@@ -6,9 +6,34 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { minimiseWebhookPayload } from "./minimise.server";
-import { idString, orderNameOf } from "./mapping.server";
-import { orderKeyOf } from "./queue.server";
-import { syncKindOf, type Delivery, type IntakeResult } from "./intake.server";
+import { idString, orderIdOf, orderKeyOf, orderNameOf } from "./mapping.server";
+
+export interface Delivery {
+  shop: string;
+  topic: string;
+  /** X-Shopify-Event-Id; falls back to the webhook id, which is also stable across retries. */
+  eventId: string;
+  webhookId?: string;
+  payload: unknown;
+}
+
+export interface IntakeResult {
+  deliveryId: string;
+  duplicate: boolean;
+  jobId?: string;
+}
+
+const SYNC_TOPICS: Record<string, "order" | "shipment"> = {
+  ORDERS_CREATE: "order",
+  ORDERS_UPDATED: "order",
+  FULFILLMENTS_CREATE: "shipment",
+  FULFILLMENTS_UPDATE: "shipment",
+};
+
+/** "orders/create" and "ORDERS_CREATE" alike. */
+export function syncKindOf(topic: string): "order" | "shipment" | undefined {
+  return SYNC_TOPICS[topic.toUpperCase().replace(/\//g, "_")];
+}
 
 export interface BatcherOptions {
   /** How long the first delivery of a batch waits for company. Short: it is added to every answer's latency. */
@@ -54,7 +79,7 @@ function toRow(received: Delivery): Row {
   const delivery = { ...received, payload: minimiseWebhookPayload(kind ?? undefined, received.payload) };
   const p = (delivery.payload ?? {}) as Record<string, unknown>;
   const externalId = kind ? (idString(p.id as string | number | undefined) ?? null) : null;
-  const orderId = kind ? (idString((kind === "order" ? p.id : p.order_id) as string | number | undefined) ?? null) : null;
+  const orderId = kind ? (orderIdOf(kind, p) ?? null) : null;
   const importable = Boolean(kind && externalId && orderId);
   return {
     key: keyOf(delivery),
@@ -71,7 +96,7 @@ function toRow(received: Delivery): Row {
 }
 
 /**
- * The multi-row form of `recordSyncDelivery`: deliveries (ON CONFLICT DO NOTHING), their records (one per
+ * The intake statement: deliveries (ON CONFLICT DO NOTHING), their records (one per
  * resource even when two deliveries of one order share the batch; an existing record is only touched) and one job
  * per new importable delivery, in arrival order so jobs keep their `seq` order. Unique keys are inserted in key
  * order, so two batches racing on the same redeliveries wait for each other instead of deadlocking. Returns, per delivery key, the
@@ -153,6 +178,14 @@ async function writeBatch(prisma: PrismaClient, batch: Pending[]): Promise<void>
   } catch (error) {
     for (const item of batch) item.reject(error);
   }
+}
+
+/**
+ * One delivery through the same statement, outside any batcher (backfill tests, scripts): resolves once it is
+ * committed, as `submit` does.
+ */
+export function recordSyncDelivery(prisma: PrismaClient, delivery: Delivery): Promise<IntakeResult> {
+  return new Promise<IntakeResult>((resolve, reject) => void writeBatch(prisma, [{ delivery, resolve, reject }]));
 }
 
 export function createIntakeBatcher(prisma: PrismaClient, options: BatcherOptions = {}): IntakeBatcher {

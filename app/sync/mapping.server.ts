@@ -97,6 +97,9 @@ export function orderIdOf(kind: "order" | "shipment", payload: unknown): string 
   return idString(kind === "order" ? p.id : p.order_id);
 }
 
+/** The queue key that runs one order's jobs one at a time (queue.server.ts), for the order and its shipments. */
+export const orderKeyOf = (orderId: string) => `order:${orderId}`;
+
 export function customerIdOf(order: ShopifyOrder): string | undefined {
   return idString(order.customer?.id);
 }
@@ -167,19 +170,4 @@ function validated<T>(
   const parsed = schema.safeParse(request);
   if (parsed.success) return { ok: true, request };
   return refused("failed", "invalid_data", { noun: what, detail: describeIssues(parsed.error) });
-}
-
-/**
- * JSON.parse that keeps integers beyond 2^53 exact, as strings (Shopify ids are 64-bit; plain JSON.parse would
- * round 820982911946154508 to 820982911946154500, and then the service would get a wrong id). Uses the reviver's
- * source text (Node 22+); elsewhere it degrades to plain JSON.parse.
- */
-export function parseShopifyJson(text: string): unknown {
-  if (!/\d{16}/.test(text)) return JSON.parse(text); // no number that could exceed 2^53: the fast path
-  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
-      return context.source;
-    }
-    return value;
-  } as (this: unknown, key: string, value: unknown) => unknown);
 }

@@ -9,11 +9,10 @@
 // - Paused shops (ShopSettings.syncPaused) and uninstalled ones (uninstalledAt) are not leased; their jobs wait,
 //   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
-import { Prisma, type Job, type PrismaClient } from "@prisma/client";
-import { ts } from "../db/sql.server";
+import type { Job, Prisma, PrismaClient } from "@prisma/client";
+import { ts, type Db } from "../db/sql.server";
 import { because } from "./reasons";
 
-export type Db = PrismaClient | Prisma.TransactionClient;
 export type JobKind = "order" | "shipment" | "backfill";
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -29,8 +28,6 @@ export interface NewJob {
   runAt?: Date;
   maxAttempts?: number;
 }
-
-export const orderKeyOf = (orderId: string) => `order:${orderId}`;
 
 export async function enqueueJob(db: Db, job: NewJob): Promise<string> {
   const created = await db.job.create({

@@ -1,16 +1,15 @@
 // The sync worker: leases jobs and runs each to its next state (app/sync/import-job.server.ts for orders and
-// shipments, backfill.server.ts for backfill pages). Runs in the app process (background.server) or as
-// `npm run worker`; any number of them may share one PostgreSQL database. Nothing here imports Remix.
+// shipments, backfill.server.ts for backfill pages). Started by app/runtime (in the web process, or as
+// `npm run worker`); any number of them may share one PostgreSQL database. Nothing here imports Remix.
 import { randomUUID } from "node:crypto";
 import type { Job } from "@prisma/client";
 import { errorMessage } from "../lib/errors";
 import { runBackfillJob } from "./backfill.server";
 import { runImportJob } from "./import-job.server";
-import { resolve, type SyncDeps } from "./job-context.server";
+import { resolve, type SyncDeps, type SyncLogger } from "./job-context.server";
 import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, leaseJobs, rescheduleJob } from "./queue.server";
 import { giveUp } from "./record-state.server";
 import { onWorkNotified } from "./signal.server";
-import { runHousekeeping } from "../privacy/housekeeping.server";
 import { createHeartbeat } from "./heartbeat.server";
 
 export type { ImportFn, SyncDeps, SyncLogger } from "./job-context.server";
@@ -51,8 +50,16 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Sleep between polls when there is nothing to do. */
   pollMs?: number;
-  /** How often to run housekeeping: revocations, retention (0 = never). Default every 10 minutes. */
-  pruneEveryMs?: number;
+  /** Work the worker does between jobs on a timer, handed in by the process's wiring (app/runtime). */
+  periodic?: PeriodicTask[];
+}
+
+/** A timed task (housekeeping: revocations, retention). Runs between leases, never beside itself. */
+export interface PeriodicTask {
+  name: string;
+  everyMs: number;
+  /** Errors are the task's own business: one that throws is logged and tried again at its next turn. */
+  run(now: Date, log: SyncLogger): Promise<void>;
 }
 
 export interface RunningWorker {
@@ -82,8 +89,8 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   const unsubscribe = onWorkNotified(kick);
   deps.logger.info({ workerId: id, concurrency }, "worker started");
 
-  const pruneEveryMs = options.pruneEveryMs ?? 600_000;
-  let nextPrune = Date.now() + Math.min(60_000, pruneEveryMs);
+  // The first turn comes soon after the start (at most a minute), then every `everyMs`.
+  const tasks = (options.periodic ?? []).map((task) => ({ task, next: Date.now() + Math.min(60_000, task.everyMs) }));
 
   const heartbeat = createHeartbeat(deps.prisma, id);
   const running = new Set<Promise<void>>();
@@ -117,10 +124,12 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
         await pause(pollMs);
         continue;
       }
-      if (pruneEveryMs > 0 && Date.now() >= nextPrune) {
-        nextPrune = Date.now() + pruneEveryMs;
-        const done = await runHousekeeping(deps.prisma, { now: deps.now(), log: (event, facts) => deps.logger.info({ workerId: id, ...facts }, event) });
-        if (done.errors.length > 0) deps.logger.warn({ workerId: id, errors: done.errors }, "housekeeping failed in part");
+      for (const due of tasks) {
+        if (Date.now() < due.next) continue;
+        due.next = Date.now() + due.task.everyMs;
+        await due.task.run(deps.now(), deps.logger).catch((error: unknown) => {
+          deps.logger.warn({ workerId: id, task: due.task.name, err: errorMessage(error) }, "periodic task failed");
+        });
       }
       let jobs: Job[] = [];
       kicked = false; // the lease sees everything that happened before it

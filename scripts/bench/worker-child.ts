@@ -56,7 +56,7 @@ const worker = startWorker(
     importOrder: (_s, store, request, options) => importOrder(context(store), store, request, options),
     importShipment: (_s, store, request, options) => importShipment(context(store), store, request, options),
   },
-  { concurrency: Number(process.env.WORKER_CONCURRENCY), pollMs: 20, pruneEveryMs: 0 },
+  { concurrency: Number(process.env.WORKER_CONCURRENCY), pollMs: 20 },
 );
 console.log("ready");
 process.once("SIGTERM", () => void worker.stop().then(() => db.close()).then(() => process.exit(0)));

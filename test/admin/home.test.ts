@@ -25,7 +25,7 @@ describe("home", () => {
     expect((await loadHome(db.prisma, SHOP)).worker.alive).toBe(false);
     const worker = startWorker(
       { prisma: db.prisma, loadSettings: async () => null, grantStore: () => unused() as never, importOrder: unused, importShipment: unused },
-      { pollMs: 50, pruneEveryMs: 0 },
+      { pollMs: 50 },
     );
     try {
       for (let i = 0; i < 100 && (await db.prisma.workerHeartbeat.count()) === 0; i++) await new Promise((r) => setTimeout(r, 50));

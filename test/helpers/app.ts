@@ -7,11 +7,14 @@ import { pathToFileURL } from "node:url";
 import express from "express";
 import type { Logger } from "pino";
 import type { Database } from "~/db/connect.server";
+import type { WebProcess, WebProcessOptions } from "~/runtime/web.server";
 import { ensureBuild, ROOT, SERVER_BUILD as BUILD } from "../../dev/build";
 import { createAppServer } from "../../server/app";
 import { TEST_API_KEY, TEST_API_SECRET } from "./shopify";
 
 export { ensureBuild };
+
+type WebEntry = { startWebProcess(options?: WebProcessOptions): WebProcess };
 
 export interface RunningApp {
   url: string;
@@ -42,8 +45,9 @@ export async function startApp(
     LOG_LEVEL: "silent",
     ...env,
   });
-  globalThis.__appDatabase = db; // the build's db.server.ts picks it up instead of opening its own
   const build = await import(/* @vite-ignore */ pathToFileURL(BUILD).href);
+  // The web process's start, as server/main.ts makes it, on the test's database (the worker runs where a test says).
+  (build.entry.module as WebEntry).startWebProcess({ database: db, worker: false });
   app.use(createAppServer({ build, clientDir: path.join(ROOT, "build/client"), logger: options.logger }));
   return {
     url,

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { customerDisplayName, minimiseFulfillment, minimiseOrder } from "~/sync/minimise.server";
-import { mapFulfillment, mapOrder, parseShopifyJson, type ShopifyFulfillment, type ShopifyOrder } from "~/sync/mapping.server";
+import { mapFulfillment, mapOrder, type ShopifyFulfillment, type ShopifyOrder } from "~/sync/mapping.server";
+import { parseShopifyJson } from "~/shopify/webhook.server";
 import { fulfillmentWithContactData, newShopper, orderWithContactData } from "./support";
 
 const fixture = (name: string) => parseShopifyJson(readFileSync(path.resolve(__dirname, "../sync/fixtures", name), "utf8"));

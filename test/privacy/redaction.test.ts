@@ -12,7 +12,7 @@ import { recordDataRequest } from "~/privacy/export.server";
 import { drainRevocations } from "~/connections/revocations.server";
 import { refreshTokens, type GrantStore } from "~/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { drainJobs } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";

@@ -5,7 +5,7 @@ import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import { recordDataRequest, markDataRequestHandled } from "~/privacy/export.server";
 import { DEFAULT_RETENTION_DAYS, pruneExpired, RETENTION_NOTICE, saveRetentionDays } from "~/privacy/retention.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { Clock, connectCustomer, SHOP, shopifyOrder, syncDeps } from "../sync/support";

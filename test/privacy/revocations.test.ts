@@ -11,7 +11,7 @@ import { completeOnStorefront } from "~/connections/storefront-completion.server
 import { disconnectGrant, storeGrant } from "~/connections/grant-lifecycle.server";
 import { saveSettings } from "~/connections/settings.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
-import { runHousekeeping } from "~/privacy/housekeeping.server";
+import { housekeepingTask, runHousekeeping } from "~/privacy/housekeeping.server";
 import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/connections/revocations.server";
 import { refreshTokens } from "~/service/client.server";
 import { startWorker } from "~/sync/worker.server";
@@ -114,7 +114,7 @@ describe("the worker", () => {
     const unused = () => Promise.reject(new Error("no imports in this test"));
     const worker = startWorker(
       { prisma: db.prisma, loadSettings: async () => null, grantStore: () => { throw new Error("unused"); }, importOrder: unused, importShipment: unused },
-      { pruneEveryMs: 20, pollMs: 20 },
+      { periodic: [housekeepingTask(db.prisma, { everyMs: 20 })], pollMs: 20 },
     );
     try {
       for (let i = 0; i < 100 && (await db.prisma.tokenRevocation.count()) > 0; i++) await new Promise((r) => setTimeout(r, 50));

@@ -1,7 +1,8 @@
 // Fair leasing between shops: one shop's backlog does not hold back another shop's new order.
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
-import { enqueueJob, leaseJobs, orderKeyOf } from "~/sync/queue.server";
+import { orderKeyOf } from "~/sync/mapping.server";
+import { enqueueJob, leaseJobs } from "~/sync/queue.server";
 
 const db = withSyncDatabase();
 const busy = "busy-shop.myshopify.com";

@@ -6,10 +6,10 @@ import {
   enqueueJob,
   failJob,
   leaseJobs,
-  orderKeyOf,
   rescheduleJob,
   retryRecordJob,
 } from "~/sync/queue.server";
+import { orderKeyOf } from "~/sync/mapping.server";
 
 const db = withSyncDatabase();
 const shop = "queue-shop.myshopify.com";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
 import { encryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 import { importCounts, mintTokens, SHOP, settingsFor, shopifyFulfillment, shopifyOrder } from "./support";
 import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
