@@ -1,6 +1,6 @@
 // The process's one database: PostgreSQL when DATABASE_URL is set, embedded PGlite in ./data otherwise. Each
 // process opens it once where it starts (app/runtime/web.server.ts, server/worker.ts, scripts) and hands it in
-// with useDatabase; Shopify's session storage and the routes read it here.
+// with setDatabase; Shopify's session storage and the routes read it here.
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase, type Database } from "./db/connect.server";
 import { env } from "./env.server";
@@ -20,7 +20,7 @@ export function openConfiguredDatabase(options: { poolSize?: number } = {}): Dat
 }
 
 /** Makes `db` the process's database; returns the one it replaces (tests put it back). */
-export function useDatabase(db: Database | undefined): Database | undefined {
+export function setDatabase(db: Database | undefined): Database | undefined {
   const previous = current;
   current = db;
   return previous;

@@ -2,6 +2,7 @@
 import { SHOPIFY_API_VERSION } from "./shopify/api-version";
 import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
+import type { SessionStorage } from "@shopify/shopify-app-session-storage";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import prisma from "./db.server";
 import { EncryptedSessionStorage } from "./crypto/encrypted-session-storage.server";
@@ -27,6 +28,19 @@ const shopifyLogLevel = {
   trace: LogSeverity.Debug,
 }[config.LOG_LEVEL];
 
+// The process hands its database in when it starts (app/runtime), after this module is imported: the Prisma
+// storage (which queries its table as soon as it is made) is made at its first use.
+let prismaStorage: PrismaSessionStorage<typeof prisma> | undefined;
+const storage = () => (prismaStorage ??= new PrismaSessionStorage(prisma));
+const sessionsInDatabase: SessionStorage & { isReady(): Promise<boolean> } = {
+  storeSession: (session) => storage().storeSession(session),
+  loadSession: (id) => storage().loadSession(id),
+  deleteSession: (id) => storage().deleteSession(id),
+  deleteSessions: (ids) => storage().deleteSessions(ids),
+  findSessionsByShop: (shop) => storage().findSessionsByShop(shop),
+  isReady: () => storage().isReady(),
+};
+
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,
   apiSecretKey: config.SHOPIFY_API_SECRET,
@@ -34,7 +48,7 @@ const shopify = shopifyApp({
   scopes: config.SCOPES.split(","),
   appUrl: config.SHOPIFY_APP_URL,
   authPathPrefix: "/auth",
-  sessionStorage: new EncryptedSessionStorage(new PrismaSessionStorage(prisma)),
+  sessionStorage: new EncryptedSessionStorage(sessionsInDatabase),
   distribution: AppDistribution.AppStore,
   // Expiring offline tokens (Shopify requires them for public apps from 2027-01-01): the library refreshes the
   // token before an Admin API call when it is within 5 minutes of expiry, and stores the new session through

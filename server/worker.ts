@@ -3,7 +3,7 @@
 // from the web server. Needs DATABASE_URL (PostgreSQL): PGlite is one process's database, and there the worker
 // runs inside the app. Start as many as you like; they share the queue safely (FOR UPDATE SKIP LOCKED leases).
 // Stops cleanly on SIGTERM/SIGINT: no new leases, running jobs finish, then the database closes.
-import { openConfiguredDatabase, useDatabase } from "../app/db.server";
+import { openConfiguredDatabase, setDatabase } from "../app/db.server";
 import { env } from "../app/env.server";
 import { syncLog } from "../app/runtime/worker-deps.server";
 import { startSyncWorker } from "../app/runtime/worker.server";
@@ -17,7 +17,7 @@ if (!config.DATABASE_URL) {
 
 const db = openConfiguredDatabase({ poolSize: config.WORKER_POOL_SIZE });
 await db.ready;
-useDatabase(db); // Shopify's session storage (Admin API calls) uses this connection too
+setDatabase(db); // Shopify's session storage (Admin API calls) uses this connection too
 const worker = startSyncWorker(db, {
   concurrency: config.WORKER_CONCURRENCY,
   pollMs: config.WORKER_POLL_MS,

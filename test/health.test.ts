@@ -1,25 +1,25 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
 import { checkDatabase } from "~/db/health.server";
-import { useDatabase } from "~/db.server";
+import { setDatabase } from "~/db.server";
 import { createTestDatabase } from "./helpers/db";
 
 describe("health check", () => {
-  const previous = useDatabase(undefined);
+  const previous = setDatabase(undefined);
   afterAll(() => {
-    useDatabase(previous);
+    setDatabase(previous);
   });
 
   it("reports a reachable database", async () => {
     const db = await createTestDatabase();
-    useDatabase(db);
+    setDatabase(db);
     expect(await checkDatabase()).toMatchObject({ ok: true, database: { reachable: true } });
     await db.close();
   });
 
   it("reports a database that is down, without leaking its address", async () => {
     const down = openDatabase({ url: "postgresql://app:hunter2@127.0.0.1:1/app" });
-    useDatabase(down);
+    setDatabase(down);
     const health = await checkDatabase(1500);
     expect(health).toMatchObject({ ok: false, database: { kind: "postgres", reachable: false } });
     expect(JSON.stringify(health)).not.toContain("hunter2");

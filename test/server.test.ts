@@ -20,7 +20,10 @@ describe("production server", () => {
     const page = await fetch(url, { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } });
     expect(page.status).toBe(200);
     await fetch(`${h.app.url}/connect/callback?code=secret-code-123&state=secret-state-456`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each line is written when its response has finished: wait for both (a loaded machine can take a while).
+    for (let i = 0; i < 100 && !(lines.join("").includes('"path":"/app"') && lines.join("").includes('"path":"/connect/callback"')); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     const log = lines.join("");
     expect(log).toContain('"path":"/app"');

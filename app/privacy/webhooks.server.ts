@@ -3,7 +3,6 @@
 // session, so each works after an uninstall. Each delivery acts once (receipts by event id, and for destructive
 // topics by the signed content too, so a captured body replayed under new ids repeats nothing).
 import type { PrismaClient } from "@prisma/client";
-import prisma from "../db.server";
 import { sha256 } from "../lib/hash";
 import { securityLog } from "../lib/security-log.server";
 import { verifyWebhook, type VerifiedWebhook } from "../shopify/webhook.server";
@@ -59,7 +58,7 @@ async function claimWebhook(db: PrismaClient, webhook: VerifiedWebhook, options:
 }
 
 /** Runs `action` once per delivery (see claimWebhook); a failed action is released for Shopify's retry. */
-async function actOnce(webhook: VerifiedWebhook, options: { byContent?: boolean }, action: () => Promise<unknown>): Promise<boolean> {
+async function actOnce(prisma: PrismaClient, webhook: VerifiedWebhook, options: { byContent?: boolean }, action: () => Promise<unknown>): Promise<boolean> {
   const receipt = await claimWebhook(prisma, webhook, options);
   if (!receipt) return false;
   try {
@@ -72,25 +71,31 @@ async function actOnce(webhook: VerifiedWebhook, options: { byContent?: boolean 
 }
 
 // The offline session Shopify's library stores at install (its id is `offline_<shop>`): present while installed.
-const isInstalled = async (shop: string) => (await prisma.session.count({ where: { id: `offline_${shop}` } })) > 0;
+const isInstalled = async (prisma: PrismaClient, shop: string) => (await prisma.session.count({ where: { id: `offline_${shop}` } })) > 0;
 
 /** Verifies, then runs `work` once per delivery; a failure is released for Shopify's retry. */
-async function handle(request: Request, routeTopic: string, options: HandleOptions, work: (event: Verified) => Promise<void>) {
+async function handle(
+  prisma: PrismaClient,
+  request: Request,
+  routeTopic: string,
+  options: HandleOptions,
+  work: (event: Verified) => Promise<void>,
+) {
   const check = await verifyWebhook(request, routeTopic);
   if (!check.ok) return check.response;
   const webhook = check.webhook;
-  if (options.notWhileInstalled && (await isInstalled(webhook.shop))) {
+  if (options.notWhileInstalled && (await isInstalled(prisma, webhook.shop))) {
     securityLog().warn({ shop: webhook.shop, topic: webhook.topic, reason: "shop_installed" }, "webhook ignored");
     return new Response(null, { status: 200 });
   }
   const payload = (webhook.payload ?? {}) as Payload;
   const event: Verified = { shop: webhook.shop, topic: webhook.topic, payload, eventId: webhook.eventId, webhookId: webhook.webhookId };
-  await actOnce(webhook, { byContent: options.byContent }, () => work(event));
+  await actOnce(prisma, webhook, { byContent: options.byContent }, () => work(event));
   return new Response(null, { status: 200 });
 }
 
-export const receiveCustomersRedact = (request: Request) =>
-  handle(request, "customers/redact", { byContent: true }, async ({ shop, payload }) => {
+export const receiveCustomersRedact = (prisma: PrismaClient, request: Request) =>
+  handle(prisma, request, "customers/redact", { byContent: true }, async ({ shop, payload }) => {
     const customerId = idOf((payload.customer as Payload | undefined)?.id);
     const ordersToRedact = idList(payload.orders_to_redact);
     if (!customerId && ordersToRedact.length === 0) return;
@@ -98,24 +103,24 @@ export const receiveCustomersRedact = (request: Request) =>
     kickRevocations(prisma);
   });
 
-export const receiveDataRequest = (request: Request) =>
-  handle(request, "customers/data_request", {}, async ({ shop, payload, eventId }) => {
+export const receiveDataRequest = (prisma: PrismaClient, request: Request) =>
+  handle(prisma, request, "customers/data_request", {}, async ({ shop, payload, eventId }) => {
     const customerId = idOf((payload.customer as Payload | undefined)?.id);
     if (!customerId) return;
     const requestId = idOf((payload.data_request as Payload | undefined)?.id) ?? eventId;
     await recordDataRequest(prisma, { shop, customerId, requestId, ordersRequested: idList(payload.orders_requested) });
   });
 
-export const receiveShopRedact = (request: Request) =>
-  handle(request, "shop/redact", { notWhileInstalled: true }, async ({ shop }) => {
+export const receiveShopRedact = (prisma: PrismaClient, request: Request) =>
+  handle(prisma, request, "shop/redact", { notWhileInstalled: true }, async ({ shop }) => {
     await redactShop(prisma, shop);
     kickRevocations(prisma);
   });
 
-export const receiveAppUninstalled = (request: Request) =>
-  handle(request, "app/uninstalled", { byContent: true }, ({ shop }) => onAppUninstalled(prisma, shop));
+export const receiveAppUninstalled = (prisma: PrismaClient, request: Request) =>
+  handle(prisma, request, "app/uninstalled", { byContent: true }, ({ shop }) => onAppUninstalled(prisma, shop));
 
-export const receiveScopesUpdate = (request: Request) =>
-  handle(request, "app/scopes_update", { byContent: true }, async ({ shop, payload }) => {
+export const receiveScopesUpdate = (prisma: PrismaClient, request: Request) =>
+  handle(prisma, request, "app/scopes_update", { byContent: true }, async ({ shop, payload }) => {
     await onScopesUpdated(prisma, shop, payload.current);
   });

@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
+import prisma from "../db.server";
 import { receiveCustomersRedact } from "../privacy/webhooks.server";
 
-export const action = ({ request }: ActionFunctionArgs) => receiveCustomersRedact(request);
+export const action = ({ request }: ActionFunctionArgs) => receiveCustomersRedact(prisma, request);

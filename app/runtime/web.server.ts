@@ -3,7 +3,7 @@
 // server/main.ts starts it by name through the build's entry module (app/entry.server.tsx re-exports
 // startWebProcess) and stops it on shutdown; `remix vite:dev`, which has no main, starts it from the entry.
 import type { Database } from "../db/connect.server";
-import { database, openConfiguredDatabase, useDatabase } from "../db.server";
+import { database, openConfiguredDatabase, setDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
@@ -34,7 +34,7 @@ export function syncIntake(): SyncIntake {
 
 export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   const db = options.database ?? openConfiguredDatabase();
-  useDatabase(db);
+  setDatabase(db);
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;
   return {

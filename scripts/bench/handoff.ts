@@ -95,9 +95,9 @@ export const handoffBench: Bench = {
   async run(ctx) {
     const db = await throwawayDatabase(ctx.adminUrl, "handoff");
     Object.assign(process.env, appEnv({ DATABASE_URL: db.url, LOG_LEVEL: "silent" }));
-    const { openConfiguredDatabase, useDatabase } = await import("../../app/db.server");
+    const { openConfiguredDatabase, setDatabase } = await import("../../app/db.server");
     const app = openConfiguredDatabase();
-    useDatabase(app);
+    setDatabase(app);
     const n = Number(process.env.BENCH_N ?? 500);
     const measure = async (name: string, run: () => Promise<unknown>): Promise<BenchRow> => ({ name, samples: await timeSamples(run, n, Math.min(50, n)) });
     try {

@@ -7,7 +7,7 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { Session } from "@shopify/shopify-api";
 import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
-import { useDatabase } from "~/db.server";
+import { setDatabase } from "~/db.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { TEST_SHOP } from "../helpers/shopify";
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
   // Before Shopify's library is imported: it keeps the fetch it finds then.
   shopify.listen({ onUnhandledRequest: "error" });
   db = await createTestDatabase();
-  useDatabase(db);
+  setDatabase(db);
   process.env.ENCRYPTION_KEYS = KEYS;
   process.env.LOG_LEVEL = "silent";
   shopifyServer = await import("~/shopify.server");

@@ -7,7 +7,7 @@ import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import type { AdminGraphql } from "~/sync/backfill.server";
-import { useDatabase } from "~/db.server";
+import { setDatabase } from "~/db.server";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
@@ -91,7 +91,7 @@ beforeAll(async () => {
   // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
   ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-  useDatabase(db); // Shopify's library loads the session through the app's storage, on this database
+  setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);
 });
 afterEach(() => mock.resetHandlers());
