@@ -96,7 +96,7 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
     return { ok: false, code, status: 503, locale };
   }
 
-  const resolved = await resolveCart(deps.graphql, input.lines);
+  const resolved = await resolveCart(deps.graphql, shop, input.lines);
   if (!resolved.ok) {
     if (resolved.problem === "unavailable") {
       await recordRefusal(prisma, facts, "unavailable", `No longer available: ${resolved.items.join(", ")}.`);

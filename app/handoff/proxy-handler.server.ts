@@ -15,9 +15,12 @@ import { loadHandoffSettings } from "./settings.server";
 export interface ProxyHandlerDeps {
   prisma: PrismaClient;
   budget: Budget;
-  /** Throws Shopify's 400 response for a bad or missing signature. */
-  verify: (request: Request) => Promise<{ liquid: (body: string, init?: ResponseInit) => Response }>;
-  graphqlFor: (shop: string) => AdminGraphql;
+  /**
+   * Shopify's proxy check (app/shopify/app-proxy.server.ts): throws Shopify's 400 response for a bad or missing
+   * signature; the shop and the logged-in customer are the ones it verified.
+   */
+  verify: (request: Request) => Promise<{ liquid: (body: string, init?: ResponseInit) => Response; shop: string; customerId: string | null }>;
+  graphql: AdminGraphql;
   service?: ServiceDepsOverrides;
 }
 
@@ -35,17 +38,14 @@ async function readInput(request: Request, isJson: boolean): Promise<unknown> {
 }
 
 export async function handleContinueCart(request: Request, deps: ProxyHandlerDeps): Promise<Response> {
-  const { liquid } = await deps.verify(request);
-  const url = new URL(request.url);
-  const shop = url.searchParams.get("shop")!;
-  const customerId = url.searchParams.get("logged_in_customer_id") || null;
+  const { liquid, shop, customerId } = await deps.verify(request);
   const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
   const raw = await readInput(request, isJson);
 
   const result = await continueCart(
     {
       prisma: deps.prisma,
-      graphql: deps.graphqlFor(shop),
+      graphql: deps.graphql,
       budget: deps.budget,
       loadSettings: () => loadHandoffSettings(deps.prisma, shop),
       service: deps.service,

@@ -3,7 +3,9 @@
 // `unauthenticated.admin(shop)` client and nothing here knows about sessions or tokens.
 import { z } from "zod";
 
-export type AdminGraphql = (query: string, variables: Record<string, unknown>) => Promise<unknown>;
+import type { AdminGraphql } from "../shopify/admin-api.server";
+
+export type { AdminGraphql };
 
 export const CART_VARIANTS_QUERY = `#graphql
 query CartVariants($ids: [ID!]!) {
@@ -82,12 +84,13 @@ function lineTitle(productTitle: string, variantTitle: string) {
 /** Looks the lines up; a variant that is gone or not for sale makes the whole cart unavailable, named. */
 export async function resolveCart(
   graphql: AdminGraphql,
+  shop: string,
   lines: { variantId: string; quantity: number }[],
 ): Promise<Resolution> {
   const ids = [...new Set(lines.map((l) => gid("ProductVariant", l.variantId)))];
   let answer: unknown;
   try {
-    answer = await graphql(CART_VARIANTS_QUERY, { ids });
+    answer = await graphql(shop, CART_VARIANTS_QUERY, { ids });
   } catch (error) {
     return { ok: false, problem: "admin_unreachable", detail: error instanceof Error ? error.name : "error" };
   }

@@ -1,31 +1,17 @@
 // The storefront side of a flow result: the bounded body read, JSON for the script, and for the no-JavaScript
 // form a 303 to the claim URL or a small Liquid page with the message and a link back to the cart.
 import { escapeForLiquid } from "../connections/connect-page.server";
+import { BODY_LIMITS, readBody } from "../lib/body-limit.server";
 import type { FlowResult } from "./flow.server";
 import { backToCartLabel, shopperMessage } from "./messages";
 
-/** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart (a form's limit). */
+export const MAX_BODY_BYTES = BODY_LIMITS.form;
 
-/** Reads at most `limit` bytes; null when the body is larger (the rest is not read). */
+/** Reads at most `limit` bytes (lib/body-limit.server.ts); null when the body is larger or unreadable. */
 export async function readBounded(request: Request, limit = MAX_BODY_BYTES): Promise<string | null> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) return null;
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const body = await readBody(request, limit);
+  return body.ok ? new TextDecoder().decode(body.bytes) : null;
 }
 
 export function safeClaimUrl(url: string): string | null {

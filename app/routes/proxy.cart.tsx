@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { unauthenticated } from "../shopify.server";
+import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
@@ -18,8 +18,5 @@ export const action = ({ request }: ActionFunctionArgs) =>
     prisma,
     budget,
     verify: verifyAppProxy,
-    graphqlFor: (shop) => async (query, variables) => {
-      const { admin } = await unauthenticated.admin(shop);
-      return (await admin.graphql(query, { variables })).json();
-    },
+    graphql: adminGraphqlViaShopify,
   });

@@ -25,6 +25,7 @@ export const HANDOFF_ROW = "continue cart: app's own time (stubs)";
 
 export async function benchHandoff({ prisma, shop, apiSecret, measure }: HandoffBenchInput): Promise<BenchRow[]> {
   const { authenticate } = await import("../../app/shopify.server");
+  const { verifyAppProxy } = await import("../../app/shopify/app-proxy.server");
   const { Budget } = await import("../../app/handoff/budget");
   const { handleContinueCart } = await import("../../app/handoff/proxy-handler.server");
   const { CART_VARIANTS_QUERY } = await import("../../app/handoff/resolver.server");
@@ -53,7 +54,7 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
     availableForSale: true,
     product: { id: `gid://shopify/Product/${8_000_000_000 + i}`, title: `Product ${i}`, status: "ACTIVE" },
   }));
-  const graphql = async (query: string) => {
+  const graphql = async (_shop: string, query: string) => {
     if (query !== CART_VARIANTS_QUERY) throw new Error("unexpected query");
     return { data: { shop: { currencyCode: "EUR" }, nodes } };
   };
@@ -64,7 +65,7 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
       return new Response(JSON.stringify(body), { status: 201, headers: { "content-type": "application/json" } });
     },
   };
-  const deps = { prisma, budget: new Budget(), graphqlFor: () => graphql, service, verify: authenticate.public.appProxy };
+  const deps = { prisma, budget: new Budget(), graphql, service, verify: verifyAppProxy };
 
   const request = () => {
     const query = signProxyQuery(
