@@ -1,10 +1,7 @@
-// One pino logger for refused requests (forged, replayed, ambiguous or oversized input). Callers pass non-secret
-// facts only: shop, topic, route, a reason code; never a body, a token or a signature.
-import pino from "pino";
-import { env } from "../env.server";
+// The log of refused requests (forged, replayed, ambiguous or oversized input): the "security" child of the app's
+// one logger (logger.server.ts). Callers pass non-secret facts only: shop, topic, route, a reason code; never a
+// body, a token or a signature.
+import type pino from "pino";
+import { logger } from "./logger.server";
 
-let logger: pino.Logger | undefined;
-export function securityLog(): pino.Logger {
-  logger ??= pino({ name: "security", level: env().LOG_LEVEL });
-  return logger;
-}
+export const securityLog = (): pino.Logger => logger("security");
