@@ -60,8 +60,9 @@ export class AdminCostBudget {
     }
   }
 
+  /** What the query last asked for; a query not seen yet waits for a full bucket (no restored point is lost). */
   lastRequested(key: string): number {
-    return this.requested.get(key) ?? 0;
+    return this.requested.get(key) ?? Number.POSITIVE_INFINITY;
   }
 }
 
