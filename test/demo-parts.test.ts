@@ -2,7 +2,7 @@
 // the order traffic's shape.
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKFILL_QUERY, BACKFILL_SIZES } from "~/sync/backfill.server";
+import { BACKFILL_QUERY, BACKFILL_SIZES, ORDER_LINES_QUERY } from "~/sync/backfill.server";
 import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
 import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";
@@ -105,7 +105,6 @@ describe("the demo's Admin API handlers, as the backfill calls them", () => {
 
   type Node = { id: string; customer: { id: string }; lineItems: { nodes: unknown[] }; fulfillments: unknown[] };
   type Page = { data: { ordersCount: { count: number }; orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Node[] } } };
-  const ORDER_LINES_QUERY = "query SyncBackfillOrderLines($id: ID!, $after: String) { order(id: $id) { lineItems(first: 250, after: $after) { nodes { id } } } }";
 
   it("answers the backfill's query with the customer's orders since the date, paged", async () => {
     const customer = DEMO_CUSTOMERS[0].id;
@@ -126,9 +125,9 @@ describe("the demo's Admin API handlers, as the backfill calls them", () => {
 
   it("answers the order-lines query, and null for an order it does not know", async () => {
     const order = orderHistory()[0];
-    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: `gid://shopify/Order/${order.id}`, after: null })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
+    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: `gid://shopify/Order/${order.id}`, first: 250, after: null })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
     expect(lines.data.order!.lineItems.nodes).toHaveLength(order.lines.length);
-    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", after: null })) as { data: { order: null } };
+    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", first: 250, after: null })) as { data: { order: null } };
     expect(none.data.order).toBeNull();
   });
 });
