@@ -9,6 +9,7 @@ import express from "express";
 import type { Logger } from "pino";
 import { BODY_LIMITS } from "../app/lib/body-limit.server";
 
+import { bodyCeiling } from "./body-ceiling";
 import { directWebhookActions } from "./direct-actions";
 
 const MAX_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
@@ -44,6 +45,8 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
     }
     next();
   });
+  // Then every body is counted against its route's limit, whatever the framing (body-ceiling.ts).
+  app.use(bodyCeiling());
   app.use(directWebhookActions(build));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));

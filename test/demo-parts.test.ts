@@ -2,7 +2,7 @@
 // the order traffic's shape.
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKFILL_QUERY } from "~/sync/backfill.server";
+import { BACKFILL_QUERY, BACKFILL_SIZES, ORDER_LINES_QUERY } from "~/sync/backfill.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";
@@ -105,30 +105,29 @@ describe("the demo's Admin API handlers, as the backfill calls them", () => {
 
   type Node = { id: string; customer: { id: string }; lineItems: { nodes: unknown[] }; fulfillments: unknown[] };
   type Page = { data: { ordersCount: { count: number }; orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Node[] } } };
-  const ORDER_LINES_QUERY = "query SyncBackfillOrderLines($id: ID!, $after: String) { order(id: $id) { lineItems(first: 250, after: $after) { nodes { id } } } }";
 
   it("answers the backfill's query with the customer's orders since the date, paged", async () => {
     const customer = DEMO_CUSTOMERS[0].id;
     const history = orderHistory().filter((o) => o.customerId === customer);
     const since = new Date(Date.now() - 60 * 86_400_000).toISOString();
-    const first = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { first: 2, after: null, query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
+    const first = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { ...BACKFILL_SIZES, first: 2, after: null, query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
     expect(first.data.ordersCount.count).toBe(history.length);
     expect(first.data.orders.pageInfo).toEqual({ hasNextPage: true, endCursor: "2" });
-    const second = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { first: 2, after: "2", query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
+    const second = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { ...BACKFILL_SIZES, first: 2, after: "2", query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
     const orders = [...first.data.orders.nodes, ...second.data.orders.nodes];
     expect(orders.map((o) => o.id).sort()).toEqual(history.map((o) => `gid://shopify/Order/${o.id}`).sort());
     expect(orders.every((o) => o.customer.id === `gid://shopify/Customer/${customer}` && o.lineItems.nodes.length === 2)).toBe(true);
     expect(orders.flatMap((o) => o.fulfillments)).toHaveLength(history.filter((o) => o.fulfillment).length);
 
-    const recent = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { first: 50, after: null, query: `customer_id:${customer} created_at:>='${new Date(Date.now() - 20 * 86_400_000).toISOString()}'` })) as Page;
+    const recent = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { ...BACKFILL_SIZES, after: null, query: `customer_id:${customer} created_at:>='${new Date(Date.now() - 20 * 86_400_000).toISOString()}'` })) as Page;
     expect(recent.data.ordersCount.count).toBeLessThan(history.length);
   });
 
   it("answers the order-lines query, and null for an order it does not know", async () => {
     const order = orderHistory()[0];
-    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: `gid://shopify/Order/${order.id}`, after: null })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
+    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: `gid://shopify/Order/${order.id}`, first: 250, after: null })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
     expect(lines.data.order!.lineItems.nodes).toHaveLength(order.lines.length);
-    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", after: null })) as { data: { order: null } };
+    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", first: 250, after: null })) as { data: { order: null } };
     expect(none.data.order).toBeNull();
   });
 });

@@ -15,8 +15,9 @@ export const adminGraphqlViaShopify: AdminGraphql = async (shop, query, variable
     return await response.json();
   } catch (err) {
     // GraphQL-level errors (throttling, a bad query) come back as a body with `errors`, worded by the caller.
+    // Their `extensions.cost` (THROTTLED's bucket status) is kept for the caller's pacing.
     const graphQLErrors = err instanceof GraphqlQueryError ? err.body?.errors?.graphQLErrors : undefined;
-    if (Array.isArray(graphQLErrors)) return { errors: graphQLErrors };
+    if (Array.isArray(graphQLErrors)) return { errors: graphQLErrors, extensions: (err as GraphqlQueryError).body?.extensions };
     // No answer at all: say so plainly rather than in the library's words.
     if (err instanceof HttpRequestError) throw new Error("Shopify's Admin API could not be reached");
     throw err;

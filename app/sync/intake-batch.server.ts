@@ -1,8 +1,8 @@
 // Group commit for webhook intake: deliveries that arrive together share ONE statement (one round trip, one
 // implicit transaction). Each caller's promise settles only after that statement committed, so a 200 always
-// means "stored"; when the statement fails, every caller of the batch gets the error (the route answers 5xx and
-// Shopify retries) and nothing of the batch is half-written. A redelivery (same shop + event id) is recorded once,
-// also when both copies land in the same batch.
+// means "stored"; when the statement fails, the batch is written again in halves, so only the delivery the
+// database refuses gets the error (the route answers 5xx and Shopify retries) and nothing is half-written. A
+// redelivery (same shop + event id) is recorded once, also when both copies land in the same batch.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { minimiseWebhookPayload } from "./minimise.server";
@@ -176,7 +176,16 @@ async function writeBatch(prisma: PrismaClient, batch: Pending[]): Promise<void>
       }
     }
   } catch (error) {
-    for (const item of batch) item.reject(error);
+    // One delivery PostgreSQL refuses must not fail the others written with it: the batch is written again in
+    // halves (copies of one event kept together) until the refused delivery is alone, and only it fails.
+    const keys = [...rows.keys()];
+    if (keys.length < 2) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    const firstHalf = new Set(keys.slice(0, Math.ceil(keys.length / 2)));
+    await writeBatch(prisma, batch.filter((item) => firstHalf.has(keyOf(item.delivery))));
+    await writeBatch(prisma, batch.filter((item) => !firstHalf.has(keyOf(item.delivery))));
   }
 }
 

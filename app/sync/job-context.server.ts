@@ -1,5 +1,6 @@
 // What running a job needs: the collaborators (`SyncDeps`: service client, settings loader, grant store factory,
 // Admin API, clock, logger), so tests replace exactly what they need, and their defaults. Nothing here imports Remix.
+import type { AdminCostBudget } from "./admin-budget.server";
 import type { PrismaClient } from "@prisma/client";
 import type { GrantStore } from "../service/grant-store.server";
 import type { ImportOutcome } from "../service/imports.server";
@@ -34,6 +35,10 @@ export interface SyncDeps {
   importShipment: ImportFn;
   /** Admin GraphQL API for backfills. */
   adminGraphql?: AdminGraphql;
+  /** Waits for the Admin API's cost bucket (tests pass one that moves their clock). */
+  sleep?: (ms: number) => Promise<void>;
+  /** The shops' Admin API cost buckets as last reported (one per process by default). */
+  adminBudget?: AdminCostBudget;
 }
 
 const silent: SyncLogger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -7,8 +7,17 @@
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const asId = (value: unknown) => (typeof value === "string" || typeof value === "number" ? value : undefined);
-const asText = (value: unknown) => (typeof value === "string" ? value : undefined);
+/**
+ * Text as PostgreSQL can store it: no NUL (text and jsonb refuse it) and no lone UTF-16 surrogate (jsonb refuses
+ * the escape JSON.stringify writes for one). One delivery's odd byte must not fail the batch it is written with.
+ */
+export function storableText(value: string): string {
+  // eslint-disable-next-line no-control-regex -- removing NUL is the point
+  return value.replace(/\u0000/g, "").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}
+
+const asId = (value: unknown) => (typeof value === "string" ? storableText(value) : typeof value === "number" && Number.isFinite(value) ? value : undefined);
+const asText = (value: unknown) => (typeof value === "string" ? storableText(value) : undefined);
 const asCount = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
 /** Copies only the listed fields, each through its type check; anything else (or of another type) is left out. */
@@ -34,7 +43,7 @@ export function customerDisplayName(customer: unknown): string | null {
   const first = asText(customer.first_name)?.trim();
   if (!first) return null;
   const initial = asText(customer.last_name)?.trim().charAt(0);
-  return `${first}${initial ? ` ${initial.toUpperCase()}.` : ""}`.slice(0, 40);
+  return storableText(`${first}${initial ? ` ${initial.toUpperCase()}.` : ""}`.slice(0, 40)); // a cut pair made whole
 }
 
 const ORDER_LINE = {
@@ -69,7 +78,7 @@ const FULFILLMENT = {
   status: asText,
   tracking_company: asText,
   tracking_number: asText,
-  tracking_numbers: (value: unknown) => (Array.isArray(value) ? value.filter((v) => typeof v === "string") : undefined),
+  tracking_numbers: (value: unknown) => (Array.isArray(value) ? value.filter((v) => typeof v === "string").map(storableText) : undefined),
   line_items: list({ id: asId, quantity: asCount }),
 };
 

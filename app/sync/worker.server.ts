@@ -20,7 +20,7 @@ export async function runJob(input: SyncDeps, job: Job): Promise<void> {
   try {
     if (job.kind === "backfill") {
       if (!deps.adminGraphql) throw new Error("no Admin API client configured for backfills");
-      await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now });
+      await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep: deps.sleep, budget: deps.adminBudget });
       await completeJob(deps.prisma, job, deps.now());
       return;
     }

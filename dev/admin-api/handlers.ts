@@ -1,14 +1,17 @@
 // MSW handlers answering the Admin API GraphQL the app sends for cart handoffs (the CartVariants query: shop
-// currency and ProductVariant nodes by id) from a Catalog, the way Shopify answers: null for an unknown id.
-import { graphql, HttpResponse } from "msw";
+// currency and ProductVariant nodes by id) from a Catalog, the way Shopify answers: null for an unknown id. Priced
+// and throttled by Shopify's rules (cost.ts).
+import { graphql } from "msw";
 import type { Catalog } from "./catalog";
+import { costed, QueryCostLimiter } from "./cost";
 
 export const ADMIN_API_VERSION = "2026-10";
 
-export function adminApiHandlers(catalog: Catalog, shop: string) {
+export function adminApiHandlers(catalog: Catalog, shop: string, limiter = new QueryCostLimiter()) {
   const admin = graphql.link(`https://${shop}/admin/api/${ADMIN_API_VERSION}/graphql.json`);
   return [
-    admin.query("CartVariants", ({ variables }) => {
+    admin.query("CartVariants", (info) => costed(limiter, info, () => {
+      const { variables } = info;
       const ids = Array.isArray(variables.ids) ? (variables.ids as string[]) : [];
       const nodes = ids.map((gid) => {
         const v = catalog.variants.get(gid.replace("gid://shopify/ProductVariant/", ""));
@@ -22,8 +25,8 @@ export function adminApiHandlers(catalog: Catalog, shop: string) {
           product: { id: `gid://shopify/Product/${v.productId}`, title: v.productTitle, status: v.productStatus },
         };
       });
-      return HttpResponse.json({ data: { shop: { currencyCode: catalog.currency }, nodes } });
-    }),
+      return { data: { shop: { currencyCode: catalog.currency }, nodes } };
+    })),
   ];
 }
 

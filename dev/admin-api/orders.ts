@@ -1,16 +1,62 @@
 // Shopify's Admin GraphQL API for the sync's backfill, as MSW handlers over an order history (dev/demo-store by
 // default): SyncBackfillOrders filtered by the `customer_id:` and `created_at:>=` search the backfill sends,
-// paged with offset cursors, and SyncBackfillOrderLines; plus the customer lookups. The demo starts them in the
+// paged with offset cursors, each order's lines and fulfillments cut to the sizes the query asks for (as Shopify
+// does), and the follow-up queries for an order's further lines, fulfillments and fulfillment lines; plus the
+// customer lookups. Every query is priced and throttled by Shopify's rules (cost.ts). The demo starts them in the
 // app's process (dev/demo/admin-api-preload.ts); tests use them with msw/node's setupServer.
-import { graphql, HttpResponse } from "msw";
+import { graphql } from "msw";
 import { DEMO_CURRENCY, DEMO_CUSTOMERS, orderHistory, type DemoCustomer, type PastOrder } from "../demo-store";
+import { costed, QueryCostLimiter } from "./cost";
 
 /** Every shop's Admin GraphQL endpoint, any API version. */
 export const adminGraphqlLink = graphql.link(/^https:\/\/[^/]+\/admin\/api\/[^/]+\/graphql\.json$/);
 
 const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
 
-export function graphqlOrder(order: PastOrder) {
+/** A page of `items` as a connection: `first` from the offset cursor `after`. */
+function page<T>(items: T[], first: unknown, after: unknown) {
+  const start = typeof after === "string" && /^\d+$/.test(after) ? Number(after) : 0;
+  const size = typeof first === "number" ? first : 0;
+  const nodes = items.slice(start, start + size);
+  const end = start + nodes.length;
+  return { pageInfo: { hasNextPage: end < items.length, endCursor: nodes.length ? String(end) : null }, nodes };
+}
+
+const lineNode = (line: PastOrder["lines"][number]) => ({
+  id: gid("LineItem", line.id),
+  title: line.product.title,
+  name: line.product.title,
+  quantity: line.quantity,
+  currentQuantity: line.quantity,
+  sku: line.product.sku,
+  product: { id: gid("Product", line.product.id) },
+});
+
+function fulfillmentNode(order: PastOrder, fulfillmentLines: unknown, after: unknown = null) {
+  const f = order.fulfillment!;
+  return {
+    id: gid("Fulfillment", f.id),
+    createdAt: f.createdAt,
+    updatedAt: f.createdAt,
+    status: "SUCCESS",
+    trackingInfo: [{ company: f.company, number: f.number }],
+    fulfillmentLineItems: page(
+      order.lines.map((line) => ({ quantity: line.quantity, lineItem: { id: gid("LineItem", line.id) } })),
+      fulfillmentLines,
+      after,
+    ),
+  };
+}
+
+export interface OrderSizes {
+  lines: unknown;
+  fulfillments: unknown;
+  fulfillmentLines: unknown;
+}
+
+/** An order as SyncBackfillOrders answers it, with at most the lines and fulfillments the query asks for. */
+export function graphqlOrder(order: PastOrder, sizes: OrderSizes = { lines: 250, fulfillments: 250, fulfillmentLines: 250 }) {
+  const fulfillments = order.fulfillment ? [fulfillmentNode(order, sizes.fulfillmentLines)] : [];
   return {
     id: gid("Order", order.id),
     name: order.name,
@@ -19,30 +65,8 @@ export function graphqlOrder(order: PastOrder) {
     currencyCode: DEMO_CURRENCY,
     cancelledAt: null,
     customer: { id: gid("Customer", order.customerId) },
-    lineItems: {
-      pageInfo: { hasNextPage: false, endCursor: null },
-      nodes: order.lines.map((line) => ({
-        id: gid("LineItem", line.id),
-        title: line.product.title,
-        name: line.product.title,
-        quantity: line.quantity,
-        currentQuantity: line.quantity,
-        sku: line.product.sku,
-        product: { id: gid("Product", line.product.id) },
-      })),
-    },
-    fulfillments: order.fulfillment
-      ? [
-          {
-            id: gid("Fulfillment", order.fulfillment.id),
-            createdAt: order.fulfillment.createdAt,
-            updatedAt: order.fulfillment.createdAt,
-            status: "SUCCESS",
-            trackingInfo: [{ company: order.fulfillment.company, number: order.fulfillment.number }],
-            fulfillmentLineItems: { nodes: order.lines.map((line) => ({ quantity: line.quantity, lineItem: { id: gid("LineItem", line.id) } })) },
-          },
-        ]
-      : [],
+    lineItems: page(order.lines.map(lineNode), sizes.lines, null),
+    fulfillments: fulfillments.slice(0, typeof sizes.fulfillments === "number" ? sizes.fulfillments : 0),
   };
 }
 
@@ -62,39 +86,60 @@ function customerNode(c: DemoCustomer) {
 export interface OrderHandlerOptions {
   orders?: () => PastOrder[];
   customers?: DemoCustomer[];
+  /** The shops' query cost buckets (a standard plan's by default). */
+  limiter?: QueryCostLimiter;
 }
 
 export function orderHandlers(options: OrderHandlerOptions = {}) {
   const orders = options.orders ?? (() => orderHistory());
   const customers = options.customers ?? DEMO_CUSTOMERS;
+  const limiter = options.limiter ?? new QueryCostLimiter();
+  const findOrder = (id: unknown) => orders().find((o) => gid("Order", o.id) === id);
   return [
-    adminGraphqlLink.query("SyncBackfillOrders", ({ variables }) => {
-      const matching = orders()
-        .filter((o) => matchesSearch(o, String(variables.query ?? "")))
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-      const start = variables.after ? Number(variables.after) || 0 : 0;
-      const first = Math.min(Math.max(Number(variables.first) || 50, 1), 250);
-      const nodes = matching.slice(start, start + first).map(graphqlOrder);
-      const end = start + nodes.length;
-      return HttpResponse.json({
-        data: {
-          ordersCount: { count: matching.length },
-          orders: { pageInfo: { hasNextPage: end < matching.length, endCursor: nodes.length ? String(end) : null }, nodes },
-        },
-      });
-    }),
-    adminGraphqlLink.query("SyncBackfillOrderLines", ({ variables }) => {
-      const order = orders().find((o) => gid("Order", o.id) === variables.id);
-      return HttpResponse.json({ data: { order: order ? { lineItems: graphqlOrder(order).lineItems } : null } });
-    }),
+    adminGraphqlLink.query("SyncBackfillOrders", (info) =>
+      costed(limiter, info, () => {
+        const { variables } = info;
+        const matching = orders()
+          .filter((o) => matchesSearch(o, String(variables.query ?? "")))
+          .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+        const { pageInfo, nodes } = page(matching, variables.first, variables.after);
+        return {
+          data: {
+            ordersCount: { count: matching.length },
+            orders: { pageInfo, nodes: nodes.map((o) => graphqlOrder(o, { lines: variables.lines, fulfillments: variables.fulfillments, fulfillmentLines: variables.fulfillmentLines })) },
+          },
+        };
+      }),
+    ),
+    adminGraphqlLink.query("SyncBackfillOrderLines", (info) =>
+      costed(limiter, info, () => {
+        const order = findOrder(info.variables.id);
+        return { data: { order: order ? { lineItems: page(order.lines.map(lineNode), info.variables.first, info.variables.after) } : null } };
+      }),
+    ),
+    adminGraphqlLink.query("SyncBackfillOrderFulfillments", (info) =>
+      costed(limiter, info, () => {
+        const order = findOrder(info.variables.id);
+        const list = order?.fulfillment ? [fulfillmentNode(order, 0)].map(({ fulfillmentLineItems: _, ...f }) => f) : [];
+        return { data: { order: order ? { fulfillments: list.slice(0, Number(info.variables.first) || 0) } : null } };
+      }),
+    ),
+    adminGraphqlLink.query("SyncBackfillFulfillmentLines", (info) =>
+      costed(limiter, info, () => {
+        const order = orders().find((o) => o.fulfillment && gid("Fulfillment", o.fulfillment.id) === info.variables.id);
+        const node = order ? fulfillmentNode(order, info.variables.first, info.variables.after) : null;
+        return { data: { fulfillment: node ? { fulfillmentLineItems: node.fulfillmentLineItems } : null } };
+      }),
+    ),
     // A customer by id (`customer(id:)`) or all of them (`customers(first:)`), whatever the operation's name.
-    adminGraphqlLink.operation(({ query, variables }) => {
+    adminGraphqlLink.operation((info) => {
+      const { query, variables } = info;
       if (/\bcustomer\s*\(/.test(query)) {
         const found = customers.find((c) => gid("Customer", c.id) === variables.id);
-        return HttpResponse.json({ data: { customer: found ? customerNode(found) : null } });
+        return costed(limiter, info, () => ({ data: { customer: found ? customerNode(found) : null } }));
       }
       if (/\bcustomers\s*\(/.test(query)) {
-        return HttpResponse.json({ data: { customers: { nodes: customers.map(customerNode), pageInfo: { hasNextPage: false, endCursor: null } } } });
+        return costed(limiter, info, () => ({ data: { customers: { nodes: customers.map(customerNode), pageInfo: { hasNextPage: false, endCursor: null } } } }));
       }
       return undefined;
     }),

@@ -1,6 +1,8 @@
 // Hostile request bodies against the production server over real HTTP (raw sockets where a client would
 // misbehave): an abandoned body must not take the process down, an oversized one is refused before it is read.
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
@@ -152,6 +154,51 @@ describe("a 64 MiB body", () => {
       true,
     );
     expect(status).toBe("HTTP/1.1 413 Payload Too Large");
+  });
+});
+
+describe("a body without a Content-Length", () => {
+  it("to /auth/login, 64 MiB chunked, gets 413 at the form limit, and memory grows by far less than the body", async () => {
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    try {
+      const { status, sent } = await upload("/auth/login", { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked" }, 64 * 1024 * 1024, true);
+      expect(status).toBe("HTTP/1.1 413 Payload Too Large");
+      expect(sent).toBeLessThan(8 * 1024 * 1024);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect((peak - before) / 1024 / 1024).toBeLessThan(16);
+    expect(await healthy()).toBe(200);
+  });
+
+  // Every route file with an action, as its URL: a chunked body one byte past the limit is refused before any
+  // route (or a library it calls) reads it, signed in or not.
+  const routes = readdirSync(path.resolve("app/routes"))
+    .filter((name) => /export (const|async function) action\b/.test(readFileSync(path.resolve("app/routes", statSync(path.resolve("app/routes", name)).isDirectory() ? `${name}/route.tsx` : name), "utf8")))
+    .map((name) => `/${name.replace(/\.tsx?$/, "").replace(/\._index$/, "").replace(/\$\w+/g, "x").replace(/\./g, "/")}`);
+
+  it.each(routes.map((route) => [route]))("to %s is refused one byte past its limit, and accepted for counting below it", async (route) => {
+    const limit = route.startsWith("/webhooks/") ? 5 * 1024 * 1024 : 64 * 1024;
+    const { status } = await upload(route, { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked" }, limit + 64 * 1024, true);
+    expect(status).toBe("HTTP/1.1 413 Payload Too Large");
+    expect(await healthy()).toBe(200);
+  });
+
+  it("within the limit reaches the route whole", async () => {
+    const response = await fetch(`${app.url}/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      // A stream: fetch sends it chunked, with no Content-Length.
+      body: new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode("shop=")); c.enqueue(new TextEncoder().encode("not a shop")); c.close(); } }),
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Log in");
   });
 });
 

@@ -15,6 +15,10 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
 import { emulatorState, startTestEmulator } from "../helpers/emulator";
+import { QueryCostLimiter } from "../../dev/admin-api/cost";
+import { orderHandlers } from "../../dev/admin-api/orders";
+import { DEMO_PRODUCTS, type PastOrder } from "../../dev/demo-store";
+import { AdminCostBudget } from "~/sync/admin-budget.server";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();
@@ -192,16 +196,16 @@ describe("backfill on connect", () => {
     expect(result.backfillId).toBeTruthy();
     expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", days: 60, total: 0, queued: 0 });
 
-    // First page only: progress shows 50 of 120.
+    // First page only: progress shows 5 of 120 (pages are sized under Shopify's query cost limit).
     await drainJobs({ ...deps }, { maxRounds: 1, concurrency: 1 });
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", total: 120, queued: 50 });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", total: 120, queued: 5 });
 
-    await settle();
+    await settle(100);
     expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "done", total: 120, queued: 120 });
-    expect(seen).toHaveLength(3);
+    expect(seen).toHaveLength(24);
     const since = new Date(clock.ms - 60 * 86_400_000).toISOString().slice(0, 10);
     expect(String(seen[0].query)).toMatch(new RegExp(`^customer_id:${CUSTOMER} created_at:>='${since}`));
-    expect(seen.map((v) => v.after)).toEqual([null, "50", "100"]);
+    expect(seen.map((v) => v.after)).toEqual([null, ...Array.from({ length: 23 }, (_, i) => String(5 * (i + 1)))]);
 
     const state = await emulatorState(emulator);
     const counts = importCounts(state, "/api/v1/orders");
@@ -219,7 +223,7 @@ describe("backfill on connect", () => {
     serveOrders([{ ...big, lineItems: { nodes: lines.slice(0, 250), pageInfo: { hasNextPage: true, endCursor: "250" } } as GqlOrder["lineItems"] }], seen);
     mock.use(
       admin.query("SyncBackfillOrderLines", ({ variables }) => {
-        expect(variables).toEqual({ id: big.id, after: "250" });
+        expect(variables).toEqual({ id: big.id, first: 250, after: "250" });
         return HttpResponse.json({ data: { order: { lineItems: { nodes: lines.slice(250), pageInfo: { hasNextPage: false, endCursor: null } } } } });
       }),
     );
@@ -228,6 +232,69 @@ describe("backfill on connect", () => {
     await settle();
     const state = await emulatorState(emulator);
     expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(300);
+  }, 60_000);
+
+  it("imports a customer with 60 orders of 300 lines within Shopify's query cost limits, using the bucket it is given", async () => {
+    // The demo's Admin API handlers, pricing and throttling as Shopify does, on the test's clock; the backfill
+    // waits on that clock too, so 75,000 points at 100 a second take minutes of it, not of the test's time.
+    const limiter = new QueryCostLimiter({ now: () => clock.ms });
+    const day = 86_400_000;
+    const history: PastOrder[] = Array.from({ length: 60 }, (_, i) => ({
+      id: String(5_600_000_000 + i),
+      name: `#${3000 + i}`,
+      customerId: CUSTOMER,
+      createdAt: new Date(clock.ms - (50 - i / 2) * day).toISOString(),
+      lines: Array.from({ length: 300 }, (_, j) => ({ id: String(9_300_000_000 + i * 1000 + j), product: DEMO_PRODUCTS[j % DEMO_PRODUCTS.length], quantity: 1 + (j % 3) })),
+      fulfillment: { id: String(6_700_000_000 + i), createdAt: new Date(clock.ms - (49 - i / 2) * day).toISOString(), company: "DHL", number: `JD${i}` },
+    }));
+    mock.use(...orderHandlers({ orders: () => history, limiter }));
+    const paced: SyncDeps = { ...deps, sleep: async (ms) => void clock.advance(ms), adminBudget: new AdminCostBudget() };
+    // Another app process has just emptied the shop's bucket: the first answer is THROTTLED, and waited out.
+    limiter.take(SHOP, limiter.maximumAvailable);
+    const started = clock.ms;
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    for (let i = 0; i < 300; i++) {
+      if ((await drainJobs(paced)) > 0) continue;
+      const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
+      if (!next) break;
+      clock.ms = next.runAt.getTime() + 1;
+    }
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", total: 60, queued: 60, error: null });
+    const state = await emulatorState(emulator);
+    expect(importCounts(state, "/api/v1/orders").size).toBe(60);
+    expect(state.orders.every((o) => (o.body as { lines: unknown[] }).lines.length === 300)).toBe(true);
+    expect(importCounts(state, "/api/v1/shipments").size).toBe(60);
+    expect(state.shipments.every((s) => (s.body as { lines: unknown[] }).lines.length === 300)).toBe(true);
+    expect(limiter.maxCostExceeded).toBe(0);
+    expect(limiter.throttled).toBe(1);
+    // The bucket restored 100 points a second from empty: the backfill used most of them.
+    const restored = ((clock.ms - started) / 1000) * limiter.restoreRate;
+    expect(limiter.spent).toBeGreaterThan(60 * 300 * 4);
+    expect(limiter.spent / restored).toBeGreaterThan(0.8);
+  }, 240_000);
+
+  it("splits a page Shopify refuses as too costly", async () => {
+    const limiter = new QueryCostLimiter({ now: () => clock.ms });
+    const history: PastOrder[] = Array.from({ length: 3 }, (_, i) => ({
+      id: String(5_700_000_000 + i),
+      name: `#${4000 + i}`,
+      customerId: CUSTOMER,
+      createdAt: new Date(clock.ms - (10 - i) * 86_400_000).toISOString(),
+      lines: [{ id: String(9_400_000_000 + i), product: DEMO_PRODUCTS[0], quantity: 1 }],
+      fulfillment: null,
+    }));
+    mock.use(...orderHandlers({ orders: () => history, limiter }));
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    // A page job as an older version queued it: sizes far over the limit.
+    const job = await db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
+    const sizes = { first: 50, lines: 250, fulfillments: 50, fulfillmentLines: 250 };
+    await db.prisma.job.update({ where: { id: job.id }, data: { payload: { ...(job.payload as object), sizes } } });
+    await settle();
+    expect(limiter.maxCostExceeded).toBeGreaterThan(0);
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", queued: 3, error: null });
+    expect(importCounts(await emulatorState(emulator), "/api/v1/orders").size).toBe(3);
   }, 60_000);
 
   it("works against the offline session as production stores it (encrypted at rest)", async () => {

@@ -39,6 +39,47 @@ function gated(prisma: PrismaClient) {
 }
 
 describe("intake group commit", () => {
+  it("stores a delivery with a NUL or a lone surrogate in a kept string, with the deliveries batched beside it", async () => {
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 20 });
+    const poison = { ...order(61), payload: { id: 61, name: "#10\u000061", customer: { id: 7 }, line_items: [{ id: 1, title: "Mug\u0000 blue", sku: "A\uD800", quantity: 1 }] } };
+    const other = { ...order(62), shop: "other-batch-shop.myshopify.com" };
+    const results = await Promise.allSettled([batcher.submit(order(60)), batcher.submit(poison), batcher.submit(other)]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
+    const stored = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: "evt-61" } });
+    expect(stored.payload).toMatchObject({ name: "#1061", line_items: [{ title: "Mug blue", sku: "A\uFFFD" }] });
+    expect(await db.prisma.job.count()).toBe(3);
+  });
+
+  it("writes a refused delivery's batch again in halves, so only that delivery fails", async () => {
+    // A row the database refuses for a reason the minimiser does not know yet: its statements fail.
+    const client = new Proxy(db.prisma, {
+      get(target, property) {
+        if (property === "$queryRaw") {
+          return async (...args: Parameters<PrismaClient["$queryRaw"]>) => {
+            const values = args.slice(1).map((a) => (a as { values?: unknown[] } | null)?.values ?? a);
+            if (JSON.stringify(values).includes("evt-poison")) throw new Error("invalid input");
+            return target.$queryRaw(...args);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const batcher = createIntakeBatcher(client, { windowMs: 20 });
+    const results = await Promise.allSettled([
+      batcher.submit(order(70)),
+      batcher.submit(order(71)),
+      batcher.submit(order(72, "evt-poison")),
+      batcher.submit(order(73)),
+      batcher.submit(order(73)), // a copy in the same batch: answered as a redelivery
+      batcher.submit({ ...order(74), shop: "other-batch-shop.myshopify.com" }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value.duplicate : null))).toEqual([false, false, null, false, true, false]);
+    expect((await db.prisma.webhookDelivery.findMany({ select: { eventId: true } })).map((d) => d.eventId).sort()).toEqual(["evt-70", "evt-71", "evt-73", "evt-74"]);
+    expect(await db.prisma.job.count()).toBe(4);
+  });
+
   it("writes concurrent deliveries in one statement and answers each only once its rows are committed", async () => {
     const { client, open, state } = gated(db.prisma);
     const batcher = createIntakeBatcher(client, { windowMs: 5 });
