@@ -180,13 +180,13 @@ describe("npm run demo (PGlite, worker in the app)", () => {
 
     await page.click('[data-product="blue-mug"]');
     await page.click("[data-add-to-cart]");
-    await page.locator("#cart-drawer").waitFor({ state: "visible" });
+    await page.locator("cart-drawer.active #CartDrawer").waitFor({ state: "visible" });
     expect(await page.locator("[data-cart-count]").textContent()).toBe("1");
     await page.goto(new URL("/products/wool-beanie", demo.ready.storefront_url).toString());
     await page.fill('input[name="quantity"]', "2");
     await page.click("[data-add-to-cart]");
-    await page.locator("#cart-drawer").waitFor({ state: "visible" });
-    await page.waitForFunction(() => document.querySelector("[data-cart-count]")?.textContent === "3");
+    await page.locator("cart-drawer.active #CartDrawer").waitFor({ state: "visible" });
+    await page.waitForFunction(() => document.querySelector("[data-cart-count]")?.textContent?.trim() === "3");
     expect(await page.locator("[data-cart-total]").textContent()).toBe("€60.50");
     await shot(page, "cart-drawer");
 
