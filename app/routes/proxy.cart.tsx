@@ -7,7 +7,8 @@ import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
 
 // Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
-// signature check (and no parameter named twice, app/lib/app-proxy.server.ts) and the Admin API through the library's stored, refreshed offline session.
+// signature check (and no parameter named twice, app/lib/app-proxy.server.ts), the Admin API (titles, availability)
+// and the Storefront API (the cart's prices in the shopper's market) through the library's stored, refreshed offline session.
 
 const budget = new Budget(); // per process, see app/handoff/budget.ts
 
@@ -21,5 +22,10 @@ export const action = ({ request }: ActionFunctionArgs) =>
     graphqlFor: (shop) => async (query, variables) => {
       const { admin } = await unauthenticated.admin(shop);
       return (await admin.graphql(query, { variables })).json();
+    },
+    // The same offline token, as the Storefront API's private token (the library's own way to call it).
+    storefrontFor: (shop) => async (query, variables) => {
+      const { storefront } = await unauthenticated.storefront(shop);
+      return (await storefront.graphql(query, { variables })).json();
     },
   });
