@@ -78,7 +78,10 @@ export function startNode(
       if (match) resolveReady(match[1] ?? match[0]);
       const lines = (partial + text).split("\n");
       partial = lines.pop() ?? "";
-      if (partial.length > 65_536) lines.push(partial.slice(0, 65_536)), (partial = "");
+      if (partial.length > 65_536) {
+        lines.push(partial); // a line without end: shown in pieces rather than held forever
+        partial = "";
+      }
       for (const line of lines) {
         if (!line) continue;
         const fromStderr = stream === process.stderr;
