@@ -15,7 +15,7 @@ import { parseEnv } from "../app/env.server";
 import { ensureBuild, ROOT } from "../dev/build";
 import { connectDemoCustomer } from "../dev/demo/connect";
 import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
-import { startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
+import { closeLog, logTo, quietTerminal, startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
 import { configureService, installDemoShop } from "../dev/demo/seed";
 import { customerName, DEMO_CUSTOMERS, DEMO_SHOP } from "../dev/demo-store";
 import { createStandIn } from "../dev/storefront/server";
@@ -23,6 +23,7 @@ import { createStandIn } from "../dev/storefront/server";
 const HOST = "127.0.0.1";
 const MARKER = ".merchant-integration-demo";
 export const READY_FILE = "demo-ready.json";
+const LOG_FILE = "demo.log";
 const started = Date.now();
 
 function freePort(): Promise<number> {
@@ -51,6 +52,8 @@ async function main() {
   if (process.argv.includes("--help") || process.argv.includes("-h")) return console.log(USAGE);
   const options = parseDemoArgs(process.argv.slice(2));
   prepareDataDir(options);
+  const logFile = path.join(options.dataDir, LOG_FILE);
+  logTo(logFile);
   const pgliteDir = path.join(options.dataDir, "pglite");
   // The production build runs on explicit values (no built-in defaults); the local ones, with the encryption key
   // kept in the data dir, are what a demo needs. NODE_ENV is the demo's own business here, not the caller's.
@@ -113,7 +116,8 @@ async function main() {
   });
   closers.push(() => new Promise((resolve) => (standIn.close(() => resolve()), standIn.closeAllConnections())));
 
-  // The emulator forgets everything when it stops, so the demo customer connects afresh at every start.
+  // The emulator forgets everything when it stops, so the demo customer connects afresh at every start (on a
+  // second start over the same data, configureService above has marked them to reconnect).
   const customer = DEMO_CUSTOMERS[0];
   await connectDemoCustomer(publicUrl, { id: customer.id, name: customerName(customer), email: customer.email });
 
@@ -136,8 +140,10 @@ The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this m
   Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
   ${customerName(customer)} (customer ${customer.id}) is connected to a workspace; their past orders are being imported.
   Send orders:            npm run demo:orders -- --count 20${options.dataDir === path.resolve("data/demo") ? "" : ` --data-dir ${options.dataDir}`}
-Data stays in ${options.dataDir}${options.databaseUrl ? " and the PostgreSQL database" : ""}. Ctrl-C stops everything.`);
+Data stays in ${options.dataDir}${options.databaseUrl ? " and the PostgreSQL database" : ""}. Ctrl-C stops everything.
+  Logs:                   ${logFile}   (from here on, only warnings and errors show below)`);
   console.log(`demo ready ${JSON.stringify(ready)}`);
+  quietTerminal();
 }
 
 const closers: (() => Promise<void>)[] = [];
@@ -148,6 +154,7 @@ async function shutdown(code: number, reason?: string) {
   if (reason) console.error(`Stopping the demo: ${reason}.`);
   await Promise.all(closers.map((close) => close().catch(() => {})));
   await stopAll();
+  await closeLog();
   process.exit(code);
 }
 process.on("SIGINT", () => void shutdown(130));

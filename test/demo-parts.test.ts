@@ -6,6 +6,8 @@ import { BACKFILL_QUERY, BACKFILL_SIZES, ORDER_LINES_QUERY } from "~/sync/backfi
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";
+import { formatLine } from "../dev/demo/processes";
+import { refusal } from "../dev/demo/seed";
 import { deepMerge, emulatorConfig, parseDemoArgs, UsageError } from "../dev/demo/options";
 import { DEMO_CUSTOMERS, DEMO_SHOP, orderHistory } from "../dev/demo-store";
 import { DEFAULT_CONFIG } from "../emulator/config";
@@ -129,5 +131,35 @@ describe("the demo's Admin API handlers, as the backfill calls them", () => {
     expect(lines.data.order!.lineItems.nodes).toHaveLength(order.lines.length);
     const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", first: 250, after: null })) as { data: { order: null } };
     expect(none.data.order).toBeNull();
+  });
+});
+
+describe("the demo's terminal", () => {
+  const line = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 1, 12, 0, 0), pid: 1, hostname: "h", name: "sync", msg: "worker started", concurrency: 4 });
+
+  it("formats a child's pino JSON line with pino-pretty, prefixed with the child's name", () => {
+    const { text, important } = formatLine("app", line, false, false);
+    expect(text).toMatch(/^\[app\] \[\d\d:\d\d:\d\d\] INFO \(sync\): worker started\n\[app\]\s+concurrency: 4\n$/);
+    expect(text).not.toContain("{");
+    expect(important).toBe(false);
+  });
+
+  it("counts warnings and errors, and other lines on stderr, as worth showing after the ready banner", () => {
+    expect(formatLine("app", JSON.stringify({ level: 50, time: 0, msg: "boom" }), false, false).important).toBe(true);
+    expect(formatLine("app", "TypeError: x is undefined", true, false).important).toBe(true);
+    expect(formatLine("emulator", "listening on http://127.0.0.1:1", false, false)).toEqual({ text: "[emulator] listening on http://127.0.0.1:1\n", important: false });
+  });
+});
+
+describe("the demo's service settings", () => {
+  it("a refused save says what was refused, field by field and the origin change", () => {
+    expect(
+      refusal({
+        ok: false,
+        fieldErrors: { authUrl: "Auth URL must be https" },
+        values: { environment: "sandbox", baseUrl: "", sandboxBaseUrl: "", authUrl: "", clientId: "" },
+        originChange: { grants: 1, message: "1 connected customer will have to reconnect." },
+      }),
+    ).toBe("authUrl: Auth URL must be https; 1 connected customer will have to reconnect.");
   });
 });

@@ -3,7 +3,7 @@
 // log and the emulator. Then the same on PostgreSQL with two worker processes, one of them killed mid-run.
 // Screenshots go to test-results/; with UPDATE_DOC_IMAGES=1 also to docs/images/ (the README shows them).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -31,7 +31,8 @@ interface RunningDemo {
   dataDir: string;
   child: ChildProcess;
   output: () => string;
-  stop(): Promise<void>;
+  /** Ctrl-C; the data dir is deleted unless `keepData`. */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -51,10 +52,12 @@ const cleanEnv = () => {
   return env;
 };
 
-async function startDemo(args: string[] = []): Promise<RunningDemo> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "demo-test-"));
+/** A demo on a fresh data dir, or (`dataDir`) a second start on one a stopped demo left. */
+async function startDemo(args: string[] = [], options: { dataDir?: string } = {}): Promise<RunningDemo> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "demo-test-"));
   const port = await freePort();
-  const child = spawn("npm", ["run", "demo", "--", "--port", String(port), "--data-dir", dataDir, "--reset", ...args], {
+  const fresh = options.dataDir ? [] : ["--reset"];
+  const child = spawn("npm", ["run", "demo", "--", "--port", String(port), "--data-dir", dataDir, ...fresh, ...args], {
     cwd: ROOT,
     env: cleanEnv(),
     detached: true,
@@ -86,10 +89,10 @@ async function startDemo(args: string[] = []): Promise<RunningDemo> {
     dataDir,
     child,
     output: () => output,
-    async stop() {
+    async stop(stopOptions = {}) {
       if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT");
       await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!stopOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -148,6 +151,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   let demo: RunningDemo;
   let browser: Browser;
   let startMs = 0;
+  let ordersBeforeRestart: string[] = [];
 
   beforeAll(async () => {
     const started = Date.now();
@@ -176,18 +180,23 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     const page = await context.newPage();
     await page.goto(demo.ready.storefront_url);
     expect(await page.locator(".product-card").count()).toBe(5);
+    const visibleContinueCart = () => page.locator(".continue-cart__button:visible").count();
+    await page.waitForFunction(() => "__continueCart" in window); // the embed's script ran, and placed nothing
+    expect(await visibleContinueCart()).toBe(0);
     await shot(page, "storefront");
 
     await page.click('[data-product="blue-mug"]');
     await page.click("[data-add-to-cart]");
-    await page.locator("#cart-drawer").waitFor({ state: "visible" });
+    await page.locator("cart-drawer.active #CartDrawer").waitFor({ state: "visible" });
     expect(await page.locator("[data-cart-count]").textContent()).toBe("1");
     await page.goto(new URL("/products/wool-beanie", demo.ready.storefront_url).toString());
     await page.fill('input[name="quantity"]', "2");
     await page.click("[data-add-to-cart]");
-    await page.locator("#cart-drawer").waitFor({ state: "visible" });
-    await page.waitForFunction(() => document.querySelector("[data-cart-count]")?.textContent === "3");
+    await page.locator("cart-drawer.active #CartDrawer").waitFor({ state: "visible" });
+    await page.waitForFunction(() => document.querySelector("[data-cart-count]")?.textContent?.trim() === "3");
     expect(await page.locator("[data-cart-total]").textContent()).toBe("€60.50");
+    await page.locator("cart-drawer .continue-cart__button").waitFor({ state: "visible" });
+    expect(await visibleContinueCart()).toBe(1);
     await shot(page, "cart-drawer");
 
     await page.click("[data-cart-view]");
@@ -229,6 +238,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   it("demo:orders --count 20: every order and shipment reaches the emulator and shows in the admin's sync log", async () => {
     const sent = await runOrders(demo, 20);
     expect(sent.order_ids).toHaveLength(20);
+    ordersBeforeRestart = sent.order_ids;
     const state = await waitForImports(demo, sent);
     const ours = new Set(sent.order_ids);
     expect(state.orders.filter((o) => ours.has(o.external_id)).every((o) => o.workspace_id === "ws-globex")).toBe(true);
@@ -254,7 +264,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   it("Ctrl-C stops every process the demo started", async () => {
     const pids = execFileSync("pgrep", ["-g", String(demo.child.pid)]).toString().trim().split("\n");
     expect(pids.length).toBeGreaterThan(2);
-    await demo.stop();
+    await demo.stop({ keepData: true }); // the next test starts it again on the same data
     // The demo has exited; the processes it stopped may take a moment longer to be gone on a loaded machine.
     const alive = (pid: string) => {
       try {
@@ -267,6 +277,27 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     for (const deadline = Date.now() + 10_000; pids.some(alive) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
     for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow();
   }, 30_000);
+
+  it("npm run demo again on the same data dir: ready with the same data, its customer connected again, and a new order reaches the emulator", async () => {
+    const first = demo;
+    demo = await startDemo([], { dataDir: first.dataDir });
+    expect(demo.ready.customer_id).toBe(first.ready.customer_id);
+    expect(demo.ready.emulator_url).not.toBe(first.ready.emulator_url); // a new emulator, on a new port
+    expect(demo.output()).not.toContain("refused");
+    // The same data: the orders synced before the restart are still in the admin's sync log.
+    const context = await browserFor(browser);
+    const page = await context.newPage();
+    await page.goto(`${demo.ready.admin_url}/log`);
+    await page.getByText(`Order ${ordersBeforeRestart[ordersBeforeRestart.length - 1]}`).first().waitFor();
+    await context.close();
+    // The customer connected again (the new emulator issued them a new token): a new order reaches it.
+    const sent = await runOrders(demo, 1);
+    await waitForImports(demo, sent);
+    // The terminal stays readable: no raw JSON log lines, the banner names the log file that has every line.
+    expect(demo.output()).not.toMatch(/^\[\w+\] \{"level"/m);
+    expect(demo.output()).toContain(path.join(demo.dataDir, "demo.log"));
+    expect(readFileSync(path.join(demo.dataDir, "demo.log"), "utf8")).toContain(`[emulator] listening on ${demo.ready.emulator_url}`);
+  }, DEMO_TIMEOUT_MS + 60_000);
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)("npm run demo --database-url (PostgreSQL) --workers 2", () => {

@@ -15,6 +15,7 @@ import {
   sha256,
   type RecordFacts,
 } from "./records.server";
+import { marketPrices, withMarketPrices, type StorefrontGraphql } from "./market-prices.server";
 import { resolveCart, type AdminGraphql } from "./resolver.server";
 
 // A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
@@ -33,6 +34,8 @@ export interface HandoffSettings {
 export interface FlowDeps {
   prisma: PrismaClient;
   graphql: AdminGraphql;
+  /** The Storefront API, for the cart's prices in the shopper's market; without it, the Admin API's base prices. */
+  storefront?: StorefrontGraphql;
   loadSettings: () => Promise<HandoffSettings>;
   budget: Budget;
   now?: () => number;
@@ -106,9 +109,13 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
     return { ok: false, code: "failed", status: 502, locale };
   }
 
-  facts.currency = resolved.currency;
-  facts.lines = resolved.lines;
-  facts.contentHash = sha256(JSON.stringify([resolved.currency, resolved.lines]));
+  // The shopper's market: Shopify's own prices for this cart (currency, automatic discounts), when it has them.
+  const market = deps.storefront ? await marketPrices(deps.storefront, input.token, input.lines) : null;
+  const priced = market?.ok ? { currency: market.currency, lines: withMarketPrices(resolved.lines, market) } : resolved;
+
+  facts.currency = priced.currency;
+  facts.lines = priced.lines;
+  facts.contentHash = sha256(JSON.stringify([priced.currency, priced.lines]));
   const prior = await priorHandoffs(prisma, shop, facts.cartTokenHash, facts.contentHash, new Date(now() + REUSE_MARGIN_MS));
   if (prior.reusableClaimUrl) return { ok: true, claimUrl: prior.reusableClaimUrl, reused: true, locale };
 
@@ -119,8 +126,8 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   const request = buildHandoffRequest({
     shop,
     externalCartId: facts.externalCartId,
-    currency: resolved.currency,
-    lines: resolved.lines,
+    currency: priced.currency,
+    lines: priced.lines,
     expiresInSeconds: settings.expirySeconds,
   });
   // One write, after the answer: the key is derived from the cart, so a crash in between loses nothing a retry

@@ -8,6 +8,7 @@ import type { ServiceDepsOverrides } from "../service/client.server";
 import type { Budget } from "./budget";
 import { formToRaw } from "./cart-input";
 import { continueCart, type FlowResult } from "./flow.server";
+import type { StorefrontGraphql } from "./market-prices.server";
 import type { AdminGraphql } from "./resolver.server";
 import { failurePage, jsonBody, readBounded, safeClaimUrl } from "./response.server";
 import { loadHandoffSettings } from "./settings.server";
@@ -21,6 +22,8 @@ export interface ProxyHandlerDeps {
    */
   verify: (request: Request) => Promise<{ liquid: (body: string, init?: ResponseInit) => Response; shop: string; customerId: string | null }>;
   graphql: AdminGraphql;
+  /** The Storefront API for the cart's market prices (docs/continue-cart-prices.md); absent: base prices. */
+  storefrontFor?: (shop: string) => StorefrontGraphql;
   service?: ServiceDepsOverrides;
 }
 
@@ -46,6 +49,7 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
     {
       prisma: deps.prisma,
       graphql: deps.graphql,
+      storefront: deps.storefrontFor?.(shop),
       budget: deps.budget,
       loadSettings: () => loadHandoffSettings(deps.prisma, shop),
       service: deps.service,

@@ -5,8 +5,18 @@ import { env } from "../env.server";
 
 let root: pino.Logger | undefined;
 
+/**
+ * pino's options at `level`: JSON lines everywhere (production, tests, the demo, whose terminal formats them
+ * itself), except under `npm run dev`, where a person reads them: pino-pretty (a devDependency) as a transport.
+ */
+export function pinoOptions(level: string, name?: string): pino.LoggerOptions {
+  const options: pino.LoggerOptions = { level, ...(name ? { name } : {}) };
+  if (process.env.NODE_ENV !== "development") return options;
+  return { ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "HH:MM:ss", ignore: "pid,hostname" } } };
+}
+
 function rootLogger(): pino.Logger {
-  root ??= pino({ level: env().LOG_LEVEL });
+  root ??= pino(pinoOptions(env().LOG_LEVEL));
   return root;
 }
 

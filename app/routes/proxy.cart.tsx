@@ -5,9 +5,11 @@ import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
+import { unauthenticated } from "../shopify.server";
 
 // Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
-// signature check (and no parameter named twice, app/shopify/app-proxy.server.ts) and the Admin API through the library's stored, refreshed offline session.
+// signature check (and no parameter named twice, app/shopify/app-proxy.server.ts), the Admin API (titles, availability)
+// and the Storefront API (the cart's prices in the shopper's market) through the library's stored, refreshed offline session.
 
 const budget = new Budget(); // per process, see app/handoff/budget.ts
 
@@ -19,4 +21,9 @@ export const action = ({ request }: ActionFunctionArgs) =>
     budget,
     verify: verifyAppProxy,
     graphql: adminGraphqlViaShopify,
+    // The same offline token, as the Storefront API's private token (the library's own way to call it).
+    storefrontFor: (shop) => async (query, variables) => {
+      const { storefront } = await unauthenticated.storefront(shop);
+      return (await storefront.graphql(query, { variables })).json();
+    },
   });

@@ -14,9 +14,20 @@ export interface CatalogVariant {
   productStatus: "ACTIVE" | "DRAFT" | "ARCHIVED";
 }
 
+/** A market of Shopify Markets: the countries it serves, its currency and its own price list. */
+export interface CatalogMarket {
+  countries: string[];
+  currency: string;
+  /** Variant id → price in the market's currency (a variant not listed: the base price, as a fallback). */
+  prices: Record<string, string>;
+  /** Variant id → an automatic discount's percentage off, in this market. */
+  automaticDiscountPercent?: Record<string, number>;
+}
+
 export interface Catalog {
   currency: string;
   variants: Map<string, CatalogVariant>;
+  markets?: CatalogMarket[];
 }
 
 export function createCatalog(): Catalog {

@@ -4,6 +4,7 @@ import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP } from "../demo-store";
 import type { Catalog } from "./catalog";
 import { adminApiHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
+import { storefrontApiHandlers } from "../storefront-api/handlers";
 
 /** The demo store's products as the Admin API's catalog (one variant each). */
 export function demoCatalog(): Catalog {
@@ -21,5 +22,8 @@ export function demoCatalog(): Catalog {
 }
 
 export function demoAdminApiHandlers() {
-  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers()];
+  const catalog = demoCatalog();
+  // The Storefront API's carts live in the storefront stand-in (another process): here none is known, so the
+  // app prices handoffs with the Admin API's base prices, as it does when Shopify has no market prices for a cart.
+  return [...adminApiHandlers(catalog, DEMO_SHOP), ...orderHandlers(), ...storefrontApiHandlers(catalog, DEMO_SHOP, new Map())];
 }

@@ -1,7 +1,11 @@
 // The demo's child processes: each started as `node --import tsx …` (no wrapper process, so a signal reaches the
-// process that does the work), its output prefixed with its name, ready when a line matches. stopAll() ends them
-// all and waits, so Ctrl-C leaves nothing running.
+// process that does the work), ready when a line matches. stopAll() ends them all and waits, so Ctrl-C leaves
+// nothing running. Their output is for people: pino's JSON lines are formatted by pino-pretty (the children keep
+// logging JSON, as in production), every line goes to the log file, and once the demo is ready the terminal keeps
+// only warnings and errors, so the ready banner stays on screen.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { prettyFactory } from "pino-pretty";
 
 export interface Child {
   name: string;
@@ -12,6 +16,43 @@ export interface Child {
 }
 
 const children: Child[] = [];
+
+const PRETTY = { translateTime: "HH:MM:ss", ignore: "pid,hostname" };
+const colored = prettyFactory({ ...PRETTY, colorize: Boolean(process.stdout.isTTY) });
+const plain = prettyFactory({ ...PRETTY, colorize: false });
+const WARN = 40; // pino's level number for "warn"
+
+let logFile: WriteStream | null = null;
+let quiet = false;
+
+/** Every child's output also goes to `file` (formatted, without colour). */
+export function logTo(file: string): void {
+  logFile = createWriteStream(file, { flags: "a" });
+}
+
+/** From now on the terminal shows only warnings and errors (and anything on stderr that is not a log line). */
+export function quietTerminal(): void {
+  quiet = true;
+}
+
+export function closeLog(): Promise<void> {
+  return new Promise((resolve) => (logFile ? logFile.end(() => resolve()) : resolve()));
+}
+
+/** One line of a child's output, for the terminal and the log file. */
+export function formatLine(name: string, line: string, fromStderr: boolean, colour = true): { text: string; important: boolean } {
+  let level: number | null = null;
+  if (line.startsWith("{")) {
+    try {
+      const parsed = JSON.parse(line) as { level?: unknown };
+      if (typeof parsed.level === "number") level = parsed.level;
+    } catch {
+      // not a log line after all
+    }
+  }
+  const body = level === null ? `${line}\n` : (colour ? colored : plain)(line);
+  return { text: body.replace(/^(?=.)/gm, `[${name}] `), important: level === null ? fromStderr : level >= WARN };
+}
 
 export function startNode(
   name: string,
@@ -28,12 +69,27 @@ export function startNode(
   const ready = new Promise<string>((resolve, reject) => ((resolveReady = resolve), (rejectReady = reject)));
   ready.catch(() => {});
   let pending = "";
-  const onData = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
-    const text = chunk.toString();
-    stream.write(text.replace(/^(?=.)/gm, `[${name}] `));
-    pending = (pending + text).slice(-4096);
-    const match = readyLine?.exec(pending);
-    if (match) resolveReady(match[1] ?? match[0]);
+  const onData = (stream: NodeJS.WriteStream) => {
+    let partial = "";
+    return (chunk: Buffer) => {
+      const text = chunk.toString();
+      pending = (pending + text).slice(-4096);
+      const match = readyLine?.exec(pending);
+      if (match) resolveReady(match[1] ?? match[0]);
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      if (partial.length > 65_536) {
+        lines.push(partial); // a line without end: shown in pieces rather than held forever
+        partial = "";
+      }
+      for (const line of lines) {
+        if (!line) continue;
+        const fromStderr = stream === process.stderr;
+        const shown = formatLine(name, line, fromStderr, Boolean(stream.isTTY));
+        logFile?.write(formatLine(name, line, fromStderr, false).text);
+        if (!quiet || shown.important) stream.write(shown.text);
+      }
+    };
   };
   child.stdout!.on("data", onData(process.stdout));
   child.stderr!.on("data", onData(process.stderr));

@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
-import { saveSettings } from "../../app/connections/settings.server";
+import { CONFIRM_ORIGIN_FIELD, saveSettings } from "../../app/connections/settings.server";
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 import type { ClientConfig } from "../../emulator/config";
 
@@ -16,9 +16,15 @@ export async function installDemoShop(prisma: PrismaClient, shop: string, scopes
   await storage.storeSession(new Session({ id, shop, state: "", isOnline: false, scope: scopes, accessToken: "shpat_demo_offline_token" }));
 }
 
-/** The Settings form, filled in with the emulator's URLs and its first app's credentials. */
+/**
+ * The Settings form, filled in with the emulator's URLs and its first app's credentials. On a second start the
+ * emulator has a new port and has forgotten every token it issued, so the move to its new address is confirmed
+ * (as a merchant would on the Settings page): connected customers are marked to reconnect, and the demo
+ * reconnects its customer right after.
+ */
 export async function configureService(prisma: PrismaClient, shop: string, emulatorUrl: string, client: ClientConfig): Promise<void> {
   const result = await saveSettings(prisma, shop, {
+    [CONFIRM_ORIGIN_FIELD]: "true",
     environment: "sandbox",
     baseUrl: emulatorUrl,
     sandboxBaseUrl: emulatorUrl,
@@ -27,5 +33,12 @@ export async function configureService(prisma: PrismaClient, shop: string, emula
     clientSecret: client.client_secret,
     signingSecret: client.signing_secrets[client.signing_secrets.length - 1],
   });
-  if (!result.ok) throw new Error(`the app refused the demo's service settings: ${JSON.stringify(result.fieldErrors)}`);
+  if (!result.ok) throw new Error(`the app refused the demo's service settings: ${refusal(result)}`);
+}
+
+/** What a refused save said, field by field, in the Settings page's own words. */
+export function refusal(result: Extract<Awaited<ReturnType<typeof saveSettings>>, { ok: false }>): string {
+  const parts = Object.entries(result.fieldErrors).map(([field, message]) => `${field}: ${String(message)}`);
+  if (result.originChange) parts.push(result.originChange.message);
+  return parts.length > 0 ? parts.join("; ") : "no reason given";
 }

@@ -126,3 +126,21 @@ export async function renderProxyLiquid(body: string, globals: Record<string, un
   if (none.test(body)) return themeEngine().parseAndRender(body.replace(none, ""), {}, { globals });
   return renderPage({ source: body }, globals);
 }
+
+/** The theme's sections the Section Rendering API answers for (each is one of the theme's snippets). */
+export const SECTIONS = new Set(["cart-drawer", "cart-icon-bubble"]);
+/** Shopify renders at most five sections per request. */
+export const MAX_SECTIONS = 5;
+
+/** A section as the Section Rendering API answers it: its HTML inside Shopify's section wrapper, or null if unknown. */
+export async function renderSection(id: string, globals: Record<string, unknown>): Promise<string | null> {
+  if (!SECTIONS.has(id)) return null;
+  const html = await themeEngine().renderFile(id, globals, { globals });
+  return `<div id="shopify-section-${id}" class="shopify-section">${html}</div>`;
+}
+
+/** The `sections` parameter (a comma-separated string or an array) → the ids asked for, at most five. */
+export function sectionIds(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : [];
+  return [...new Set(list.filter((v): v is string => typeof v === "string").map((v) => v.trim()).filter(Boolean))].slice(0, MAX_SECTIONS);
+}

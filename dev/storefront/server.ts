@@ -11,7 +11,7 @@ import { proxyUrl, PROXY_PREFIX } from "../shopify/app-proxy";
 import { mintSessionToken } from "../shopify/session-token";
 import { customerName, DEMO_CURRENCY, DEMO_CUSTOMERS, DEMO_PRODUCTS, DEMO_SHOP_NAME, type DemoCustomer } from "../demo-store";
 import { CartError, Carts } from "./cart";
-import { EXTENSIONS_DIR, loadAppBlocks, renderAppBlock, renderPage, renderProxyLiquid, THEME_DIR } from "./liquid";
+import { EXTENSIONS_DIR, loadAppBlocks, renderAppBlock, renderPage, renderProxyLiquid, renderSection, sectionIds, THEME_DIR } from "./liquid";
 
 export interface StandInOptions {
   /** Where the app listens (loopback). */
@@ -145,6 +145,13 @@ export function createStandIn(options: StandInOptions): http.Server {
     const ext = /^\/cdn\/extensions\/([\w-]+)\/assets\/([\w.-]+)$/.exec(p);
     if (ext) return sendAsset(res, path.join(EXTENSIONS_DIR, ext[1], "assets", ext[2]));
 
+    // The Section Rendering API: sections rendered with the cart as it is after the request's change.
+    const sections = async (ids: string[]) => {
+      const base = { shop: { name: DEMO_SHOP_NAME, permanent_domain: options.shop, currency: DEMO_CURRENCY }, cart: carts.json(token), routes };
+      return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await renderSection(id, base)] as const)));
+    };
+    if (req.method === "GET" && url.searchParams.has("sections")) return json(200, await sections(sectionIds(url.searchParams.get("sections"))));
+
     try {
       if (p === "/cart.js" && req.method === "GET") return json(200, carts.json(token));
       if (/^\/cart\/(add|change|clear)(\.js)?$/.test(p) && req.method === "POST") {
@@ -162,6 +169,8 @@ export function createStandIn(options: StandInOptions): http.Server {
           carts.clear(token);
           result = carts.json(token);
         }
+        const asked = sectionIds(fields.sections);
+        if (ajax && asked.length > 0) result = { ...(result as object), sections: await sections(asked) };
         return ajax ? json(200, result) : send(res, 303, "", { location: "/cart", ...cartCookie });
       }
     } catch (error) {
@@ -216,6 +225,7 @@ export function createStandIn(options: StandInOptions): http.Server {
 
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
+    if (url.pathname === "/favicon.ico") return void send(res, 204, "", { "content-type": "image/x-icon" }); // the store has none
     const handler = url.pathname.startsWith(`${PROXY_PREFIX}/`) || url.pathname === PROXY_PREFIX ? appProxy : STOREFRONT.test(url.pathname) ? storefront : admin;
     handler(req, res, url).catch((error: unknown) => {
       const status = error instanceof CartError ? error.status : error instanceof SyntaxError ? 400 : 500;

@@ -8,6 +8,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { addFillerVariants, createCatalog } from "../../dev/admin-api/catalog";
 import { adminApiHandlers } from "../../dev/admin-api/handlers";
+import { storefrontApiHandlers } from "../../dev/storefront-api/handlers";
 import type { CartState } from "../../dev/storefront/cart-page";
 import type { RunningEmulator } from "../../emulator/server";
 import { saveSettings } from "~/connections/settings.server";
@@ -34,7 +35,10 @@ const APRON = "41000000004";
 
 const catalog = createCatalog();
 const FILLER = addFillerVariants(catalog, 201);
-const mock = setupServer(...[TEST_SHOP, SHOP_NO_SETTINGS, SHOP_BAD_SECRET].flatMap((shop) => adminApiHandlers(catalog, shop)));
+// The Storefront API knows none of these carts (cart: null): the handoffs carry the Admin API's base prices.
+const mock = setupServer(
+  ...[TEST_SHOP, SHOP_NO_SETTINGS, SHOP_BAD_SECRET].flatMap((shop) => [...adminApiHandlers(catalog, shop), ...storefrontApiHandlers(catalog, shop, new Map())]),
+);
 
 let db: TestDatabase;
 let app: RunningApp;

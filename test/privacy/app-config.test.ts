@@ -5,6 +5,7 @@ import path from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { BACKFILL_QUERY } from "~/sync/backfill.server";
+import { CART_PRICES_QUERY } from "~/handoff/market-prices.server";
 import { DEFAULT_PROXY_PREFIX } from "~/connections/oauth-common.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { parseEnv } from "~/env.server";
@@ -77,6 +78,8 @@ describe("shopify.app.toml", () => {
       read_customers: /\bcustomer \{/.test(BACKFILL_QUERY),
       read_products: /\bproduct \{/.test(BACKFILL_QUERY),
       write_app_proxy: Boolean(toml.app_proxy?.url),
+      unauthenticated_read_checkouts: /\bcart\(id:/.test(CART_PRICES_QUERY),
+      unauthenticated_read_product_listings: /\.\.\. on ProductVariant/.test(CART_PRICES_QUERY),
     };
     expect(declared).toEqual(Object.keys(used).sort());
     for (const [scope, isUsed] of Object.entries(used)) expect(isUsed, scope).toBe(true);

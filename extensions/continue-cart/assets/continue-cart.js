@@ -78,30 +78,115 @@
     continueCart(form);
   });
 
-  // The app embed: place a copy of its hidden form into cart drawers as they appear.
-  function placeInDrawers() {
-    var embeds = document.querySelectorAll("[data-continue-cart-targets]");
-    for (var i = 0; i < embeds.length; i++) {
-      var template = embeds[i].querySelector("[data-continue-cart-template]");
-      var selector = embeds[i].getAttribute("data-continue-cart-targets");
-      if (!template || !selector) continue;
-      var targets;
-      try {
-        targets = document.querySelectorAll(selector);
-      } catch (e) {
-        continue; // a mistyped selector in the theme editor must not break the page
-      }
-      for (var j = 0; j < targets.length; j++) {
-        if (targets[j].querySelector("[data-continue-cart]")) continue;
-        var copy = template.cloneNode(true);
-        copy.removeAttribute("hidden");
-        copy.removeAttribute("data-continue-cart-template");
-        targets[j].appendChild(copy);
-      }
+  // The app embed: one copy of its <template> form in each cart drawer, shown only while the cart has lines.
+  // Themes re-render their drawer after every cart change (Dawn and Shopify's current themes replace its inner
+  // HTML through the Section Rendering API), which drops the copy: an observer on the drawer containers only
+  // (never the whole page) puts it back, at most once per animation frame, and /cart.js says whether it shows.
+  var embed = document.querySelector("template[data-continue-cart-embed]");
+  if (!embed) return;
+  var targetSelector = embed.getAttribute("data-targets") || "";
+  var containerSelector = embed.getAttribute("data-containers") || "";
+  var hasLines = Number(embed.getAttribute("data-item-count")) > 0;
+  var frame = 0;
+  var counting = false;
+  var countAgain = false;
+  var observed = [];
+  var observer = new MutationObserver(function (records) {
+    for (var i = 0; i < records.length; i++) {
+      if (!ours(records[i].target) || foreign(records[i].addedNodes) || foreign(records[i].removedNodes)) return schedule(true);
+    }
+  });
+
+  function all(selector, root) {
+    try {
+      return selector ? Array.prototype.slice.call((root || document).querySelectorAll(selector)) : [];
+    } catch (e) {
+      return []; // a mistyped selector in the theme editor must not break the page
     }
   }
-  if (document.querySelector("[data-continue-cart-targets]")) {
-    placeInDrawers();
-    new MutationObserver(placeInDrawers).observe(document.body, { childList: true, subtree: true });
+  function ours(node) {
+    var element = node.nodeType === 1 ? node : node.parentElement;
+    return !!(element && element.closest("[data-continue-cart-copy]"));
   }
+  function foreign(nodes) {
+    for (var i = 0; i < nodes.length; i++) if (!ours(nodes[i])) return true;
+    return false;
+  }
+  // Only the outermost of nested matches: a theme's footer inside its footer gets one button, not two.
+  function outermost(elements) {
+    return elements.filter(function (el) {
+      for (var p = el.parentElement; p; p = p.parentElement) if (elements.indexOf(p) >= 0) return false;
+      return true;
+    });
+  }
+
+  function place() {
+    frame = 0;
+    var targets = outermost(all(targetSelector));
+    for (var i = 0; i < targets.length; i++) {
+      var copies = all("[data-continue-cart-copy]", targets[i]);
+      for (var j = 1; j < copies.length; j++) copies[j].remove();
+      if (copies.length > 0) continue;
+      var copy = embed.content.firstElementChild && embed.content.firstElementChild.cloneNode(true);
+      if (!copy) return;
+      copy.setAttribute("data-continue-cart-copy", "");
+      copy.hidden = !hasLines;
+      targets[i].appendChild(copy);
+    }
+    observe(targets);
+  }
+  function show() {
+    var copies = all("[data-continue-cart-copy]");
+    for (var i = 0; i < copies.length; i++) copies[i].hidden = !hasLines;
+  }
+  // The drawer's cart as it is now (lines added or removed since the page loaded), one request at a time.
+  function count() {
+    if (counting) return void (countAgain = true);
+    counting = true;
+    fetch(embed.content.firstElementChild.getAttribute("data-cart-url") || "/cart.js", { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .then(function (cart) {
+        if (cart && typeof cart.item_count === "number") hasLines = cart.item_count > 0;
+        show();
+      })
+      .catch(function () {})
+      .then(function () {
+        counting = false;
+        if (countAgain) {
+          countAgain = false;
+          count();
+        }
+      });
+  }
+  function schedule(recount) {
+    if (recount) count();
+    if (!frame) frame = window.requestAnimationFrame(place);
+  }
+  // The containers that outlive a re-render: the outermost drawer element around each target (or the target's
+  // parent when the theme has none of the known ones).
+  function observe(targets) {
+    var containers = outermost(all(containerSelector));
+    for (var i = 0; i < targets.length; i++) {
+      var inside = containers.some(function (c) {
+        return c.contains(targets[i]);
+      });
+      if (!inside && targets[i].parentElement) containers.push(targets[i].parentElement);
+    }
+    for (var j = 0; j < containers.length; j++) {
+      if (observed.indexOf(containers[j]) >= 0) continue;
+      observed.push(containers[j]);
+      observer.observe(containers[j], { childList: true, subtree: true });
+    }
+  }
+
+  // Themes that announce cart changes (Shopify's current themes, many others) are followed without waiting for
+  // their drawer to re-render.
+  ["cart:update", "cart:updated", "cart:refresh"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      schedule(true);
+    });
+  });
+  place();
 })();

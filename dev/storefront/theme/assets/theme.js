@@ -1,39 +1,74 @@
-// The theme's cart drawer over Shopify's Ajax Cart API: add to cart without leaving the page, then show the cart.
+// The theme's cart drawer, behaving like Dawn's: add to cart and remove lines over Shopify's Ajax Cart API, asking
+// in the same request for the drawer and the cart count re-rendered (the Section Rendering API's `sections`
+// parameter), then replacing the drawer's inner HTML with the fresh copy. Whatever an app had put inside the drawer
+// is gone after each re-render, as on a real Dawn store.
 (function () {
-  const drawer = document.getElementById("cart-drawer");
-  const money = (cents) => new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(cents / 100);
-  async function refresh() {
-    const cart = await (await fetch("/cart.js", { headers: { Accept: "application/json" } })).json();
-    document.querySelectorAll("[data-cart-count]").forEach((el) => (el.textContent = String(cart.item_count)));
-    const list = drawer.querySelector("[data-cart-items]");
-    list.replaceChildren(
-      ...cart.items.map((item) => {
-        const li = document.createElement("li");
-        const name = document.createElement("span");
-        name.textContent = `${item.quantity} × ${item.title}`;
-        const price = document.createElement("span");
-        price.textContent = money(item.final_line_price);
-        li.append(name, price);
-        return li;
-      }),
-    );
-    drawer.querySelector("[data-cart-total]").textContent = money(cart.total_price);
-    document.dispatchEvent(new CustomEvent("cart:updated", { detail: cart }));
-    return cart;
+  const SECTIONS = ["cart-drawer", "cart-icon-bubble"];
+  const drawer = () => document.querySelector("cart-drawer");
+  const parse = (html) => new DOMParser().parseFromString(html, "text/html");
+
+  /** The part of a rendered section that `selector` picks, as HTML. */
+  function sectionPart(html, selector) {
+    const found = parse(html).querySelector(selector);
+    return found ? found.innerHTML : null;
   }
-  const open = () => { drawer.hidden = false; };
-  document.querySelectorAll("[data-cart-close]").forEach((b) => b.addEventListener("click", () => (drawer.hidden = true)));
-  document.querySelectorAll("[data-cart-toggle]").forEach((a) =>
-    a.addEventListener("click", (event) => { event.preventDefault(); refresh().then(open); }),
-  );
+
+  function renderSections(sections, drawerSelector) {
+    const inner = sections && sections["cart-drawer"] && sectionPart(sections["cart-drawer"], drawerSelector);
+    const target = document.querySelector(drawerSelector);
+    if (inner !== null && inner !== undefined && target) target.innerHTML = inner;
+    const bubble = sections && sections["cart-icon-bubble"] && sectionPart(sections["cart-icon-bubble"], ".shopify-section");
+    const icon = document.getElementById("cart-icon-bubble");
+    if (bubble !== null && bubble !== undefined && icon) icon.innerHTML = bubble;
+    const fresh = sections && sections["cart-drawer"] && parse(sections["cart-drawer"]).querySelector("cart-drawer");
+    if (fresh) drawer().classList.toggle("is-empty", fresh.classList.contains("is-empty"));
+  }
+
+  async function post(url, body) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ ...body, sections: SECTIONS, sections_url: window.location.pathname }),
+    });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(answer.description || "Could not change the cart");
+    return answer;
+  }
+
+  const open = () => drawer().classList.add("active");
+  const close = () => drawer().classList.remove("active");
+
+  // Delegated: the drawer's buttons are new elements after every re-render.
+  document.addEventListener("click", async (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    if (target.closest("[data-cart-close]")) return close();
+    if (target.closest("[data-cart-toggle]")) {
+      event.preventDefault();
+      return open();
+    }
+    const remove = target.closest("[data-cart-remove]");
+    if (remove) {
+      try {
+        // Like Dawn's cart-drawer-items: only the drawer's inner part is swapped after a change.
+        renderSections((await post("/cart/change.js", { line: Number(remove.getAttribute("data-cart-remove")), quantity: 0 })).sections, "#CartDrawer .drawer__inner");
+      } catch (error) {
+        alert(error.message);
+      }
+    }
+  });
+
   document.querySelectorAll("[data-product-form]").forEach((form) =>
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const body = Object.fromEntries(new FormData(form));
-      const response = await fetch("/cart/add.js", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(body) });
-      if (!response.ok) return alert((await response.json()).description || "Could not add to cart");
-      await refresh();
-      open();
+      const fields = Object.fromEntries(new FormData(form));
+      try {
+        // Like Dawn's product form: the whole #CartDrawer is replaced, then the drawer opens.
+        renderSections((await post("/cart/add.js", { id: fields.id, quantity: fields.quantity })).sections, "#CartDrawer");
+        open();
+      } catch (error) {
+        alert(error.message);
+      }
     }),
   );
 })();
