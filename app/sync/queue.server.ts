@@ -88,17 +88,21 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
 /**
  * Leases up to `limit` due jobs for `workerId`; each comes back with `attempts` already counting this run.
  *
- * Expired leases are reclaimed first (`reclaimExpired`). Then one statement (its own transaction) walks queued
- * jobs in `seq` order (index on status, seq), locking candidates `FOR UPDATE SKIP LOCKED`, keeps the first per
- * order and marks them running. Two workers leasing at once cannot take two jobs of one order: a job is only a
- * candidate when no earlier job of its order is queued or running in the statement's snapshot, and the rows the
- * other worker is taking are locked (skipped) or, once committed, re-checked as running. The one allowed overlap
- * is an order import beside a shipment of the same order that came first; that shipment then waits for its
- * order, which is what it would do anyway.
- *
- * Fair between shops: the shops with due work are taken with the fewest jobs running first (then the oldest
- * work), and the batch alternates between them, so a shop's backfill of thousands of orders never holds back
- * another shop's new order for more than one turn.
+ * Expired leases are reclaimed first (`reclaimExpired`). Then one statement (its own transaction):
+ * - takes up to `limit + SPARE_SHOPS` shops with due work from `JobShop` in turn order (served shops move to the
+ *   back, a shop with new work starts at the front), so a shop's backfill of 100,000 orders never holds back
+ *   another shop's new order for more than one turn;
+ * - walks each shop's queued jobs in `seq` order (partial index on queued jobs), locking candidates
+ *   `FOR UPDATE SKIP LOCKED`, keeps the first per order, alternates between the shops and marks them running.
+ *   Two workers leasing at once cannot take two jobs of one order: a job is only a candidate when no earlier job
+ *   of its order is queued or running in the statement's snapshot (partial index on active jobs), and the rows the
+ *   other worker is taking are locked (skipped) or, once committed, re-checked as running. The one allowed overlap
+ *   is an order import beside a shipment of the same order that came first; that shipment then waits for its
+ *   order, which is what it would do anyway;
+ * - keeps `JobShop` true: a shop looked at with nothing to lease goes to the back with `dueAt` its next queued
+ *   job's run time, or is removed when it has none; both only if its `version` is still the one read, since a
+ *   job queued meanwhile (invisible to this snapshot) changes it.
+ * So a lease reads O(limit) jobs whatever the backlog (see app/sync/README.md, "Leasing").
  */
 export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
   const now = options.now ?? new Date();
@@ -107,22 +111,21 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   await reclaimExpired(prisma, now);
   const leased = await prisma.$queryRaw<Job[]>`
     WITH shops AS (
-      SELECT q.shop, row_number() OVER (
-        ORDER BY (SELECT count(*) FROM "Job" r WHERE r.shop = q.shop AND r.status = 'running'), min(q.seq)) AS "shopRank"
-      FROM "Job" q
-      WHERE q.status = 'queued' AND q."runAt" <= ${ts(now)}
-        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = q.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
-      GROUP BY q.shop
-      ORDER BY "shopRank"
-      LIMIT ${limit + SPARE_SHOPS}
+      SELECT q.shop, q.version, row_number() OVER (ORDER BY q.turn, q."dueAt", q.shop) AS "shopRank"
+      FROM (
+        SELECT s.shop, s.version, s.turn, s."dueAt" FROM "JobShop" s
+        WHERE s."dueAt" <= ${ts(now)}
+          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = s.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+        ORDER BY s.turn, s."dueAt", s.shop
+        LIMIT ${limit + SPARE_SHOPS}
+      ) q
     ), candidates AS (
       SELECT c.*, s."shopRank" FROM shops s CROSS JOIN LATERAL (
         SELECT j.id, j.shop, j."orderKey", j.seq FROM "Job" j
         WHERE j.shop = s.shop AND j.status = 'queued' AND j."runAt" <= ${ts(now)}
-          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
           AND (j."orderKey" IS NULL OR NOT EXISTS (
             SELECT 1 FROM "Job" p
-            WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
+            WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.status IN ('queued', 'running') AND p.id <> j.id
               AND (p.status = 'running'
                 OR (p.seq < j.seq AND p.status = 'queued' AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
         ORDER BY j.seq
@@ -137,11 +140,25 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
       ) ranked
       ORDER BY turn, "shopRank", seq
       LIMIT ${limit}
+    ), leased AS (
+      UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
+        attempts = attempts + 1, "updatedAt" = ${ts(now)}
+      FROM chosen WHERE "Job".id = chosen.id
+      RETURNING "Job".*
+    ), served AS (
+      UPDATE "JobShop" t SET turn = nextval('"JobShop_turn_seq"')
+      WHERE t.shop IN (SELECT DISTINCT shop FROM leased)
+    ), idle AS (
+      SELECT s.shop, s.version,
+        (SELECT j."runAt" FROM "Job" j WHERE j.shop = s.shop AND j.status = 'queued' ORDER BY j."runAt" LIMIT 1) AS "nextRunAt"
+      FROM shops s WHERE NOT EXISTS (SELECT 1 FROM candidates c WHERE c.shop = s.shop)
+    ), retimed AS (
+      UPDATE "JobShop" t SET "dueAt" = i."nextRunAt", turn = nextval('"JobShop_turn_seq"')
+      FROM idle i WHERE t.shop = i.shop AND t.version = i.version AND i."nextRunAt" IS NOT NULL
+    ), emptied AS (
+      DELETE FROM "JobShop" t USING idle i WHERE t.shop = i.shop AND t.version = i.version AND i."nextRunAt" IS NULL
     )
-    UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
-      attempts = attempts + 1, "updatedAt" = ${ts(now)}
-    FROM chosen WHERE "Job".id = chosen.id
-    RETURNING "Job".*`;
+    SELECT * FROM leased`;
   return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
 
