@@ -12,7 +12,7 @@ CREATE TABLE "JobShop" (
 );
 
 -- CreateIndex
-CREATE INDEX "JobShop_turn_dueAt_idx" ON "JobShop"("turn", "dueAt");
+CREATE INDEX "JobShop_turn_dueAt_shop_idx" ON "JobShop"("turn", "dueAt", "shop");
 
 -- Hand-written from here (Prisma's schema has no partial indexes, sequences of their own or triggers).
 
