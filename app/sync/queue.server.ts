@@ -85,47 +85,72 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
 /**
  * Leases up to `limit` due jobs for `workerId`; each comes back with `attempts` already counting this run.
  *
- * Expired leases are reclaimed first (`reclaimExpired`). Then one statement (its own transaction) walks queued
- * jobs in `seq` order (index on status, seq), locking candidates `FOR UPDATE SKIP LOCKED`, keeps the first per
- * order and marks them running. Two workers leasing at once cannot take two jobs of one order: a job is only a
- * candidate when no earlier job of its order is queued or running in the statement's snapshot, and the rows the
- * other worker is taking are locked (skipped) or, once committed, re-checked as running. The one allowed overlap
- * is an order import beside a shipment of the same order that came first; that shipment then waits for its
- * order, which is what it would do anyway.
- *
- * Fair between shops: the shops with due work are taken with the fewest jobs running first (then the oldest
- * work), and the batch alternates between them, so a shop's backfill of thousands of orders never holds back
- * another shop's new order for more than one turn.
+ * Expired leases are reclaimed first (`reclaimExpired`). Then one statement (its own transaction):
+ * - takes up to `limit + SPARE_SHOPS` shops with due work from `JobShop` in turn order (served shops move to the
+ *   back, a shop with new work starts at the front), so a shop's backfill of 100,000 orders never holds back
+ *   another shop's new order for more than one turn;
+ * - walks each shop's queued jobs in `seq` order (partial index on queued jobs), locking candidates
+ *   `FOR UPDATE SKIP LOCKED`, keeps the first per order, alternates between the shops and marks them running.
+ *   Two workers leasing at once cannot take two jobs of one order: a job is only a candidate when no earlier job
+ *   of its order is queued or running in the statement's snapshot (partial index on active jobs), and the rows the
+ *   other worker is taking are locked (skipped) or, once committed, re-checked as running. The one allowed overlap
+ *   is an order import beside a shipment of the same order that came first; that shipment then waits for its
+ *   order, which is what it would do anyway;
+ * - keeps `JobShop` true: a shop looked at with nothing to lease goes to the back with `dueAt` its next queued
+ *   job's run time, or is removed when it has none; both only if its `version` is still the one read, since a
+ *   job queued meanwhile (invisible to this snapshot) changes it.
+ * So a lease reads O(limit) jobs whatever the backlog (see app/sync/README.md, "Leasing").
  */
 export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
   const now = options.now ?? new Date();
+  await reclaimExpired(prisma, now);
+  const [, leased] = await prisma.$transaction([prisma.$queryRaw(LEASE_PLANNER_SETTINGS), prisma.$queryRaw<Job[]>(leaseStatement({ ...options, now }))]);
+  return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+}
+
+/**
+ * Planner settings for the lease's transaction. Without fresh statistics (PGlite never gathers them; PostgreSQL only
+ * after autovacuum's next analyze) the planner guesses a shop has a handful of queued jobs and reads them all
+ * through a bitmap or the (shop, runAt) index, then sorts: 60,000 rows for a shop with a backfill. Off, the only
+ * plan left walks the (shop, seq) index and stops at the limit. JIT is never worth it for a 1 ms statement.
+ */
+export const LEASE_PLANNER_SETTINGS = Prisma.sql`SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
+
+/** The lease's one statement (exported for the plan test and the bench's EXPLAIN ANALYZE). */
+export function leaseStatement(options: LeaseOptions): Prisma.Sql {
+  const now = options.now ?? new Date();
   const limit = options.limit ?? 1;
   const leaseUntil = new Date(now.getTime() + (options.leaseMs ?? DEFAULT_LEASE_MS));
-  await reclaimExpired(prisma, now);
-  const leased = await prisma.$queryRaw<Job[]>`
+  return Prisma.sql`
     WITH shops AS (
-      SELECT q.shop, row_number() OVER (
-        ORDER BY (SELECT count(*) FROM "Job" r WHERE r.shop = q.shop AND r.status = 'running'), min(q.seq)) AS "shopRank"
-      FROM "Job" q
-      WHERE q.status = 'queued' AND q."runAt" <= ${ts(now)}
-        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = q.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
-      GROUP BY q.shop
-      ORDER BY "shopRank"
-      LIMIT ${limit + SPARE_SHOPS}
+      -- quota: a shop gets about limit / shops turns; twice that, plus two, is enough candidates (2 × limit at most)
+      SELECT q.shop, q.version, row_number() OVER (ORDER BY q.turn, q."dueAt", q.shop) AS "shopRank",
+        LEAST(${limit * 2}, 2 * ((${limit} + count(*) OVER () - 1) / count(*) OVER ()) + 2) AS quota
+      FROM (
+        SELECT s.shop, s.version, s.turn, s."dueAt" FROM "JobShop" s
+        WHERE s."dueAt" <= ${ts(now)}
+          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = s.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+        ORDER BY s.turn, s."dueAt", s.shop
+        LIMIT ${limit + SPARE_SHOPS}
+      ) q
     ), candidates AS (
-      SELECT c.*, s."shopRank" FROM shops s CROSS JOIN LATERAL (
+      SELECT c.*, s."shopRank" FROM shops s CROSS JOIN LATERAL (SELECT * FROM (
         SELECT j.id, j.shop, j."orderKey", j.seq FROM "Job" j
-        WHERE j.shop = s.shop AND j.status = 'queued' AND j."runAt" <= ${ts(now)}
-          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+        -- "IS TRUE" keeps the run time out of the index conditions: the walk is in seq order on the (shop, seq)
+        -- index; the (shop, runAt) one would read and sort all of the shop's queued jobs
+        WHERE j.shop = s.shop AND j.status = 'queued' AND (j."runAt" <= ${ts(now)}) IS TRUE
           AND (j."orderKey" IS NULL OR NOT EXISTS (
             SELECT 1 FROM "Job" p
-            WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
+            WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.status IN ('queued', 'running') AND p.id <> j.id
               AND (p.status = 'running'
                 OR (p.seq < j.seq AND p.status = 'queued' AND NOT (p.kind = 'shipment' AND j.kind = 'order')))))
         ORDER BY j.seq
         LIMIT ${limit * 2}
         FOR UPDATE OF j SKIP LOCKED
-      ) c
+        -- the outer LIMIT stops the row locks at the quota; the inner constant one keeps the planner's estimate
+        -- small (with only a computed LIMIT, PostgreSQL costs the scan as 10 % of the queue and JIT-compiles the
+        -- statement: 1.5-3 s a lease at 100,000 queued)
+      ) x LIMIT s.quota) c
     ), firsts AS (
       SELECT DISTINCT ON (COALESCE("orderKey", id)) id, shop, seq, "shopRank" FROM candidates ORDER BY COALESCE("orderKey", id), seq
     ), chosen AS (
@@ -134,12 +159,32 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
       ) ranked
       ORDER BY turn, "shopRank", seq
       LIMIT ${limit}
+    ), leased AS (
+      UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
+        attempts = attempts + 1, "updatedAt" = ${ts(now)}
+      FROM chosen WHERE "Job".id = chosen.id
+      RETURNING "Job".*
+    ), looked AS (
+      -- each shop looked at: served (a job leased), idle (nothing it could lease now), and when its next queued job
+      -- not taken by this lease runs (none: the shop has nothing queued left, in this snapshot)
+      SELECT s.shop, s.version,
+        EXISTS (SELECT 1 FROM leased l WHERE l.shop = s.shop) AS served,
+        NOT EXISTS (SELECT 1 FROM candidates c WHERE c.shop = s.shop) AS idle,
+        (SELECT j."runAt" FROM "Job" j WHERE j.shop = s.shop AND j.status = 'queued'
+          AND NOT EXISTS (SELECT 1 FROM chosen c WHERE c.id = j.id) ORDER BY j."runAt" LIMIT 1) AS "nextRunAt"
+      FROM shops s
+    ), emptied AS (
+      DELETE FROM "JobShop" t USING looked k
+      WHERE t.shop = k.shop AND k."nextRunAt" IS NULL AND t.version = k.version
+      RETURNING t.shop
+    ), moved AS (
+      -- to the back of the turn order; the due time only if nothing was queued for the shop since it was read
+      UPDATE "JobShop" t SET turn = nextval('"JobShop_turn_seq"'),
+        "dueAt" = CASE WHEN t.version = k.version THEN COALESCE(k."nextRunAt", t."dueAt") ELSE t."dueAt" END
+      FROM looked k
+      WHERE t.shop = k.shop AND (k.served OR k.idle) AND NOT (k."nextRunAt" IS NULL AND t.version = k.version)
     )
-    UPDATE "Job" SET status = 'running', "leasedBy" = ${options.workerId}, "leaseUntil" = ${ts(leaseUntil)},
-      attempts = attempts + 1, "updatedAt" = ${ts(now)}
-    FROM chosen WHERE "Job".id = chosen.id
-    RETURNING "Job".*`;
-  return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+    SELECT * FROM leased`;
 }
 
 /** Marks a leased job done. False when the lease was lost (another worker took the job over). */

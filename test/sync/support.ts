@@ -93,7 +93,7 @@ export async function resetSyncState(prisma: PrismaClient, emulator: RunningEmul
 
 /** Empties what the sync writes (queue, records, deliveries, grants, settings, backfills). */
 export async function clearSyncTables(prisma: PrismaClient) {
-  for (const table of ["job", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
+  for (const table of ["job", "jobShop", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
     await (prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
   }
 }
