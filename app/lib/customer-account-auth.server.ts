@@ -39,7 +39,8 @@ export async function authenticateCustomerAccount(request: Request): Promise<Cus
   try {
     ({ sessionToken, cors } = await authenticate.public.customerAccount(request));
   } catch (thrown) {
-    if (thrown instanceof Response && thrown.status === 204) throw thrown; // preflight, CORS headers set
+    // The preflight (204, CORS headers set) and the library's answer to bots (410) stand as they are.
+    if (thrown instanceof Response && (thrown.status === 204 || thrown.status === 410)) throw thrown;
     throw unauthorized();
   }
   if (sessionToken.aud !== env().SHOPIFY_API_KEY) throw unauthorized(); // another app's token
