@@ -48,7 +48,15 @@ export interface BundleOptions {
    */
   appUrl?: string;
   minify?: boolean;
+  /**
+   * For tests that run the app in the same process: the browser globals an extension uses (document, window,
+   * fetch, navigation, shopify) read from this global object instead, so a DOM library's window can serve the
+   * extension without replacing the Node globals (Response, Headers, fetch) the app itself runs on.
+   */
+  sandbox?: string;
 }
+
+const SANDBOXED_GLOBALS = ["document", "window", "self", "fetch", "navigation", "shopify", "location", "navigator"];
 
 /** Every UI extension under extensions/, with its targets, as its shopify.extension.toml declares them. */
 export function findUiExtensions(extensionsDir = EXTENSIONS_DIR): UiExtension[] {
@@ -109,7 +117,10 @@ export async function bundleUiExtensions(outDir: string = DEFAULT_OUT_DIR, optio
         loader: { ".esnext": "ts", ".js": "jsx" },
         mainFields: ["browser", "module", "main"],
         conditions: ["browser", "module", "import"],
-        define: { "process.env.NODE_ENV": JSON.stringify("production") },
+        define: {
+          "process.env.NODE_ENV": JSON.stringify("production"),
+          ...(options.sandbox ? Object.fromEntries(SANDBOXED_GLOBALS.map((g) => [g, `globalThis.${options.sandbox}.${g}`])) : {}),
+        },
         legalComments: "none",
         minify: options.minify ?? true,
         logLevel: "silent",
