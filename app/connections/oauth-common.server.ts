@@ -51,7 +51,18 @@ export function callbackUrl(appUrl: string): string {
 const connectPath = (returnTo: string | null) =>
   returnTo && returnTo.startsWith("/") && !returnTo.startsWith("//") ? returnTo : `${DEFAULT_PROXY_PREFIX}/connect`;
 
+// A flow started on the customer account pages returns there: returnTo is then that page's absolute URL, which
+// the server took from Shopify's Admin API (app/connections/customer-account.server.ts), never from a request.
+// The profile block reads the result, or the state and proof to complete with, from the page's query.
+const accountPage = (returnTo: string | null) => (returnTo && /^https?:\/\//.test(returnTo) ? new URL(returnTo) : null);
+export const ACCOUNT_PARAMS = { result: "workspace_result", state: "workspace_state", proof: "workspace_proof" } as const;
+
 export function storefrontUrl(shop: string, returnTo: string | null, result: ConnectResultCode): string {
+  const account = accountPage(returnTo);
+  if (account) {
+    account.searchParams.set(ACCOUNT_PARAMS.result, result);
+    return account.toString();
+  }
   const url = new URL(`https://${shop}`);
   url.pathname = connectPath(returnTo);
   url.searchParams.set("result", result);
@@ -59,6 +70,12 @@ export function storefrontUrl(shop: string, returnTo: string | null, result: Con
 }
 
 export function completionUrl(shop: string, returnTo: string | null, state: string, proof: string): string {
+  const account = accountPage(returnTo);
+  if (account) {
+    account.searchParams.set(ACCOUNT_PARAMS.state, state);
+    account.searchParams.set(ACCOUNT_PARAMS.proof, proof);
+    return account.toString();
+  }
   const url = new URL(`https://${shop}`);
   url.pathname = `${connectPath(returnTo)}${COMPLETE_SUFFIX}`;
   url.searchParams.set("state", state);

@@ -9,7 +9,7 @@
 // - Paused shops (ShopSettings.syncPaused) and uninstalled ones (uninstalledAt) are not leased; their jobs wait,
 //   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
-import type { Job, Prisma, PrismaClient } from "@prisma/client";
+import { Prisma, type Job, type PrismaClient } from "@prisma/client";
 import { ts, type Db } from "../db/sql.server";
 import { because } from "./reasons";
 

@@ -22,3 +22,26 @@ export async function mintSessionToken(shop: string, options: SessionTokenOption
     .setJti(randomUUID())
     .sign(new TextEncoder().encode(options.secret));
 }
+
+export interface CustomerAccountTokenOptions extends SessionTokenOptions {
+  /** Seconds relative to now for iat/nbf (a negative lifetime gives an expired token). */
+  issuedAgoSeconds?: number;
+}
+
+/**
+ * A session token as Shopify gives a customer account UI extension (`shopify.sessionToken.get()`): HS256 with the
+ * app's API secret, `dest` the shop's myshopify domain, `sub` the logged-in customer's GID, `aud` the app's key.
+ */
+export async function mintCustomerAccountToken(shop: string, customerId: string, options: CustomerAccountTokenOptions): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const issued = now - (options.issuedAgoSeconds ?? 5);
+  return new SignJWT({ dest: shop })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setAudience(options.apiKey)
+    .setSubject(`gid://shopify/Customer/${customerId}`)
+    .setIssuedAt(issued)
+    .setNotBefore(issued)
+    .setExpirationTime(now + (options.lifetimeSeconds ?? 300))
+    .setJti(randomUUID())
+    .sign(new TextEncoder().encode(options.secret));
+}

@@ -6,7 +6,7 @@ import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prism
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 import type { Keyring } from "../../app/crypto/secret-box.server";
 import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
-import { mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
+import { mintCustomerAccountToken as devMintCustomerAccountToken, mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
 import { sendWebhook as devSendWebhook, webhookHmac as devWebhookHmac } from "../../dev/shopify/webhooks";
 
 export const TEST_API_KEY = LOCAL_API_KEY;
@@ -74,3 +74,17 @@ export function sendWebhook(
 
 // The local stand-in's defaults are the test app's credentials and shop.
 export { proxyUrl, signProxyQuery } from "../../dev/shopify/app-proxy";
+
+/** A customer account extension's session token (dev/shopify/session-token.ts) for `customerId` of `shop`. */
+export function mintCustomerToken(
+  customerId: string,
+  shop = TEST_SHOP,
+  options: { secret?: string; apiKey?: string; lifetimeSeconds?: number; issuedAgoSeconds?: number } = {},
+) {
+  return devMintCustomerAccountToken(shop, customerId, {
+    apiKey: options.apiKey ?? TEST_API_KEY,
+    secret: options.secret ?? TEST_API_SECRET,
+    lifetimeSeconds: options.lifetimeSeconds,
+    issuedAgoSeconds: options.issuedAgoSeconds,
+  });
+}

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
 import { backlogShop, explainLease, fillQueue } from "../../scripts/bench/backlog";
-import { enqueueJob, leaseJobs, orderKeyOf } from "~/sync/queue.server";
+import { enqueueJob, leaseJobs } from "~/sync/queue.server";
+import { orderKeyOf } from "~/sync/mapping.server";
 import type { PrismaClient, Job } from "@prisma/client";
 
 const db = withSyncDatabase();

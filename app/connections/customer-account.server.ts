@@ -1,0 +1,175 @@
+// The shopper's side of the app on Shopify's customer account pages (extensions/connect-workspace-account): what
+// the profile block and the order status block show, and connect / disconnect from there. The shop and customer
+// always come from the verified session token (app/shopify/customer-account-auth.server.ts); every query is scoped by
+// both, so one customer can never read or change another's connection or orders. Connecting reuses the storefront
+// flow's steps (oauth-start, oauth-callback, storefront-completion): only where the shopper comes back differs.
+import type { PrismaClient } from "@prisma/client";
+import type { AdminGraphql } from "../shopify/admin-api.server";
+import type { ServiceSettings } from "../service/client.server";
+import type { Keyring } from "../crypto/secret-box.server";
+import { disconnectGrant, getCustomerConnection } from "./grant-lifecycle.server";
+import { loadServiceSettings } from "./settings.server";
+import { startConnect } from "./oauth-start.server";
+import { completeOnStorefront } from "./storefront-completion.server";
+import type { ConnectResultCode, ConnectStepOptions } from "./oauth-common.server";
+
+export type ProfileStatus =
+  | { status: "not_configured" }
+  | { status: "not_connected" }
+  | { status: "connected" | "needs_reconnect"; workspaceId: string; connectedAt: string; scopes: string[] };
+
+/** The profile block's answer. */
+export async function accountProfile(prisma: PrismaClient, shop: string, customerId: string, keyring?: Keyring): Promise<ProfileStatus> {
+  const [connection, configured] = await Promise.all([getCustomerConnection(prisma, shop, customerId), isConfigured(prisma, shop, keyring)]);
+  if (connection) {
+    const status = connection.status === "active" ? "connected" : "needs_reconnect";
+    return { status, workspaceId: connection.workspaceId, connectedAt: connection.connectedAt, scopes: connection.scopes };
+  }
+  return { status: configured ? "not_connected" : "not_configured" };
+}
+
+async function settingsOf(prisma: PrismaClient, shop: string, keyring?: Keyring): Promise<ServiceSettings | null> {
+  try {
+    return await loadServiceSettings(prisma, shop, keyring);
+  } catch {
+    return null; // undecryptable settings: the merchant sees it in the admin; the shopper sees "not available"
+  }
+}
+const isConfigured = async (prisma: PrismaClient, shop: string, keyring?: Keyring) => (await settingsOf(prisma, shop, keyring)) !== null;
+
+/** Plain states the shopper sees for an order or a shipment: never the app's internal codes. */
+export type DeliveryState = "sent" | "waiting" | "failed" | "not_sent";
+
+export type OrderStatus =
+  | { status: "unknown" }
+  | { status: "known"; orderName: string | null; order: DeliveryState; shipments: DeliveryState[] };
+
+const deliveryState = (state: string): DeliveryState =>
+  state === "imported" || state === "updated" ? "sent" : state === "failed" ? "failed" : state === "skipped" ? "not_sent" : "waiting";
+
+const ORDER_ID = /^[1-9][0-9]{0,19}$/;
+
+/**
+ * Whether an order and its shipments reached the customer's workspace. Answered only when the order is this
+ * customer's: another customer's order, an order of another shop and an unknown one all get the same "unknown".
+ */
+export async function accountOrderStatus(prisma: PrismaClient, shop: string, customerId: string, orderId: string): Promise<OrderStatus> {
+  const unknown = { status: "unknown" } as const;
+  const id = orderId.replace(/^gid:\/\/shopify\/Order\//, "");
+  if (!ORDER_ID.test(id)) return unknown;
+  const order = await prisma.syncRecord.findFirst({
+    where: { shop, kind: "order", externalId: id, customerId },
+    select: { state: true, orderName: true },
+  });
+  if (!order) return unknown;
+  const shipments = await prisma.syncRecord.findMany({
+    where: { shop, kind: "shipment", orderId: id },
+    select: { state: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: 50,
+  });
+  return { status: "known", orderName: order.orderName, order: deliveryState(order.state), shipments: shipments.map((s) => deliveryState(s.state)) };
+}
+
+// ---- connecting from the account page ------------------------------------------------------------------------
+
+export const CUSTOMER_ACCOUNTS_QUERY = `#graphql
+query CustomerAccounts {
+  shop { customerAccountsV2 { customerAccountsVersion url } }
+}`;
+
+export type AccountsVersion = "NEW_CUSTOMER_ACCOUNTS" | "CLASSIC";
+
+export interface CustomerAccountsInfo {
+  version: AccountsVersion | null;
+  /** The root of the store's customer account pages (https), when Shopify said. */
+  url: string | null;
+}
+
+/** Which customer accounts the store uses and where they live, as Shopify's Admin API says; nulls when it cannot. */
+export async function customerAccountsOf(shop: string, adminGraphql: AdminGraphql): Promise<CustomerAccountsInfo> {
+  try {
+    const answer = (await adminGraphql(shop, CUSTOMER_ACCOUNTS_QUERY, {})) as {
+      data?: { shop?: { customerAccountsV2?: { customerAccountsVersion?: unknown; url?: unknown } | null } | null };
+    };
+    const v2 = answer?.data?.shop?.customerAccountsV2;
+    const version = v2?.customerAccountsVersion === "NEW_CUSTOMER_ACCOUNTS" || v2?.customerAccountsVersion === "CLASSIC" ? v2.customerAccountsVersion : null;
+    return { version, url: accountUrl(v2?.url) };
+  } catch {
+    return { version: null, url: null };
+  }
+}
+
+function accountUrl(value: unknown): string | null {
+  if (typeof value !== "string" || value.length > 500) return null;
+  try {
+    const url = new URL(value);
+    // http only for the local stand-in (dev/demo), which runs without TLS on the loopback interface.
+    const local = url.protocol === "http:" && (url.hostname === "127.0.0.1" || url.hostname === "localhost");
+    if ((url.protocol !== "https:" && !local) || url.username || url.password) return null;
+    url.search = "";
+    url.hash = "";
+    return url.toString().replace(/\/+$/, "");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the shopper comes back after consenting: the account's profile page, where the profile block completes
+ * the connection. The address is Shopify's (the Admin API), never the extension's: the callback sends the
+ * one-time proof there. Without an answer, the store's /account, which leads to whichever account pages it has.
+ */
+export async function accountReturnUrl(shop: string, adminGraphql: AdminGraphql): Promise<string> {
+  const { url } = await customerAccountsOf(shop, adminGraphql);
+  return url ? `${url}/profile` : `https://${shop}/account`;
+}
+
+export type AccountConnectStart = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured" };
+
+/** Connect: a state bound to this shop and customer, returning to the account page. */
+export async function startAccountConnect(
+  prisma: PrismaClient,
+  who: { shop: string; customerId: string },
+  options: { appUrl: string; adminGraphql: AdminGraphql; keyring?: Keyring; now?: Date },
+): Promise<AccountConnectStart> {
+  const returnTo = await accountReturnUrl(who.shop, options.adminGraphql);
+  const started = await startConnect(prisma, { ...who, returnTo }, { appUrl: options.appUrl, keyring: options.keyring, now: options.now });
+  return started.ok ? started : { ok: false, code: "not_configured" };
+}
+
+/**
+ * Completion on the account page: the storefront completion step, with the session token's customer in place of
+ * the app proxy's logged_in_customer_id. The state and proof come from the account page's URL (the callback put
+ * them there); the grant is stored only when this customer of this shop started the flow, and only once.
+ */
+export async function completeAccountConnect(
+  prisma: PrismaClient,
+  who: { shop: string; customerId: string },
+  input: { state: unknown; proof: unknown },
+  options: ConnectStepOptions,
+): Promise<ConnectResultCode> {
+  if (typeof input.state !== "string" || typeof input.proof !== "string" || input.state.length > 200 || input.proof.length > 200) {
+    return "invalid_state";
+  }
+  const url = new URL("https://account.invalid/complete");
+  url.searchParams.set("state", input.state);
+  url.searchParams.set("proof", input.proof);
+  const outcome = await completeOnStorefront(prisma, { shop: who.shop, customerId: who.customerId, url, prefix: "/apps/workspace" }, options);
+  return outcome.kind === "redirect" ? outcome.result : "invalid_state";
+}
+
+export type AccountDisconnect = { ok: true; revoked: boolean } | { ok: false; code: "not_connected" };
+
+/** Disconnect: revoke at the service (queued for the worker when it fails), delete the tokens. */
+export async function disconnectAccount(
+  prisma: PrismaClient,
+  who: { shop: string; customerId: string },
+  options: { keyring?: Keyring } = {},
+): Promise<AccountDisconnect> {
+  const grant = await prisma.customerGrant.findUnique({ where: { shop_customerId: who }, select: { id: true } });
+  if (!grant) return { ok: false, code: "not_connected" };
+  const settings = await settingsOf(prisma, who.shop, options.keyring);
+  const done = await disconnectGrant(prisma, who.shop, grant.id, { settings, keyring: options.keyring });
+  return done.ok ? { ok: true, revoked: done.revoked } : { ok: false, code: "not_connected" };
+}

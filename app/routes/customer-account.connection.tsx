@@ -1,0 +1,70 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import prisma from "../db.server";
+import { env } from "../env.server";
+import { logEvent } from "../connections/log.server";
+import {
+  accountProfile,
+  completeAccountConnect,
+  disconnectAccount,
+  startAccountConnect,
+} from "../connections/customer-account.server";
+import { recordCustomerProfile } from "../connections/customer-profile.server";
+import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import { readBody } from "../lib/body-limit.server";
+import { authenticateCustomerAccount } from "../shopify/customer-account-auth.server";
+import { onCustomerConnected } from "../sync/on-connect.server";
+
+// /customer-account/connection: the profile block of the customer account extension. GET: the customer's
+// connection. POST {intent}: "connect" (a one-time authorization URL), "complete" ({state, proof} from the account
+// page's URL after consent), "disconnect". Shop and customer come from the session token only
+// (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { shop, customerId, cors } = await authenticateCustomerAccount(request);
+  return cors(json(await accountProfile(prisma, shop, customerId)));
+};
+
+const bad = (message: string) => json({ error: "bad_request", message }, { status: 400 });
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const who = await authenticateCustomerAccount(request);
+  const { shop, customerId, cors } = who;
+  if (request.method !== "POST") return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
+  const body = await readBody(request, 4096);
+  if (!body.ok) return cors(body.response);
+  let input: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body.bytes));
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return cors(bad("Send a JSON object."));
+    input = parsed as Record<string, unknown>;
+  } catch {
+    return cors(bad("Send a JSON object."));
+  }
+
+  switch (input.intent) {
+    case "connect": {
+      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: adminGraphqlViaShopify });
+      if (!started.ok) return cors(json({ error: "not_configured", message: "Workspace connections are not available at this store yet." }, { status: 409 }));
+      logEvent("account_connect_started", { shop, customerId });
+      return cors(json({ authorizationUrl: started.authorizationUrl }));
+    }
+    case "complete": {
+      const result = await completeAccountConnect(prisma, { shop, customerId }, { state: input.state, proof: input.proof }, {
+        log: logEvent,
+        onConnected: async (event) => {
+          await recordCustomerProfile(prisma, event, { adminGraphql: adminGraphqlViaShopify, log: logEvent });
+          await onCustomerConnected(prisma, event);
+        },
+      });
+      return cors(json({ result, ...(await accountProfile(prisma, shop, customerId)) }));
+    }
+    case "disconnect": {
+      const done = await disconnectAccount(prisma, { shop, customerId });
+      if (done.ok) logEvent("account_disconnected", { shop, customerId, revoked: done.revoked });
+      return cors(json({ disconnected: done.ok, ...(await accountProfile(prisma, shop, customerId)) }));
+    }
+    default:
+      return cors(bad('intent must be "connect", "complete" or "disconnect".'));
+  }
+};

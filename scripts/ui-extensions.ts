@@ -1,0 +1,158 @@
+// UI extensions (customer account, admin, …): every extensions/*/shopify.extension.toml with type "ui_extension",
+// each `[[extensions.targeting]] module` bundled with esbuild the way the Shopify CLI bundles it (ESM for the
+// browser, JSX through Preact's automatic runtime, one self-contained file per target). `npm run lint` runs this
+// file: it bundles every extension into build/extensions/<handle>/<target>.js and fails on a bundle error or a
+// bundle over Shopify's size limit; `tsc -p extensions/tsconfig.json` type-checks the sources beside it.
+// Tests and the demo call bundleUiExtensions() to run the very code a store would get.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build, type Plugin } from "esbuild";
+import { parse } from "smol-toml";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const EXTENSIONS_DIR = path.join(ROOT, "extensions");
+export const DEFAULT_OUT_DIR = path.join(ROOT, "build/extensions");
+/** Shopify refuses a UI extension whose compiled script is over 64 KB. */
+export const SIZE_LIMIT_BYTES = 64 * 1024;
+
+export interface UiExtensionTarget {
+  target: string;
+  /** The source module, absolute. */
+  module: string;
+}
+
+export interface UiExtension {
+  handle: string;
+  dir: string;
+  apiVersion: string;
+  targets: UiExtensionTarget[];
+  capabilities: Record<string, unknown>;
+}
+
+export interface BundledTarget extends UiExtensionTarget {
+  /** The bundle, absolute (<outDir>/<handle>/<target>.js). */
+  file: string;
+  bytes: number;
+}
+
+export interface BundledExtension extends Omit<UiExtension, "targets"> {
+  targets: BundledTarget[];
+}
+
+export interface BundleOptions {
+  /**
+   * The app's URL the extension calls (its `network_access`): replaces the `APP_URL` export of the extension's
+   * `src/app-url.ts`, as a deploy would with the real application_url. Default: the module as written.
+   */
+  appUrl?: string;
+  minify?: boolean;
+  /**
+   * For tests that run the app in the same process: the browser globals an extension uses (document, window,
+   * fetch, navigation, shopify) read from this global object instead, so a DOM library's window can serve the
+   * extension without replacing the Node globals (Response, Headers, fetch) the app itself runs on.
+   */
+  sandbox?: string;
+}
+
+const SANDBOXED_GLOBALS = ["document", "window", "self", "fetch", "navigation", "shopify", "location", "navigator"];
+
+/** Every UI extension under extensions/, with its targets, as its shopify.extension.toml declares them. */
+export function findUiExtensions(extensionsDir = EXTENSIONS_DIR): UiExtension[] {
+  const found: UiExtension[] = [];
+  for (const entry of readdirSync(extensionsDir, { withFileTypes: true })) {
+    const dir = path.join(extensionsDir, entry.name);
+    const tomlPath = path.join(dir, "shopify.extension.toml");
+    if (!entry.isDirectory() || !existsSync(tomlPath)) continue;
+    const toml = parse(readFileSync(tomlPath, "utf8")) as {
+      api_version?: string;
+      type?: string;
+      extensions?: { type?: string; handle?: string; targeting?: { target?: string; module?: string }[]; capabilities?: Record<string, unknown> }[];
+    };
+    for (const ext of toml.extensions ?? []) {
+      if (ext.type !== "ui_extension") continue;
+      if (!ext.handle || !toml.api_version) throw new Error(`${tomlPath}: a ui_extension needs a handle and api_version`);
+      const targets = (ext.targeting ?? []).map((t) => {
+        if (!t.target || !t.module) throw new Error(`${tomlPath}: every [[extensions.targeting]] needs target and module`);
+        const module = path.resolve(dir, t.module);
+        if (!existsSync(module)) throw new Error(`${tomlPath}: module ${t.module} does not exist`);
+        return { target: t.target, module };
+      });
+      if (targets.length === 0) throw new Error(`${tomlPath}: ${ext.handle} has no [[extensions.targeting]]`);
+      found.push({ handle: ext.handle, dir, apiVersion: toml.api_version, targets, capabilities: ext.capabilities ?? {} });
+    }
+  }
+  return found.sort((a, b) => a.handle.localeCompare(b.handle));
+}
+
+// Replaces <extension>/src/app-url.(ts|js) with the given URL (the demo and the tests run the app elsewhere).
+function appUrlPlugin(appUrl: string): Plugin {
+  return {
+    name: "app-url",
+    setup(b) {
+      b.onResolve({ filter: /(^|\/)app-url(\.[jt]s)?$/ }, (args) => ({ path: path.resolve(args.resolveDir, args.path), namespace: "app-url" }));
+      b.onLoad({ filter: /.*/, namespace: "app-url" }, () => ({ contents: `export const APP_URL = ${JSON.stringify(appUrl.replace(/\/+$/, ""))};`, loader: "js" }));
+    },
+  };
+}
+
+/** Bundles every target of every UI extension into <outDir>/<handle>/<target>.js; returns where they are. */
+export async function bundleUiExtensions(outDir: string = DEFAULT_OUT_DIR, options: BundleOptions = {}): Promise<BundledExtension[]> {
+  const bundled: BundledExtension[] = [];
+  for (const ext of findUiExtensions()) {
+    const targets: BundledTarget[] = [];
+    for (const t of ext.targets) {
+      const file = path.join(outDir, ext.handle, `${t.target}.js`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      await build({
+        entryPoints: [t.module],
+        outfile: file,
+        bundle: true,
+        format: "esm",
+        platform: "browser",
+        target: "es2020",
+        jsx: "automatic",
+        jsxImportSource: "preact",
+        loader: { ".esnext": "ts", ".js": "jsx" },
+        mainFields: ["browser", "module", "main"],
+        conditions: ["browser", "module", "import"],
+        define: {
+          "process.env.NODE_ENV": JSON.stringify("production"),
+          ...(options.sandbox ? Object.fromEntries(SANDBOXED_GLOBALS.map((g) => [g, `globalThis.${options.sandbox}.${g}`])) : {}),
+        },
+        legalComments: "none",
+        minify: options.minify ?? true,
+        logLevel: "silent",
+        plugins: options.appUrl ? [appUrlPlugin(options.appUrl)] : [],
+      });
+      targets.push({ ...t, file, bytes: statSync(file).size });
+    }
+    bundled.push({ ...ext, targets });
+  }
+  return bundled;
+}
+
+async function main() {
+  const bundled = await bundleUiExtensions();
+  let failed = 0;
+  for (const ext of bundled) {
+    for (const t of ext.targets) {
+      const gz = gzipSync(readFileSync(t.file)).length;
+      const over = t.bytes > SIZE_LIMIT_BYTES;
+      if (over) failed += 1;
+      console.log(
+        `ui-extension ${ext.handle} ${t.target}: ${(t.bytes / 1024).toFixed(1)} KiB (${(gz / 1024).toFixed(1)} KiB gzipped)${over ? ` error: over Shopify's ${SIZE_LIMIT_BYTES / 1024} KiB limit` : ""}`,
+      );
+    }
+  }
+  if (bundled.length === 0) console.log("ui-extensions: none found");
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,306 @@
+// The customer account extension's backend over HTTP (app/routes/customer-account.*): Shopify's session token is
+// the only source of shop and customer; refusals are 401s a cross-origin extension can read; one shop or customer
+// never reads or changes another's; connecting from the account page runs the real OAuth flow at the emulator and
+// completes only for the customer who started it, once, before the state expires.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { MemoryGrantStore } from "../../dev/memory-grant-store";
+import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
+import { importOrder } from "~/service/client.server";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
+import { CHROME_USER_AGENT } from "../helpers/browser";
+import { emulatorSettings } from "../helpers/emulator-oauth";
+import { withHarness } from "../helpers/harness";
+import { dataPath, readData } from "../helpers/route-data";
+import { mintCustomerToken, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
+
+const KEYS = `k1:${randomBytes(32).toString("base64")}`;
+const keyring = parseKeyring(KEYS);
+const SHOP_B = "shop-b.myshopify.com";
+const ACCOUNT_URL = "https://shopify.com/48291/account";
+const EXTENSION_ORIGIN = "https://extensions.shopifycdn.com";
+
+// Shopify's Admin API (MSW): where the test shop's customer accounts live; shop B's answer is an error.
+const shopify = setupServer(
+  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
+    HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } } }),
+  ),
+  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerProfile", () =>
+    HttpResponse.json({ data: { customer: { displayName: "Ada Lovelace", defaultEmailAddress: { emailAddress: "ada@example.com" } } } }),
+  ),
+);
+beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
+afterAll(() => shopify.close());
+
+const h = withHarness({ shops: [TEST_SHOP, SHOP_B], keyring, app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth" });
+
+// ---- drivers ----------------------------------------------------------------------------------------------------
+
+/** A request as the extension's fetch makes it: cross-origin, the session token as a bearer token. */
+async function account(path: string, token: string | null, init: { method?: string; body?: unknown } = {}) {
+  const res = await fetch(new URL(path, h.app.url), {
+    method: init.method ?? (init.body ? "POST" : "GET"),
+    headers: {
+      Origin: EXTENSION_ORIGIN,
+      "User-Agent": CHROME_USER_AGENT, // Shopify's library answers 410 to what looks like a bot
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(init.body ? { "Content-Type": "application/json" } : {}),
+    },
+    body: init.body ? JSON.stringify(init.body) : undefined,
+    redirect: "manual",
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* a non-JSON body stays {} and fails the test's expectations */
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+const profile = async (customerId: string, shop = TEST_SHOP) => account("/customer-account/connection", await mintCustomerToken(customerId, shop));
+const post = async (customerId: string, body: unknown, shop = TEST_SHOP) =>
+  account("/customer-account/connection", await mintCustomerToken(customerId, shop), { body });
+
+/** Connect from the account page up to the callback; returns the account page URL the shopper comes back to. */
+async function consentFor(customerId: string, decision: "approve" | "deny" = "approve") {
+  const started = await post(customerId, { intent: "connect" });
+  expect(started.status).toBe(200);
+  const authorize = new URL(String(started.body.authorizationUrl));
+  expect(authorize.origin).toBe(h.emulator.url);
+  expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set("workspace_id", "ws-acme");
+  form.set("decision", decision);
+  const consent = await fetch(new URL("/oauth/authorize", h.emulator.url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+    redirect: "manual",
+  });
+  const callback = await fetch(consent.headers.get("location")!, { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+  expect(callback.status).toBe(302);
+  return { back: new URL(callback.headers.get("location")!), state: authorize.searchParams.get("state")! };
+}
+
+const paramsOf = (back: URL) => ({ state: back.searchParams.get("workspace_state"), proof: back.searchParams.get("workspace_proof") });
+const grantOf = (customerId: string, shop = TEST_SHOP) => h.db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
+
+async function stillValidAtService(tokens: { accessToken: string; refreshToken: string }) {
+  const outcome = await importOrder(
+    emulatorSettings(h.emulator.url),
+    new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write"] }),
+    { external_order_id: `probe-${randomBytes(4).toString("hex")}`, ordered_at: "2026-11-01T10:00:00Z", lines: [{ external_line_id: "l", title: "Mug", quantity: 1 }] },
+    { idempotencyKey: `probe-${randomBytes(8).toString("hex")}` },
+  );
+  return outcome.ok;
+}
+
+async function connect(customerId: string) {
+  const { back } = await consentFor(customerId);
+  const done = await post(customerId, { intent: "complete", ...paramsOf(back) });
+  expect(done.body).toMatchObject({ result: "connected", status: "connected", workspaceId: "ws-acme" });
+}
+
+beforeAll(async () => {
+  const s = emulatorSettings(h.emulator.url);
+  const res = await fetch(new URL(dataPath("/app/settings", "routes/app.settings"), h.app.url), {
+    method: "POST",
+    headers: { Authorization: `Bearer ${await mintSessionToken(TEST_SHOP)}`, "User-Agent": CHROME_USER_AGENT },
+    body: new URLSearchParams({ intent: "save", ...s, environment: s.environment }),
+  });
+  expect(res.status, JSON.stringify(await readData(res))).toBe(200);
+});
+
+// ---- the session token ------------------------------------------------------------------------------------------
+
+describe("session token", () => {
+  const refused = async (token: string | null, label: string) => {
+    for (const [path, body] of [
+      ["/customer-account/connection", undefined],
+      ["/customer-account/connection", { intent: "connect" }],
+      ["/customer-account/orders/5001", undefined],
+    ] as const) {
+      const res = await account(path, token, { body });
+      expect(res.status, `${label} ${path}`).toBe(401);
+      expect(res.headers.get("access-control-allow-origin"), label).toBe("*");
+      expect(res.headers.get("access-control-allow-headers")).toContain("Authorization");
+      expect(res.body).toEqual({ error: "unauthorized", message: "Sign in to your account again." });
+    }
+  };
+
+  it("missing, expired, wrongly signed, wrong-audience or customer-less tokens → 401 with CORS headers, nothing started", async () => {
+    const before = await h.db.prisma.oAuthState.count();
+    await refused(null, "missing");
+    await refused("not-a-jwt", "garbage");
+    await refused(await mintCustomerToken("8001", TEST_SHOP, { lifetimeSeconds: -60, issuedAgoSeconds: 600 }), "expired");
+    await refused(await mintCustomerToken("8001", TEST_SHOP, { secret: "another-apps-secret" }), "wrong signature");
+    await refused(await mintCustomerToken("8001", TEST_SHOP, { apiKey: "another-apps-key" }), "wrong audience");
+    await refused(await mintSessionToken(TEST_SHOP), "an admin token (sub is a staff id, not a customer)");
+    expect(await h.db.prisma.oAuthState.count()).toBe(before);
+  });
+
+  it("answers the CORS preflight", async () => {
+    const res = await fetch(new URL("/customer-account/connection", h.app.url), {
+      method: "OPTIONS",
+      headers: { Origin: EXTENSION_ORIGIN, "User-Agent": CHROME_USER_AGENT, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("a valid token gets CORS headers and the customer's own status", async () => {
+    const res = await profile("8001");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.body).toEqual({ status: "not_connected" });
+  });
+
+  it("a shop without service settings answers not_configured, and refuses to connect", async () => {
+    expect((await profile("8001", SHOP_B)).body).toEqual({ status: "not_configured" });
+    const res = await post("8001", { intent: "connect" }, SHOP_B);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe("not_configured");
+    expect(await h.db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
+  });
+
+  it("bad bodies → 400 in the same JSON shape", async () => {
+    const token = await mintCustomerToken("8001");
+    for (const body of [{ intent: "nope" }, ["connect"]]) {
+      const res = await account("/customer-account/connection", token, { body });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("bad_request");
+    }
+  });
+});
+
+// ---- connecting and disconnecting from the account page -----------------------------------------------------
+
+describe("connect from the account page", () => {
+  it("consent brings the shopper back to the account page; the profile block completes it for the same customer", async () => {
+    const { back, state } = await consentFor("8001");
+    expect(`${back.origin}${back.pathname}`).toBe(`${ACCOUNT_URL}/profile`);
+    expect(back.searchParams.get("workspace_state")).toBe(state);
+    expect(await grantOf("8001")).toBeNull(); // pending until the account page completes it
+
+    const done = await post("8001", { intent: "complete", ...paramsOf(back) });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ result: "connected", status: "connected", workspaceId: "ws-acme", scopes: ["orders:write", "shipments:write"] });
+    const grant = await grantOf("8001");
+    expect(grant).toMatchObject({ status: "active", customerName: "Ada Lovelace" });
+    expect((await profile("8001")).body).toMatchObject({ status: "connected", workspaceId: "ws-acme" });
+
+    // Replayed: nothing changes.
+    const replay = await post("8001", { intent: "complete", ...paramsOf(back) });
+    expect(replay.body.result).toBe("already_used");
+    expect(await grantOf("8001")).toEqual(grant);
+  });
+
+  it("the state is bound to the customer: another customer completing it stores nothing, and the tokens are revoked", async () => {
+    const { back, state } = await consentFor("8002");
+    const row = await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
+    expect(row).toMatchObject({ shop: TEST_SHOP, customerId: "8002" });
+    const pending = JSON.parse(decryptSecret(row.pendingTokensEnc!, keyring));
+
+    const other = await post("8003", { intent: "complete", ...paramsOf(back) });
+    expect(other.body).toMatchObject({ result: "wrong_customer", status: "not_connected" });
+    expect(await grantOf("8002")).toBeNull();
+    expect(await grantOf("8003")).toBeNull();
+    expect(await stillValidAtService(pending)).toBe(false);
+    // The starter cannot pick it up afterwards either.
+    expect((await post("8002", { intent: "complete", ...paramsOf(back) })).body.result).toBe("already_used");
+    expect(await grantOf("8002")).toBeNull();
+  });
+
+  it("the same customer id at another shop cannot complete it; the right one still can", async () => {
+    const { back } = await consentFor("8004");
+    const foreign = await post("8004", { intent: "complete", ...paramsOf(back) }, SHOP_B);
+    expect(foreign.body.result).toBe("invalid_state");
+    expect(await grantOf("8004", SHOP_B)).toBeNull();
+    expect(await grantOf("8004")).toBeNull();
+    expect((await post("8004", { intent: "complete", ...paramsOf(back) })).body.result).toBe("connected");
+  });
+
+  it("a wrong proof or a made-up state changes nothing", async () => {
+    const { back } = await consentFor("8005");
+    const { state, proof } = paramsOf(back);
+    for (const attempt of [
+      { state, proof: randomBytes(32).toString("base64url") },
+      { state: randomBytes(32).toString("base64url"), proof },
+      { state, proof: null },
+      { state: 42, proof: {} },
+    ]) {
+      expect((await post("8005", { intent: "complete", ...attempt })).body.result).toBe("invalid_state");
+    }
+    expect(await grantOf("8005")).toBeNull();
+    expect((await post("8005", { intent: "complete", state, proof })).body.result).toBe("connected");
+  });
+
+  it("completion after the state expired stores nothing", async () => {
+    const { back, state } = await consentFor("8006");
+    await h.db.prisma.oAuthState.update({ where: { state }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await post("8006", { intent: "complete", ...paramsOf(back) })).body.result).toBe("expired");
+    expect(await grantOf("8006")).toBeNull();
+  });
+
+  it("declining at the service comes back to the account page with the result", async () => {
+    const { back } = await consentFor("8007", "deny");
+    expect(back.toString()).toBe(`${ACCOUNT_URL}/profile?workspace_result=denied`);
+    expect(await grantOf("8007")).toBeNull();
+  });
+
+  it("disconnect revokes at the service and deletes the tokens; another shop's same customer id changes nothing", async () => {
+    await connect("8008");
+    const row = (await grantOf("8008"))!;
+    const tokens = { accessToken: decryptSecret(row.accessTokenEnc, keyring), refreshToken: decryptSecret(row.refreshTokenEnc!, keyring) };
+
+    const foreign = await post("8008", { intent: "disconnect" }, SHOP_B);
+    expect(foreign.body).toMatchObject({ disconnected: false, status: "not_configured" });
+    expect(await grantOf("8008")).not.toBeNull();
+
+    const done = await post("8008", { intent: "disconnect" });
+    expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
+    expect(await grantOf("8008")).toBeNull();
+    expect(await stillValidAtService(tokens)).toBe(false);
+  });
+});
+
+// ---- order status ---------------------------------------------------------------------------------------------
+
+describe("order status", () => {
+  beforeAll(async () => {
+    const rows = [
+      { shop: TEST_SHOP, kind: "order", externalId: "5001", orderId: "5001", customerId: "8101", state: "imported", orderName: "#1001" },
+      { shop: TEST_SHOP, kind: "shipment", externalId: "6001", orderId: "5001", customerId: "8101", state: "imported" },
+      { shop: TEST_SHOP, kind: "shipment", externalId: "6002", orderId: "5001", customerId: "8101", state: "failed", reason: "internal words" },
+      { shop: TEST_SHOP, kind: "order", externalId: "5002", orderId: "5002", customerId: "8102", state: "imported", orderName: "#1002" },
+      { shop: TEST_SHOP, kind: "order", externalId: "5003", orderId: "5003", customerId: "8101", state: "waiting", reasonCode: "needs_reconnect" as const },
+    ];
+    for (const data of rows) await h.db.prisma.syncRecord.create({ data });
+  });
+
+  const status = async (customerId: string, orderId: string, shop = TEST_SHOP) =>
+    account(`/customer-account/orders/${encodeURIComponent(orderId)}`, await mintCustomerToken(customerId, shop));
+
+  it("the order's own customer sees whether it and its shipments reached the workspace, in plain states", async () => {
+    const res = await status("8101", "gid://shopify/Order/5001");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.body).toEqual({ status: "known", orderName: "#1001", order: "sent", shipments: ["sent", "failed"] });
+    expect((await status("8101", "5003")).body).toEqual({ status: "known", orderName: null, order: "waiting", shipments: [] });
+  });
+
+  it("another customer's order, another shop's token and an unknown order get the same answer (no IDOR)", async () => {
+    const unknown = await status("8101", "gid://shopify/Order/5999");
+    expect(unknown).toMatchObject({ status: 200, body: { status: "unknown" } });
+    const others = [await status("8101", "5002"), await status("8102", "5001"), await status("8101", "5001", SHOP_B), await status("8101", "../5001")];
+    for (const res of others) {
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(unknown.body);
+    }
+  });
+});

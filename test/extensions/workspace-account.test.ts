@@ -1,0 +1,246 @@
+// The customer account extension (extensions/workspace-account), bundled as the Shopify CLI bundles it and
+// rendered in a DOM, against the real backend routes over HTTP with session tokens signed like Shopify's: every
+// state of the profile block (loading, not configured, not connected, connect through the emulator's consent and
+// back, connected, needs renewing, disconnect, unreachable, a declined consent) and of the order status block
+// (sent, waiting, failed, not sent, shipments, another customer's order, unreachable), in English and French.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
+import type { BundledExtension } from "../../scripts/ui-extensions";
+import { signalOf } from "../../dev/ui-extensions/shopify-global";
+import { CHROME_USER_AGENT } from "../helpers/browser";
+import { emulatorSettings } from "../helpers/emulator-oauth";
+import { withHarness } from "../helpers/harness";
+import { dataPath } from "../helpers/route-data";
+import { mintCustomerToken, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
+import { bundleExtensionsFor, bundleOf, renderExtension, waitFor, type Rendered } from "../helpers/ui-extension";
+
+const SHOP_B = "shop-b.myshopify.com";
+const ACCOUNT_URL = "https://shopify.com/48291/account";
+const PROFILE = "customer-account.profile.block.render";
+const ORDER = "customer-account.order-status.block.render";
+
+const shopify = setupServer(
+  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
+    HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } } }),
+  ),
+);
+beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
+afterAll(() => shopify.close());
+
+const h = withHarness({ shops: [TEST_SHOP, SHOP_B], app: {}, emulator: "oauth" });
+let bundles: BundledExtension[];
+let unreachable: BundledExtension[];
+
+beforeAll(async () => {
+  bundles = await bundleExtensionsFor(h.app.url);
+  unreachable = await bundleExtensionsFor("http://127.0.0.1:9"); // nothing listens on the discard port
+  const s = emulatorSettings(h.emulator.url);
+  const res = await fetch(new URL(dataPath("/app/settings", "routes/app.settings"), h.app.url), {
+    method: "POST",
+    headers: { Authorization: `Bearer ${await mintSessionToken(TEST_SHOP)}`, "User-Agent": CHROME_USER_AGENT },
+    body: new URLSearchParams({ intent: "save", ...s, environment: s.environment }),
+  });
+  expect(res.status).toBe(200);
+});
+
+const tokens = (customerId: string, shop = TEST_SHOP) => () => mintCustomerToken(customerId, shop);
+
+function profileBlock(customerId: string, options: { shop?: string; url?: string; locale?: string; from?: BundledExtension[] } = {}) {
+  return renderExtension(bundleOf(options.from ?? bundles, "workspace-account", PROFILE), {
+    sessionToken: tokens(customerId, options.shop),
+    url: options.url,
+    locale: options.locale,
+  });
+}
+
+const stateOf = (r: Rendered) => r.query("[data-workspace-state]")?.getAttribute("data-workspace-state");
+const settled = (r: Rendered, state: string) => waitFor(() => stateOf(r) === state, `profile state ${state} (now ${stateOf(r)}: ${r.text()})`);
+const click = (r: Rendered, action: string) => (r.query(`[data-action=${action}]`) as HTMLElement).click();
+
+/** The emulator's consent for an authorization URL the block navigated to; returns the callback's redirect. */
+async function consentAndCallback(authorizationUrl: string, decision: "approve" | "deny" = "approve") {
+  const authorize = new URL(authorizationUrl);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set("workspace_id", "ws-acme");
+  form.set("decision", decision);
+  const consent = await fetch(new URL("/oauth/authorize", h.emulator.url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+    redirect: "manual",
+  });
+  const callback = await fetch(consent.headers.get("location")!, { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+  return callback.headers.get("location")!;
+}
+
+/** Connect through the block: click Connect, consent at the emulator, come back to the account page. */
+async function connectThroughBlock(customerId: string) {
+  const start = await profileBlock(customerId);
+  await settled(start, "not_connected");
+  click(start, "connect");
+  const authorizationUrl = await waitFor(() => start.navigated[0], "navigation to the consent page");
+  expect(new URL(authorizationUrl).origin).toBe(h.emulator.url);
+  const back = await consentAndCallback(authorizationUrl);
+  expect(back.startsWith(`${ACCOUNT_URL}/profile?workspace_state=`)).toBe(true);
+  return Object.assign(await profileBlock(customerId, { url: back }), { back });
+}
+
+describe("profile block", () => {
+  it("loading, then not connected with Connect", async () => {
+    const r = await profileBlock("9001");
+    expect(stateOf(r)).toBe("loading");
+    expect(r.text()).toContain("Checking your workspace connection");
+    await settled(r, "not_connected");
+    expect(r.text()).toContain("Not connected.");
+    expect(r.query("[data-action=connect]")?.textContent).toBe("Connect workspace");
+  });
+
+  it("not configured by the merchant: says so, offers nothing to click", async () => {
+    const r = await profileBlock("9001", { shop: SHOP_B });
+    await settled(r, "not_configured");
+    expect(r.text()).toContain("Workspace connections are not available at this store yet.");
+    expect(r.query("s-button")).toBeNull();
+  });
+
+  it("Connect → consent → back on the account page: connected, then Disconnect", async () => {
+    const r = await connectThroughBlock("9002");
+    await settled(r, "connected");
+    expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is connected.");
+    expect(r.text()).toMatch(/Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./);
+    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(1);
+
+    // A reload of the page it came back to: the link is used up, the block just shows the connection.
+    const reloaded = await profileBlock("9002", { url: r.back });
+    await settled(reloaded, "connected");
+    expect(reloaded.query("[data-notice]")).toBeNull();
+
+    click(r, "disconnect");
+    await settled(r, "not_connected");
+    expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is disconnected. This store no longer sends anything to it.");
+    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(0);
+  });
+
+  it("another customer coming back with someone else's link: nothing connected, told why", async () => {
+    const start = await profileBlock("9003");
+    await settled(start, "not_connected");
+    click(start, "connect");
+    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"));
+    const other = await profileBlock("9004", { url: back });
+    await settled(other, "not_connected");
+    expect(other.query("[data-notice]")?.textContent).toContain("started from a different account");
+    expect(await h.db.prisma.customerGrant.count({ where: { customerId: { in: ["9003", "9004"] } } })).toBe(0);
+  });
+
+  it("declined at the service: the result in plain words", async () => {
+    const start = await profileBlock("9005");
+    await settled(start, "not_connected");
+    click(start, "connect");
+    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"), "deny");
+    const r = await profileBlock("9005", { url: back });
+    await settled(r, "not_connected");
+    expect(r.query("[data-notice]")?.textContent).toBe("You declined the connection, so nothing was connected.");
+  });
+
+  it("a connection that needs renewing offers Reconnect", async () => {
+    const r = await connectThroughBlock("9006");
+    await settled(r, "connected");
+    await h.db.prisma.customerGrant.updateMany({ where: { customerId: "9006" }, data: { status: "needs_reconnect", statusReason: "the token was revoked" } });
+    const again = await profileBlock("9006");
+    await settled(again, "needs_reconnect");
+    expect(again.text()).toContain("Your workspace ws-acme needs to be connected again");
+    expect(again.query("[data-action=connect]")?.textContent).toBe("Reconnect workspace");
+    expect(again.text()).not.toContain("revoked"); // the merchant's reason is not the shopper's business
+  });
+
+  it("the app cannot be reached: says so and offers to try again", async () => {
+    const r = await profileBlock("9001", { from: unreachable });
+    await settled(r, "unavailable");
+    expect(r.text()).toContain("Your workspace connection can't be checked right now.");
+    expect(r.query("[data-action=retry]")).not.toBeNull();
+  });
+
+  it("an expired session token: unavailable, not someone else's state", async () => {
+    const r = await renderExtension(bundleOf(bundles, "workspace-account", PROFILE), {
+      sessionToken: () => mintCustomerToken("9001", TEST_SHOP, { lifetimeSeconds: -60, issuedAgoSeconds: 600 }),
+    });
+    await settled(r, "unavailable");
+  });
+
+  it("in French", async () => {
+    const r = await profileBlock("9001", { locale: "fr" });
+    await settled(r, "not_connected");
+    expect(r.text()).toContain("Non connecté.");
+    expect(r.query("[data-action=connect]")?.textContent).toBe("Connecter l'espace de travail");
+  });
+});
+
+describe("order status block", () => {
+  beforeAll(async () => {
+    const rows = [
+      { kind: "order", externalId: "7001", orderId: "7001", customerId: "9101", state: "imported" },
+      { kind: "shipment", externalId: "7101", orderId: "7001", customerId: "9101", state: "imported" },
+      { kind: "shipment", externalId: "7102", orderId: "7001", customerId: "9101", state: "pending" },
+      { kind: "order", externalId: "7002", orderId: "7002", customerId: "9101", state: "waiting" },
+      { kind: "order", externalId: "7003", orderId: "7003", customerId: "9101", state: "failed", reason: "rejected: invalid_payload (HTTP 422)" },
+      { kind: "order", externalId: "7004", orderId: "7004", customerId: "9101", state: "skipped" },
+      { kind: "order", externalId: "7005", orderId: "7005", customerId: "9102", state: "imported" },
+    ];
+    for (const row of rows) await h.db.prisma.syncRecord.create({ data: { shop: TEST_SHOP, ...row } });
+  });
+
+  const orderBlock = (customerId: string, orderId: string, options: { from?: BundledExtension[]; locale?: string } = {}) =>
+    renderExtension(bundleOf(options.from ?? bundles, "workspace-account", ORDER), {
+      sessionToken: tokens(customerId),
+      locale: options.locale,
+      extra: { order: signalOf({ id: `gid://shopify/Order/${orderId}`, name: `#${orderId}` }) },
+    });
+  const orderState = (r: Rendered) => r.query("[data-workspace-order]")?.getAttribute("data-workspace-order");
+  const orderSettled = (r: Rendered, state: string) => waitFor(() => orderState(r) === state, `order state ${state} (now ${orderState(r)})`);
+
+  it("sent, with each shipment's state", async () => {
+    const r = await orderBlock("9101", "7001");
+    expect(orderState(r)).toBe("loading");
+    await orderSettled(r, "sent");
+    expect(r.text()).toContain("This order was sent to your workspace.");
+    expect([...r.body.querySelectorAll("[data-shipment]")].map((e) => e.textContent)).toEqual([
+      "Shipment 1: sent to your workspace.",
+      "Shipment 2: waiting to be sent to your workspace.",
+    ]);
+  });
+
+  it("waiting, failed and not sent, in plain words without internal codes", async () => {
+    const waiting = await orderBlock("9101", "7002");
+    await orderSettled(waiting, "waiting");
+    expect(waiting.text()).toContain("This order is waiting to be sent to your workspace.");
+    const failed = await orderBlock("9101", "7003");
+    await orderSettled(failed, "failed");
+    expect(failed.text()).toContain("This order could not be sent to your workspace.");
+    expect(failed.text()).not.toMatch(/invalid_payload|422|rejected/);
+    const skipped = await orderBlock("9101", "7004");
+    await orderSettled(skipped, "not_sent");
+    expect(skipped.text()).toContain("This order was not sent to your workspace.");
+  });
+
+  it("another customer's order shows nothing, like an order the app never saw", async () => {
+    for (const [customer, order] of [["9101", "7005"], ["9102", "7001"], ["9101", "7999"]]) {
+      const r = await orderBlock(customer, order);
+      await waitFor(() => !r.query("[data-workspace-order]"), `the block to hide for ${customer}/${order}`);
+      expect(r.text()).toBe("");
+    }
+  });
+
+  it("the app cannot be reached: says so", async () => {
+    const r = await orderBlock("9101", "7001", { from: unreachable });
+    await orderSettled(r, "unavailable");
+    expect(r.text()).toContain("can't be checked right now");
+  });
+
+  it("in German", async () => {
+    const r = await orderBlock("9101", "7001", { locale: "de" });
+    await orderSettled(r, "sent");
+    expect(r.text()).toContain("Diese Bestellung wurde an Ihren Arbeitsbereich geschickt.");
+  });
+});
+
