@@ -42,7 +42,7 @@ function serveFlow(calls: FlowCall[], failFirst = 0) {
       expect(request.headers.get("X-Shopify-Access-Token")).toBe(TEST_OFFLINE_TOKEN);
       if (failures > 0) {
         failures -= 1;
-        return new HttpResponse("unavailable", { status: 503 });
+        return HttpResponse.json({ errors: [{ message: "Service unavailable" }] }, { status: 503 });
       }
       calls.push({ handle: variables.handle, payload: variables.payload as Record<string, unknown> });
       return HttpResponse.json({ data: { flowTriggerReceive: { userErrors: [] } } });
