@@ -4,7 +4,7 @@
 // (app/routes/api.order-block.tsx); the reason text comes from the app, the rest from locales/.
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 export default async () => {
   render(<OrderSyncBlock />, document.body);
@@ -68,6 +68,7 @@ export function OrderSyncBlock() {
   const orderId = shopify.data.selected?.[0]?.id ?? "";
   const [view, setView] = useState({ phase: "loading" });
   const [busy, setBusy] = useState(false);
+  const acting = useRef(false); // a second click before the re-render must not send a second action
 
   const load = useCallback(async () => {
     try {
@@ -82,7 +83,8 @@ export function OrderSyncBlock() {
   }, [load]);
 
   const onAction = async (intent, recordId) => {
-    if (busy) return; // one click, one action: the button stays disabled until the answer
+    if (acting.current) return; // one action at a time; the buttons stay disabled until the answer
+    acting.current = true;
     setBusy(true);
     try {
       const { ok } = await call(orderId, { intent, recordId });
@@ -91,6 +93,7 @@ export function OrderSyncBlock() {
       shopify.toast.show(t("actionFailed"), { isError: true });
     }
     await load();
+    acting.current = false;
     setBusy(false);
   };
 
@@ -107,7 +110,8 @@ export function OrderSyncBlock() {
   if (view.phase === "error") {
     return (
       <s-admin-block heading={t("name")}>
-        <s-banner tone="critical" heading={t("error")}>
+        <s-banner tone="critical">
+          <s-paragraph>{t("error")}</s-paragraph>
           <s-button onClick={() => { setView({ phase: "loading" }); load(); }}>{t("tryAgain")}</s-button>
         </s-banner>
       </s-admin-block>
