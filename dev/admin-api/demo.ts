@@ -4,6 +4,7 @@ import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP } from "../demo-store";
 import type { Catalog } from "./catalog";
 import { adminApiHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
+import { flowHandlers, type FlowTriggerCall } from "./flow";
 
 /** The demo store's products as the Admin API's catalog (one variant each). */
 export function demoCatalog(): Catalog {
@@ -20,6 +21,7 @@ export function demoCatalog(): Catalog {
   return { currency: DEMO_CURRENCY, variants: new Map(variants.map((v) => [v.id, v])) };
 }
 
-export function demoAdminApiHandlers() {
-  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers()];
+/** `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show). */
+export function demoAdminApiHandlers(onFlowTrigger?: (call: FlowTriggerCall) => void) {
+  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers(), ...flowHandlers(onFlowTrigger)];
 }
