@@ -17,6 +17,7 @@ export interface BlockRecord {
   at: string;
   reason: string | null;
   reasonCode: string | null;
+  /** The workspace it went to, or (not imported yet) the one its customer is connected to now. */
   workspaceId: string | null;
   resolved: boolean;
   canRetry: boolean;
@@ -41,7 +42,7 @@ export function orderIdOf(input: unknown): string | null {
 const NO_WORKSPACE = new Set(["not_connected", "no_customer"]);
 const MAX_SHIPMENTS = 50;
 
-function view(r: {
+function view(workspaces: Map<string, string>, r: {
   id: string;
   kind: string;
   externalId: string;
@@ -49,6 +50,7 @@ function view(r: {
   reason: string | null;
   reasonCode: string | null;
   workspaceId: string | null;
+  customerId: string | null;
   resolvedAt: Date | null;
   importedAt: Date | null;
   lastAttemptAt: Date | null;
@@ -62,7 +64,7 @@ function view(r: {
     at: (r.importedAt ?? r.lastAttemptAt ?? r.createdAt).toISOString(),
     reason: r.reason,
     reasonCode: r.reasonCode,
-    workspaceId: r.workspaceId,
+    workspaceId: r.workspaceId ?? (r.customerId ? workspaces.get(r.customerId) ?? null : null),
     resolved: r.resolvedAt !== null,
     canRetry: RETRYABLE_STATES.has(r.state),
     canResolve: RETRYABLE_STATES.has(r.state) && r.resolvedAt === null,
@@ -80,9 +82,14 @@ export async function loadOrderBlock(prisma: PrismaClient, shop: string, orderId
     isSyncPaused(prisma, shop),
   ]);
   if (records.length === 0) return { status: "unknown", paused };
+  const customers = [...new Set(records.map((r) => r.customerId).filter((c): c is string => !!c))];
+  const grants = customers.length
+    ? await prisma.customerGrant.findMany({ where: { shop, customerId: { in: customers } }, select: { customerId: true, workspaceId: true } })
+    : [];
+  const workspaces = new Map(grants.map((g) => [g.customerId, g.workspaceId]));
   const orderRow = records.find((r) => r.kind === "order") ?? null;
-  const order = orderRow ? view(orderRow) : null;
-  const shipments = records.filter((r) => r.kind === "shipment").map(view);
+  const order = orderRow ? view(workspaces, orderRow) : null;
+  const shipments = records.filter((r) => r.kind === "shipment").map((r) => view(workspaces, r));
   const noWorkspace = orderRow !== null && orderRow.reasonCode !== null && NO_WORKSPACE.has(orderRow.reasonCode);
   return { status: noWorkspace ? "no_workspace" : "ok", paused, order, shipments };
 }

@@ -100,7 +100,7 @@ describe("order page block", () => {
     await waitForText("Order import");
     expect(text()).toContain("Failed");
     expect(text()).toMatch(/lines\[0\]\.title: too long/);
-    expect(text()).toContain("No workspace");
+    expect(text()).toContain("Workspace: ws-acme"); // where it goes once it is accepted
     const link = root().querySelector("s-link")!;
     expect(link.getAttribute("href") ?? (link as unknown as { href: string }).href).toMatch(/^app:\/app\/log\/[\w-]+$/);
 
