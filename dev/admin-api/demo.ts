@@ -5,6 +5,7 @@ import type { Catalog } from "./catalog";
 import { adminApiHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
 import { flowHandlers, type FlowTriggerCall } from "./flow";
+import { themeHandlers } from "./themes";
 
 /** The demo store's products as the Admin API's catalog (one variant each). */
 export function demoCatalog(): Catalog {
@@ -23,5 +24,5 @@ export function demoCatalog(): Catalog {
 
 /** `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show). */
 export function demoAdminApiHandlers(onFlowTrigger?: (call: FlowTriggerCall) => void) {
-  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers(), ...flowHandlers(onFlowTrigger)];
+  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers(), ...flowHandlers(onFlowTrigger), ...themeHandlers("on")];
 }
