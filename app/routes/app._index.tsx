@@ -4,6 +4,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Box, Button, ButtonGroup, Card, InlineGrid, InlineStack, Layout, Page, ProgressBar, Text } from "@shopify/polaris";
 import { useState } from "react";
+import { TitleBar } from "@shopify/app-bridge-react";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
 import { loadHome } from "../admin/home.server";
@@ -109,6 +110,7 @@ export default function Home() {
   const check = home.settings.lastCheck;
   return (
     <Page title="Home" subtitle={`Orders and shipments of ${shop} sent to the Merchant Integration Service`}>
+      <TitleBar title="Home" />
       <Layout>
         {remaining.length > 0 ? (
           <Layout.Section>

@@ -6,7 +6,9 @@ import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { SaveBar, TitleBar } from "@shopify/app-bridge-react";
+import { appBridge } from "../components/app-bridge";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
@@ -123,6 +125,21 @@ export default function Settings() {
   useEffect(() => {
     if (saved) setValues((v) => ({ ...v, clientSecret: "", signingSecret: "" }));
   }, [saved]);
+  // App Bridge's save bar while the service settings differ from what is saved (inside Shopify's admin only: it
+  // needs App Bridge; elsewhere the form's own Save button is all there is). Results come back as toasts there too.
+  const formRef = useRef<HTMLFormElement>(null);
+  const [bridged, setBridged] = useState(false);
+  useEffect(() => setBridged(appBridge() !== null), []);
+  const savedValues = { environment: settings.environment as string, baseUrl: settings.baseUrl, sandboxBaseUrl: settings.sandboxBaseUrl, authUrl: settings.authUrl, clientId: settings.clientId };
+  const dirty =
+    (Object.keys(savedValues) as (keyof typeof savedValues)[]).some((k) => values[k] !== savedValues[k]) || values.clientSecret !== "" || values.signingSecret !== "";
+  const discard = () => setValues({ ...savedValues, clientSecret: "", signingSecret: "" });
+  useEffect(() => {
+    if (!actionData) return;
+    const toast = appBridge()?.toast;
+    if (actionData.intent === "save") toast?.show(actionData.ok ? "Settings saved" : "The settings were not saved", { isError: !actionData.ok });
+    if (actionData.intent === "check") toast?.show(actionData.check.ok ? "Connection ok" : "Connection check failed", { isError: !actionData.check.ok });
+  }, [actionData]);
   const field = (name: keyof typeof values) => ({
     name,
     value: values[name],
@@ -133,6 +150,13 @@ export default function Settings() {
 
   return (
     <Page title="Settings" subtitle="Merchant Integration Service credentials">
+      <TitleBar title="Settings" />
+      {bridged ? (
+        <SaveBar id="settings-save-bar" open={dirty}>
+          <button variant="primary" onClick={() => formRef.current?.requestSubmit()}></button>
+          <button onClick={discard}></button>
+        </SaveBar>
+      ) : null}
       <Layout>
         <Layout.Section>
           <BlockStack gap="400">
@@ -166,7 +190,7 @@ export default function Settings() {
             <Card>
               {/* noValidate: the server (zod) decides, so the same inline messages appear for every client. */}
               {/* An explicit action: the default repeats the page's query, which holds the session token (id_token). */}
-              <Form method="post" action="/app/settings" data-testid="settings-form" noValidate>
+              <Form method="post" action="/app/settings" data-testid="settings-form" noValidate ref={formRef}>
                 <input type="hidden" name="intent" value="save" />
                 {/* CONFIRM_ORIGIN_FIELD, spelled out: settings.server is server-only. */}
                 {originChange && <input type="hidden" name="confirmOriginChange" value="true" />}
