@@ -3,6 +3,8 @@ import tsconfigPaths from "vite-tsconfig-paths";
 
 export default defineConfig({
   plugins: [tsconfigPaths()],
+  // UI extensions (extensions/*/src, outside tsconfig) are JSX with Preact's automatic runtime (a pragma per file).
+  esbuild: { jsx: "automatic" },
   test: {
     include: ["{app,emulator,test,scripts}/**/*.test.{ts,tsx}"],
     environment: "node",

@@ -30,7 +30,7 @@ const schema = z.object({
   SHOPIFY_API_KEY: z.string().min(1),
   SHOPIFY_API_SECRET: z.string().min(1),
   SHOPIFY_APP_URL: z.url({ message: "must be the app's public https URL" }),
-  SCOPES: z.string().default("read_orders,read_fulfillments,read_customers,read_products,write_app_proxy,unauthenticated_read_checkouts,unauthenticated_read_product_listings"),
+  SCOPES: z.string().default("read_orders,read_fulfillments,read_customers,read_products,read_themes,write_app_proxy,unauthenticated_read_checkouts,unauthenticated_read_product_listings"),
   SHOP_CUSTOM_DOMAIN: z.string().optional(),
   ENCRYPTION_KEYS: keyList,
   WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),

@@ -17,8 +17,9 @@ import { connectDemoCustomer } from "../dev/demo/connect";
 import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
 import { closeLog, logTo, quietTerminal, startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
 import { configureService, installDemoShop } from "../dev/demo/seed";
-import { customerName, DEMO_CUSTOMERS, DEMO_SHOP } from "../dev/demo-store";
+import { customerName, DEMO_CUSTOMERS, DEMO_SHOP, orderHistory } from "../dev/demo-store";
 import { createStandIn } from "../dev/storefront/server";
+import { bundleUiExtensions } from "./ui-extensions";
 
 const HOST = "127.0.0.1";
 const MARKER = ".merchant-integration-demo";
@@ -99,6 +100,8 @@ async function main() {
     ...(options.workers > 0 ? { WORKER_LEASE_MS: "15000", WORKER_POLL_MS: "250" } : {}),
     // The emulator runs on this machine: the merchant's service URLs may point at loopback.
     ALLOW_LOOPBACK_SERVICE_URLS: "true",
+    // The Admin API stand-in records the Shopify Flow triggers the app sends here (shown at /admin/flow).
+    DEMO_FLOW_LOG: path.join(options.dataDir, "flow-triggers.jsonl"),
   };
   const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
   const app = startNode("app", ["server/main.ts"], appEnv, null, { preload });
@@ -109,7 +112,17 @@ async function main() {
   // A worker that dies is only a worker (the others and the queue's leases carry on); the app or emulator is the demo.
   for (const essential of [app, emulator]) void essential.exited.then(() => shutdown(1, `${essential.name} stopped`));
 
-  const standIn = createStandIn({ appUrl: `http://${HOST}:${appPort}`, shop: DEMO_SHOP, apiKey: local.SHOPIFY_API_KEY, apiSecret: local.SHOPIFY_API_SECRET });
+  // The admin UI extensions, bundled as Shopify's CLI would, for the stand-in's order page.
+  const uiExtensionsDir = path.join(options.dataDir, "ui-extensions");
+  await bundleUiExtensions(uiExtensionsDir);
+  const standIn = createStandIn({
+    appUrl: `http://${HOST}:${appPort}`,
+    shop: DEMO_SHOP,
+    apiKey: local.SHOPIFY_API_KEY,
+    apiSecret: local.SHOPIFY_API_SECRET,
+    uiExtensionsDir,
+    flowLog: appEnv.DEMO_FLOW_LOG,
+  });
   await new Promise<void>((resolve, reject) => {
     standIn.once("error", reject);
     standIn.listen(options.port, HOST, resolve);
@@ -129,6 +142,9 @@ async function main() {
     shop: DEMO_SHOP,
     api_secret: local.SHOPIFY_API_SECRET,
     customer_id: customer.id,
+    // Shopify's order page for the connected customer's first order, with the app's order details block.
+    order_page_url: `${publicUrl}/admin/orders/${orderHistory().find((o) => o.customerId === customer.id)!.id}`,
+    flow_triggers_url: `${publicUrl}/admin/flow`,
     worker_pids: workers.map((w) => w.process.pid),
   };
   writeFileSync(path.join(options.dataDir, READY_FILE), JSON.stringify(ready, null, 2));
@@ -138,6 +154,8 @@ The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this m
   Storefront:             ${ready.storefront_url}   (add products, open the cart, Continue cart)
   Connect page:           ${publicUrl}/apps/workspace/connect   (log in as a demo customer first)
   Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
+  Order page block:       ${ready.order_page_url}   (Shopify's order page with the app's block)
+  Shopify Flow triggers:  ${ready.flow_triggers_url}   (what the app sent to Flow)
   ${customerName(customer)} (customer ${customer.id}) is connected to a workspace; their past orders are being imported.
   Send orders:            npm run demo:orders -- --count 20${options.dataDir === path.resolve("data/demo") ? "" : ` --data-dir ${options.dataDir}`}
 Data stays in ${options.dataDir}${options.databaseUrl ? " and the PostgreSQL database" : ""}. Ctrl-C stops everything.

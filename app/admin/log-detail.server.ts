@@ -1,6 +1,7 @@
 // One record of the sync log in full: the Shopify order it comes from (with a link into the Shopify admin), the
 // request built for the service (rebuilt from the stored Shopify payload with the same mapper: no token, no
 // signature, nothing beyond what the service receives), every attempt, the next try and the workspace.
+import { adminOrderLink } from "../lib/admin-links";
 import type { PrismaClient } from "@prisma/client";
 import { mapFulfillment, mapOrder, type ShopifyFulfillment, type ShopifyOrder } from "../sync/mapping.server";
 import { RETRYABLE_STATES } from "../sync/states";
@@ -56,10 +57,9 @@ export interface HandoffDetail {
 
 export const MAX_ATTEMPTS_SHOWN = 100;
 
-/** https://admin.shopify.com/store/<handle>/orders/<id>: the order in the merchant's own Shopify admin. */
-export function adminOrderUrl(shop: string, orderId: string): string {
-  const handle = shop.replace(/\.myshopify\.com$/, "");
-  return `https://admin.shopify.com/store/${encodeURIComponent(handle)}/orders/${encodeURIComponent(orderId)}`;
+/** The order in the merchant's own Shopify admin (app/lib/admin-links.ts); `shop` is kept for callers. */
+export function adminOrderUrl(_shop: string, orderId: string): string {
+  return adminOrderLink(orderId);
 }
 
 const EXPLAIN: Record<string, string> = {

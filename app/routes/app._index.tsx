@@ -4,19 +4,34 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Box, Button, ButtonGroup, Card, InlineGrid, InlineStack, Layout, Page, ProgressBar, Text } from "@shopify/polaris";
 import { useState } from "react";
+import { TitleBar } from "@shopify/app-bridge-react";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
 import { loadHome } from "../admin/home.server";
 import { loadBackfills } from "../admin/backfills.server";
+import { embedStatus, themeEditorLinks, type EmbedStatus, type ThemeLinks } from "../admin/theme-setup.server";
+import { env } from "../env.server";
 import { DayChart } from "../components/DayChart";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { utc } from "../components/sync-labels";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { session } = await authenticate.admin(request);
-  const [home, backfills] = await Promise.all([loadHome(prisma, session.shop), loadBackfills(prisma, session.shop)]);
-  return { shop: session.shop, home, backfills, busy: home.busy || backfills.some((b) => b.status === "running") };
+  const { session, admin } = await authenticate.admin(request);
+  // The published theme's app embed, through the library's Admin API client (read_themes); "unknown" on any failure.
+  const graphql = async (_shop: string, query: string) => (await admin.graphql(query)).json();
+  const [home, backfills, embed] = await Promise.all([
+    loadHome(prisma, session.shop),
+    loadBackfills(prisma, session.shop),
+    Promise.race([
+      embedStatus(graphql, session.shop),
+      new Promise<EmbedStatus>((resolve) => setTimeout(() => resolve({ state: "unknown", why: "Shopify did not answer in time." }), 3000)),
+    ]),
+  ]);
+  // The theme step is done once the embed is on (read from the theme) or a customer connected through the block.
+  const setup = home.setup.map((s) => (s.id === "theme" ? { ...s, done: s.done || embed.state === "on" } : s));
+  const links = themeEditorLinks(session.shop, env().SHOPIFY_API_KEY);
+  return { shop: session.shop, home: { ...home, setup }, backfills, embed, links, busy: home.busy || backfills.some((b) => b.status === "running") };
 };
 
 const age = (seconds: number) =>
@@ -26,14 +41,49 @@ const STEPS: Record<string, { title: string; help: string; action: string; url: 
   settings: { title: "Enter the service settings", help: "Client ID, secrets and addresses of the Merchant Integration Service.", action: "Open settings", url: () => "/app/settings" },
   check: { title: "Check the connection", help: "Settings → Check connection: the service accepts your credentials.", action: "Check connection", url: () => "/app/settings" },
   theme: {
-    title: "Add the theme blocks",
-    help: "Add the “Connect account” block to the customer account page, and “Continue cart” to the cart. Done once a customer has connected.",
-    action: "Open theme editor",
-    url: (handle) => `https://admin.shopify.com/store/${handle}/themes/current/editor`,
+    title: "Switch on the app embed and add the blocks",
+    help: "The theme editor opens with each one ready: switch on the app embed, then save.",
+    action: "Switch on the app embed",
+    url: () => "",
     external: true,
   },
   import: { title: "See the first import", help: "The next order of a connected customer shows up in the sync log.", action: "Open sync log", url: () => "/app/log" },
 };
+
+// Where the theme stands (read from the published theme) and the theme editor's deep links for each piece.
+function ThemeStatus({ embed, links }: { embed: EmbedStatus; links: ThemeLinks }) {
+  return (
+    <BlockStack gap="100">
+      <InlineStack gap="100" blockAlign="center">
+        {embed.state === "on" ? (
+          <Badge tone="success">{`App embed on in ${embed.themeName || "the published theme"}`}</Badge>
+        ) : embed.state === "off" ? (
+          <Badge tone="attention">{`App embed off in ${embed.themeName || "the published theme"}`}</Badge>
+        ) : (
+          <Badge>App embed: not checked</Badge>
+        )}
+        {embed.state === "unknown" ? (
+          <Text as="span" tone="subdued" variant="bodySm">
+            {embed.why}
+          </Text>
+        ) : null}
+      </InlineStack>
+      <InlineStack gap="200" wrap>
+        {embed.state === "on" ? null : (
+          <Button url={links.embed} target="_top" variant="primary" size="slim">
+            Switch on the app embed
+          </Button>
+        )}
+        <Button url={links.continueCart} target="_top" size="slim">
+          Add the Continue cart block
+        </Button>
+        <Button url={links.connectWorkspace} target="_top" size="slim">
+          Add the Connect workspace block
+        </Button>
+      </InlineStack>
+    </BlockStack>
+  );
+}
 
 function Stat({ label, value, children }: { label: string; value: string; children?: React.ReactNode }) {
   return (
@@ -52,7 +102,7 @@ function Stat({ label, value, children }: { label: string; value: string; childr
 }
 
 export default function Home() {
-  const { shop, home, backfills, busy } = useLoaderData<typeof loader>();
+  const { shop, home, backfills, embed, links, busy } = useLoaderData<typeof loader>();
   useLiveRevalidation(busy);
   const [range, setRange] = useState<7 | 30>(7);
   const handle = shop.replace(/\.myshopify\.com$/, "");
@@ -60,6 +110,7 @@ export default function Home() {
   const check = home.settings.lastCheck;
   return (
     <Page title="Home" subtitle={`Orders and shipments of ${shop} sent to the Merchant Integration Service`}>
+      <TitleBar title="Home" />
       <Layout>
         {remaining.length > 0 ? (
           <Layout.Section>
@@ -80,8 +131,9 @@ export default function Home() {
                         <Text as="p" tone="subdued" variant="bodySm">
                           {s.help}
                         </Text>
+                        {step.id === "theme" ? <ThemeStatus embed={embed} links={links} /> : null}
                       </BlockStack>
-                      {step.done ? null : (
+                      {step.done || step.id === "theme" ? null : (
                         <Button url={s.url(handle)} target={s.external ? "_blank" : undefined}>
                           {s.action}
                         </Button>

@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { adminCustomerLink } from "../lib/admin-links";
 import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
@@ -83,7 +84,7 @@ export default function Customers() {
             {g.displayName}
           </Text>
           <Text as="span" tone="subdued" variant="bodySm">
-            ID {g.customerId}
+            <a href={adminCustomerLink(g.customerId)}>ID {g.customerId}</a>
           </Text>
         </BlockStack>
       </IndexTable.Cell>

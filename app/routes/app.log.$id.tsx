@@ -80,7 +80,7 @@ export default function LogEntry() {
       primaryAction={{ content: "Retry now", onAction: () => post("retry"), loading: working, disabled: !entry.canRetry && !entry.busy }}
       secondaryActions={[
         { content: "Mark as resolved", onAction: () => post("resolve"), disabled: !entry.canResolve },
-        { content: "Open order in Shopify", url: entry.adminOrderUrl, external: true },
+        { content: "Open order in Shopify", url: entry.adminOrderUrl },
       ]}
     >
       <Layout>
@@ -101,7 +101,7 @@ export default function LogEntry() {
                 ) : null}
                 {entry.resolvedAt ? <Fact label="Resolved">{utc(entry.resolvedAt)}</Fact> : null}
                 <Fact label="Shopify order">
-                  <a href={entry.adminOrderUrl} target="_blank" rel="noreferrer">
+                  <a href={entry.adminOrderUrl}>
                     {entry.orderId}
                   </a>
                 </Fact>

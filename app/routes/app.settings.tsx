@@ -6,7 +6,9 @@ import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { SaveBar, TitleBar } from "@shopify/app-bridge-react";
+import { appBridge } from "../components/app-bridge";
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
@@ -26,18 +28,20 @@ import { onSettingsSaved } from "../sync/on-settings-saved.server";
 import { recordConnectionCheck } from "../admin/home.server";
 import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
 import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
+import { getFlowTriggerEnabled, saveFlowTriggerEnabled } from "../sync/flow-trigger.server";
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
-  const [settings, handoff, retentionDays] = await Promise.all([
+  const [settings, handoff, retentionDays, flowTriggerEnabled] = await Promise.all([
     getSettingsView(prisma, session.shop),
     getHandoffSettingsView(prisma, session.shop),
     getRetentionDays(prisma, session.shop),
+    getFlowTriggerEnabled(prisma, session.shop),
   ]);
-  return { settings, handoff, retentionDays };
+  return { settings, handoff, retentionDays, flowTriggerEnabled };
 };
 
 type ActionData =
@@ -47,6 +51,7 @@ type ActionData =
   | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
   | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> }
   | { intent: "retention"; result: RetentionResult }
+  | { intent: "flow"; enabled: boolean }
   | { intent: "unknown"; error: string };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -61,6 +66,9 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   if (intent === "retention") {
     const result = await saveRetentionDays(prisma, session.shop, form.get("retentionDays"));
     return data<ActionData>({ intent: "retention", result }, { status: result.ok ? 200 : 422 });
+  }
+  if (intent === "flow") {
+    return data<ActionData>({ intent: "flow", enabled: await saveFlowTriggerEnabled(prisma, session.shop, form.get("flowTriggerEnabled")) });
   }
   if (intent === "save") {
     const input = Object.fromEntries([...SETTINGS_FIELDS, CONFIRM_ORIGIN_FIELD].map((f) => [f, form.get(f) ?? undefined]));
@@ -82,7 +90,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       ? data<ActionData>({ intent: "handoff", ok: true, handoff: result.view })
       : data<ActionData>({ intent: "handoff", ok: false, fieldErrors: result.fieldErrors }, { status: 422 });
   }
-  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff" or "retention".' }, { status: 400 });
+  return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff", "retention" or "flow".' }, { status: 400 });
 };
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
@@ -93,7 +101,7 @@ function secretHelp(status: SecretStatus, urls: string) {
 }
 
 export default function Settings() {
-  const { settings: loaded, handoff, retentionDays } = useLoaderData<typeof loader>();
+  const { settings: loaded, handoff, retentionDays, flowTriggerEnabled } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
@@ -117,6 +125,21 @@ export default function Settings() {
   useEffect(() => {
     if (saved) setValues((v) => ({ ...v, clientSecret: "", signingSecret: "" }));
   }, [saved]);
+  // App Bridge's save bar while the service settings differ from what is saved (inside Shopify's admin only: it
+  // needs App Bridge; elsewhere the form's own Save button is all there is). Results come back as toasts there too.
+  const formRef = useRef<HTMLFormElement>(null);
+  const [bridged, setBridged] = useState(false);
+  useEffect(() => setBridged(appBridge() !== null), []);
+  const savedValues = { environment: settings.environment as string, baseUrl: settings.baseUrl, sandboxBaseUrl: settings.sandboxBaseUrl, authUrl: settings.authUrl, clientId: settings.clientId };
+  const dirty =
+    (Object.keys(savedValues) as (keyof typeof savedValues)[]).some((k) => values[k] !== savedValues[k]) || values.clientSecret !== "" || values.signingSecret !== "";
+  const discard = () => setValues({ ...savedValues, clientSecret: "", signingSecret: "" });
+  useEffect(() => {
+    if (!actionData) return;
+    const toast = appBridge()?.toast;
+    if (actionData.intent === "save") toast?.show(actionData.ok ? "Settings saved" : "The settings were not saved", { isError: !actionData.ok });
+    if (actionData.intent === "check") toast?.show(actionData.check.ok ? "Connection ok" : "Connection check failed", { isError: !actionData.check.ok });
+  }, [actionData]);
   const field = (name: keyof typeof values) => ({
     name,
     value: values[name],
@@ -127,6 +150,13 @@ export default function Settings() {
 
   return (
     <Page title="Settings" subtitle="Merchant Integration Service credentials">
+      <TitleBar title="Settings" />
+      {bridged ? (
+        <SaveBar id="settings-save-bar" open={dirty}>
+          <button variant="primary" onClick={() => formRef.current?.requestSubmit()}></button>
+          <button onClick={discard}></button>
+        </SaveBar>
+      ) : null}
       <Layout>
         <Layout.Section>
           <BlockStack gap="400">
@@ -160,7 +190,7 @@ export default function Settings() {
             <Card>
               {/* noValidate: the server (zod) decides, so the same inline messages appear for every client. */}
               {/* An explicit action: the default repeats the page's query, which holds the session token (id_token). */}
-              <Form method="post" action="/app/settings" data-testid="settings-form" noValidate>
+              <Form method="post" action="/app/settings" data-testid="settings-form" noValidate ref={formRef}>
                 <input type="hidden" name="intent" value="save" />
                 {/* CONFIRM_ORIGIN_FIELD, spelled out: settings.server is server-only. */}
                 {originChange && <input type="hidden" name="confirmOriginChange" value="true" />}
@@ -232,6 +262,7 @@ export default function Settings() {
             errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
             busy={busyIntent === "handoff"}
           />
+          <FlowCard enabled={actionData?.intent === "flow" ? actionData.enabled : flowTriggerEnabled} saved={actionData?.intent === "flow"} />
           <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
         </Layout.Section>
       </Layout>
@@ -265,6 +296,37 @@ function RetentionCard({ days, result }: { days: number; result?: RetentionResul
             {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
             <InlineStack>
               <Button submit>Save retention</Button>
+            </InlineStack>
+          </BlockStack>
+        </Form>
+      </Card>
+    </div>
+  );
+}
+
+// Shopify Flow's "Order import needs attention" trigger (app/sync/flow-trigger.server.ts): one switch.
+function FlowCard(props: { enabled: boolean; saved: boolean }) {
+  const [enabled, setEnabled] = useState(props.enabled);
+  return (
+    <div style={{ marginTop: "var(--p-space-400)" }}>
+      <Card>
+        <Form method="post" action="/app/settings">
+          <BlockStack gap="200">
+            <Text as="h2" variant="headingMd">
+              Shopify Flow
+            </Text>
+            <input type="hidden" name="intent" value="flow" />
+            <Checkbox
+              label="Send failed imports to Shopify Flow"
+              name="flowTriggerEnabled"
+              value="on"
+              checked={enabled}
+              onChange={setEnabled}
+              helpText='Starts your workflows that begin with "Order import needs attention", once per failure: the order, its customer, and why. No contact details are sent.'
+            />
+            {props.saved && <Text as="p" tone="success">{props.enabled ? "Failed imports are sent to Shopify Flow." : "Nothing is sent to Shopify Flow."}</Text>}
+            <InlineStack>
+              <Button submit>Save</Button>
             </InlineStack>
           </BlockStack>
         </Form>

@@ -12,8 +12,9 @@
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
 import { ts, type Db } from "../db/sql.server";
 import { because } from "./reasons";
+import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 
-export type JobKind = "order" | "shipment" | "backfill";
+export type JobKind = "order" | "shipment" | "backfill" | "flow_trigger";
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
 const DEFAULT_MAX_ATTEMPTS = 12;
@@ -69,10 +70,11 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
     WHERE status = 'running' AND "leaseUntil" < ${ts(now)} AND attempts >= "maxAttempts"
     RETURNING "recordId", attempts`;
   for (const job of exhausted) {
-    if (!job.recordId) continue;
-    await prisma.syncRecord.update({
-      where: { id: job.recordId },
-      data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) },
+    const recordId = job.recordId;
+    if (!recordId) continue;
+    await prisma.$transaction(async (tx) => {
+      await tx.syncRecord.update({ where: { id: recordId }, data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) } });
+      await queueFlowTriggerOnFailure(tx, recordId, now);
     });
   }
   const requeued = await prisma.$executeRaw`

@@ -9,6 +9,7 @@ import { completeJob, failJob, rescheduleJob } from "./queue.server";
 import type { Resolved } from "./job-context.server";
 import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 import type { SyncKind } from "./idempotency.server";
+import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 
 export const IMPORTED = new Set(["imported", "updated"]);
 
@@ -25,6 +26,8 @@ export async function transition(
   const moved = await deps.prisma.$transaction(async (tx) => {
     if (!(await moveJob(tx))) return false;
     if (record) await tx.syncRecord.update({ where: { id: record.id }, data: record.data });
+    // Becoming failed starts a failure episode: Shopify Flow hears of it once (app/sync/flow-trigger.server.ts).
+    if (record?.data.state === "failed") await queueFlowTriggerOnFailure(tx, record.id, deps.now());
     return true;
   });
   if (!moved) deps.logger.warn({ recordId: record?.id }, "lease lost; the new holder records the outcome");
@@ -184,7 +187,7 @@ export async function recordImported(
     ), recorded AS (
       UPDATE "SyncRecord" SET state = ${facts.state}, "sentHash" = ${facts.sentHash}, "contentHash" = ${facts.contentHash},
         "workspaceId" = ${facts.workspaceId}, "customerId" = ${facts.customerId}::text, "serviceId" = ${facts.serviceId}::text,
-        "serviceStatus" = ${facts.serviceStatus}, reason = NULL, "reasonCode" = NULL, attempts = ${facts.attempts}::int,
+        "serviceStatus" = ${facts.serviceStatus}, reason = NULL, "reasonCode" = NULL, "flowNotifiedAt" = NULL, attempts = ${facts.attempts}::int,
         "sourceUpdatedAt" = COALESCE(${facts.sourceUpdatedAt ? ts(facts.sourceUpdatedAt) : null}, "sourceUpdatedAt"),
         "lastAttemptAt" = ${now}, "importedAt" = ${now}, "updatedAt" = ${now}
       WHERE id = ${recordId} AND EXISTS (SELECT 1 FROM moved)

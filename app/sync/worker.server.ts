@@ -6,6 +6,7 @@ import type { Job } from "@prisma/client";
 import { errorMessage } from "../lib/errors";
 import { runBackfillJob } from "./backfill.server";
 import { runImportJob } from "./import-job.server";
+import { FLOW_JOB_KIND, runFlowTriggerJob } from "./flow-trigger.server";
 import { resolve, type SyncDeps, type SyncLogger } from "./job-context.server";
 import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, leaseJobs, rescheduleJob } from "./queue.server";
 import { giveUp } from "./record-state.server";
@@ -22,6 +23,10 @@ export async function runJob(input: SyncDeps, job: Job): Promise<void> {
       if (!deps.adminGraphql) throw new Error("no Admin API client configured for backfills");
       await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep: deps.sleep, budget: deps.adminBudget });
       await completeJob(deps.prisma, job, deps.now());
+      return;
+    }
+    if (job.kind === FLOW_JOB_KIND) {
+      await runFlowTriggerJob(deps, job);
       return;
     }
     if (job.kind !== "order" && job.kind !== "shipment") {

@@ -5,6 +5,8 @@ import type { Catalog } from "./catalog";
 import { adminApiHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
 import { storefrontApiHandlers } from "../storefront-api/handlers";
+import { flowHandlers, type FlowTriggerCall } from "./flow";
+import { themeHandlers } from "./themes";
 
 /** The demo store's products as the Admin API's catalog (one variant each). */
 export function demoCatalog(): Catalog {
@@ -21,9 +23,16 @@ export function demoCatalog(): Catalog {
   return { currency: DEMO_CURRENCY, variants: new Map(variants.map((v) => [v.id, v])) };
 }
 
-export function demoAdminApiHandlers() {
+/** `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show). */
+export function demoAdminApiHandlers(onFlowTrigger?: (call: FlowTriggerCall) => void) {
   const catalog = demoCatalog();
   // The Storefront API's carts live in the storefront stand-in (another process): here none is known, so the
   // app prices handoffs with the Admin API's base prices, as it does when Shopify has no market prices for a cart.
-  return [...adminApiHandlers(catalog, DEMO_SHOP), ...orderHandlers(), ...storefrontApiHandlers(catalog, DEMO_SHOP, new Map())];
+  return [
+    ...adminApiHandlers(catalog, DEMO_SHOP),
+    ...orderHandlers(),
+    ...storefrontApiHandlers(catalog, DEMO_SHOP, new Map()),
+    ...flowHandlers(onFlowTrigger),
+    ...themeHandlers("on"),
+  ];
 }

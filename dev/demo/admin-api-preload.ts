@@ -1,8 +1,11 @@
 // Loaded with `node --import` into the app (and worker) processes the demo starts, never imported by the app:
 // Shopify's Admin API is answered in-process by the same MSW handlers the tests use, over the demo store's data.
 // Every other request (the service emulator, the app's own) passes through untouched.
+import { appendFileSync } from "node:fs";
 import { setupServer } from "msw/node";
 import { demoAdminApiHandlers } from "../admin-api/demo";
 
-const server = setupServer(...demoAdminApiHandlers());
+// Shopify Flow triggers the app sends, one JSON line each, for the admin stand-in's /admin/flow page.
+const flowLog = process.env.DEMO_FLOW_LOG;
+const server = setupServer(...demoAdminApiHandlers(flowLog ? (call) => appendFileSync(flowLog, `${JSON.stringify(call)}\n`) : undefined));
 server.listen({ onUnhandledRequest: "bypass" });

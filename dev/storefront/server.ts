@@ -11,6 +11,7 @@ import { proxyUrl, PROXY_PREFIX } from "../shopify/app-proxy";
 import { mintSessionToken } from "../shopify/session-token";
 import { customerName, DEMO_CURRENCY, DEMO_CUSTOMERS, DEMO_PRODUCTS, DEMO_SHOP_NAME, type DemoCustomer } from "../demo-store";
 import { CartError, Carts } from "./cart";
+import { adminPage } from "../admin/order-page";
 import { EXTENSIONS_DIR, loadAppBlocks, renderAppBlock, renderPage, renderProxyLiquid, renderSection, sectionIds, THEME_DIR } from "./liquid";
 
 export interface StandInOptions {
@@ -19,6 +20,9 @@ export interface StandInOptions {
   shop: string;
   apiKey: string;
   apiSecret: string;
+  /** The order page block's bundle and the Flow triggers log, for /admin/orders/<id> and /admin/flow. */
+  uiExtensionsDir?: string;
+  flowLog?: string;
 }
 
 const MAX_BODY = 1024 * 1024;
@@ -218,6 +222,7 @@ export function createStandIn(options: StandInOptions): http.Server {
   }
 
   async function admin(req: http.IncomingMessage, res: http.ServerResponse, url: URL) {
+    if (url.pathname.startsWith("/admin/") && (await adminPage(req, res, url, options))) return;
     const token = await mintSessionToken(options.shop, { apiKey: options.apiKey, secret: options.apiSecret, lifetimeSeconds: 60 });
     const headers: http.OutgoingHttpHeaders = { ...req.headers, authorization: `Bearer ${token}` };
     forward(req, res, new URL(url.pathname + url.search, options.appUrl), headers);

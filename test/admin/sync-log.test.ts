@@ -170,10 +170,10 @@ describe("actions", () => {
       data: { shop: SHOP, recordId: record.id, ok: false, outcome: "server_error", httpStatus: 500, errorCode: "internal", message: "The service had an internal problem (HTTP 500)." },
     });
     const entry = await loadLogEntry(db.prisma, SHOP, record.id);
-    expect(entry).toMatchObject({ type: "record", adminOrderUrl: `https://admin.shopify.com/store/${SHOP.replace(".myshopify.com", "")}/orders/${record.orderId}` });
+    expect(entry).toMatchObject({ type: "record", adminOrderUrl: `shopify:admin/orders/${record.orderId}` });
     expect(entry?.type === "record" && entry.attempts[0]).toMatchObject({ httpStatus: 500, errorCode: "internal" });
     expect(await loadLogEntry(db.prisma, OTHER, record.id)).toBeNull();
-    expect(adminOrderUrl("a-b.myshopify.com", "12")).toBe("https://admin.shopify.com/store/a-b/orders/12");
+    expect(adminOrderUrl("a-b.myshopify.com", "12")).toBe("shopify:admin/orders/12");
   });
 });
 

@@ -9,6 +9,7 @@ import { CART_PRICES_QUERY } from "~/handoff/market-prices.server";
 import { DEFAULT_PROXY_PREFIX } from "~/connections/oauth-common.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { parseEnv } from "~/env.server";
+import { THEME_SETTINGS_QUERY } from "~/admin/theme-setup.server";
 
 const ROOT = path.resolve(__dirname, "../..");
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
@@ -77,6 +78,7 @@ describe("shopify.app.toml", () => {
       read_fulfillments: hooks.some((t) => t.startsWith("fulfillments/")),
       read_customers: /\bcustomer \{/.test(BACKFILL_QUERY),
       read_products: /\bproduct \{/.test(BACKFILL_QUERY),
+      read_themes: /\bthemes\(/.test(THEME_SETTINGS_QUERY),
       write_app_proxy: Boolean(toml.app_proxy?.url),
       unauthenticated_read_checkouts: /\bcart\(id:/.test(CART_PRICES_QUERY),
       unauthenticated_read_product_listings: /\.\.\. on ProductVariant/.test(CART_PRICES_QUERY),

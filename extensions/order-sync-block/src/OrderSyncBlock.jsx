@@ -1,0 +1,132 @@
+/** @jsxImportSource preact */
+// The order page block: did this order (and each shipment) reach the customer's workspace, and if not, why; Retry
+// now / Mark as resolved for a failed one. Talks to the app's /api/order-block with the admin's session token
+// (app/routes/api.order-block.tsx); the reason text comes from the app, the rest from locales/.
+import "@shopify/ui-extensions/preact";
+import { render } from "preact";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+
+export default async () => {
+  render(<OrderSyncBlock />, document.body);
+};
+
+const t = (key, options) => shopify.i18n.translate(key, options);
+
+/** One call to the app's backend; relative URLs reach the app from Shopify's admin. */
+async function call(orderId, body) {
+  const token = await shopify.auth.idToken();
+  const response = await fetch(`/api/order-block?order=${encodeURIComponent(orderId)}`, {
+    method: body ? "POST" : "GET",
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await response.json().catch(() => null);
+  if (!data || (!response.ok && !body)) throw new Error(`HTTP ${response.status}`);
+  return { ok: response.ok && data.ok !== false, data };
+}
+
+const TONE = { imported: "success", updated: "success", failed: "critical", waiting: "warning", pending: "info", skipped: "neutral" };
+
+function formatTime(iso) {
+  try {
+    return shopify.i18n.formatDate(new Date(iso), { dateStyle: "medium", timeStyle: "short" });
+  } catch {
+    return iso;
+  }
+}
+
+function RecordRow({ record, busy, onAction }) {
+  const label = record.kind === "order" ? t("order") : t("shipment", { id: record.externalId });
+  return (
+    <s-stack direction="block" gap="small-200" data-record={record.id}>
+      <s-stack direction="inline" gap="small-200" alignItems="center">
+        <s-text type="strong">{label}</s-text>
+        <s-badge tone={TONE[record.state] ?? "neutral"}>{t(`state.${record.state}`)}</s-badge>
+        <s-text color="subdued">{formatTime(record.at)}</s-text>
+      </s-stack>
+      {record.reason && <s-paragraph>{record.reason}</s-paragraph>}
+      {record.resolved && <s-paragraph color="subdued">{t("resolvedNote")}</s-paragraph>}
+      <s-text>{record.workspaceId ? t("workspace", { workspace: record.workspaceId }) : t("noWorkspace")}</s-text>
+      <s-stack direction="inline" gap="small-200" alignItems="center">
+        <s-link href={`app:${record.path}`}>{t("openRecord")}</s-link>
+        {record.canRetry && (
+          <s-button variant="primary" disabled={busy || undefined} onClick={() => onAction("retry", record.id)}>
+            {t("retry")}
+          </s-button>
+        )}
+        {record.canResolve && (
+          <s-button disabled={busy || undefined} onClick={() => onAction("resolve", record.id)}>
+            {t("resolve")}
+          </s-button>
+        )}
+      </s-stack>
+    </s-stack>
+  );
+}
+
+export function OrderSyncBlock() {
+  const orderId = shopify.data.selected?.[0]?.id ?? "";
+  const [view, setView] = useState({ phase: "loading" });
+  const [busy, setBusy] = useState(false);
+  const acting = useRef(false); // a second click before the re-render must not send a second action
+
+  const load = useCallback(async () => {
+    try {
+      const { data } = await call(orderId);
+      setView({ phase: "ready", data });
+    } catch {
+      setView({ phase: "error" });
+    }
+  }, [orderId]);
+  useEffect(() => {
+    load();
+  }, [load]);
+
+  const onAction = async (intent, recordId) => {
+    if (acting.current) return; // one action at a time; the buttons stay disabled until the answer
+    acting.current = true;
+    setBusy(true);
+    try {
+      const { ok } = await call(orderId, { intent, recordId });
+      shopify.toast.show(ok ? t(intent === "retry" ? "retried" : "resolvedDone") : t("actionFailed"), { isError: !ok });
+    } catch {
+      shopify.toast.show(t("actionFailed"), { isError: true });
+    }
+    await load();
+    acting.current = false;
+    setBusy(false);
+  };
+
+  if (view.phase === "loading") {
+    return (
+      <s-admin-block heading={t("name")}>
+        <s-stack direction="inline" gap="small-200" alignItems="center">
+          <s-spinner accessibilityLabel={t("loading")} />
+          <s-text>{t("loading")}</s-text>
+        </s-stack>
+      </s-admin-block>
+    );
+  }
+  if (view.phase === "error") {
+    return (
+      <s-admin-block heading={t("name")}>
+        <s-banner tone="critical">
+          <s-paragraph>{t("error")}</s-paragraph>
+          <s-button onClick={() => { setView({ phase: "loading" }); load(); }}>{t("tryAgain")}</s-button>
+        </s-banner>
+      </s-admin-block>
+    );
+  }
+  const { data } = view;
+  const records = [...(data.order ? [data.order] : []), ...(data.shipments ?? [])];
+  return (
+    <s-admin-block heading={t("name")}>
+      <s-stack direction="block" gap="base">
+        {data.paused && <s-banner tone="warning">{t("paused")}</s-banner>}
+        {data.status === "unknown" && <s-paragraph>{t("unknown")}</s-paragraph>}
+        {data.status === "no_workspace" && <s-paragraph>{t("empty")}</s-paragraph>}
+        {data.status !== "unknown" && records.map((record) => <RecordRow key={record.id} record={record} busy={busy} onAction={onAction} />)}
+      </s-stack>
+    </s-admin-block>
+  );
+}

@@ -1,0 +1,199 @@
+// The Shopify Flow trigger "Order import needs attention": the worker sends `flowTriggerReceive` through Shopify's
+// Admin API client (MSW stands in for Shopify) once per failure episode, with the fields the extension declares,
+// never buyer contact data; the merchant's switch; a Flow call that fails is retried and holds back no import.
+import { readFileSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { parse } from "smol-toml";
+import type { RunningEmulator } from "../../emulator/server";
+import type { GrantStore } from "~/service/client.server";
+import type { AdminGraphql } from "~/shopify/admin-api.server";
+import { setDatabase } from "~/db.server";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
+import { recordSyncDelivery } from "~/sync/intake-batch.server";
+import { retryRecord } from "~/admin/log-actions.server";
+import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
+import { injectFault, startTestEmulator } from "../helpers/emulator";
+import { Clock, connectCustomer, newId, resetSyncState, SHOP, shopifyOrder, syncDeps } from "./support";
+
+const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
+const mock = setupServer();
+const CUSTOMER = "7000000001";
+
+let db: TestDatabase;
+let emulator: RunningEmulator;
+let stores: Map<string, GrantStore>;
+let clock: Clock;
+let deps: SyncDeps;
+let adminGraphql: AdminGraphql;
+
+interface FlowCall {
+  handle: unknown;
+  payload: Record<string, unknown>;
+}
+
+/** Answers FlowTriggerReceive like Shopify (failing the first `failFirst` calls with HTTP 503) and records each call. */
+function serveFlow(calls: FlowCall[], failFirst = 0) {
+  let failures = failFirst;
+  mock.use(
+    admin.mutation("FlowTriggerReceive", ({ variables, request }) => {
+      expect(request.headers.get("X-Shopify-Access-Token")).toBe(TEST_OFFLINE_TOKEN);
+      if (failures > 0) {
+        failures -= 1;
+        return HttpResponse.json({ errors: [{ message: "Service unavailable" }] }, { status: 503 });
+      }
+      calls.push({ handle: variables.handle, payload: variables.payload as Record<string, unknown> });
+      return HttpResponse.json({ data: { flowTriggerReceive: { userErrors: [] } } });
+    }),
+  );
+}
+
+beforeAll(async () => {
+  mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+  setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
+  await seedOfflineSession(db.prisma);
+});
+afterEach(() => mock.resetHandlers());
+afterAll(async () => {
+  mock.close();
+  await emulator?.close();
+  await db?.close();
+});
+beforeEach(async () => {
+  await resetSyncState(db.prisma, emulator);
+  stores = new Map();
+  clock = new Clock();
+  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql };
+  await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+});
+
+async function deliver(payload: unknown) {
+  return recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: `evt-${newId()}`, payload });
+}
+
+/** Runs the worker until nothing is due (or `until` holds), moving the clock past backoffs. */
+async function settle(rounds = 40, until?: () => Promise<boolean>) {
+  for (let i = 0; i < rounds; i++) {
+    if (until && (await until())) return;
+    if ((await drainJobs(deps, { maxRounds: 1 })) > 0) continue;
+    const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
+    if (!next) return;
+    clock.ms = next.runAt.getTime() + 1;
+  }
+}
+
+const orderRecord = (id: number) =>
+  db.prisma.syncRecord.findUniqueOrThrow({ where: { shop_kind_externalId: { shop: SHOP, kind: "order", externalId: String(id) } } });
+
+/** An order whose import fails after its retries: the service answers 500 every time, 3 attempts. */
+async function failingOrder() {
+  const order = shopifyOrder();
+  await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 3 });
+  await deliver(order);
+  await db.prisma.job.updateMany({ where: { kind: "order" }, data: { maxAttempts: 3 } });
+  return order;
+}
+
+describe("Shopify Flow trigger: Order import needs attention", () => {
+  it("declares the trigger with the fields the app sends", () => {
+    const toml = parse(readFileSync("extensions/order-import-flow-trigger/shopify.extension.toml", "utf8")) as {
+      extensions: { type: string; handle: string; name: string }[];
+      settings: { fields: { type: string; key?: string }[] };
+    };
+    expect(toml.extensions[0]).toMatchObject({ type: "flow_trigger", handle: "order-import-needs-attention", name: "Order import needs attention" });
+    expect(toml.settings.fields.map((f) => f.key ?? f.type)).toEqual([
+      "order_reference",
+      "customer_reference",
+      "Order name",
+      "Import kind",
+      "Reason code",
+      "Reason",
+    ]);
+  });
+
+  it("sends exactly one trigger for a record that fails after its retries, with the declared fields and no contact data", async () => {
+    const calls: FlowCall[] = [];
+    serveFlow(calls);
+    const order = await failingOrder();
+    await settle();
+    const record = await orderRecord(order.id);
+    expect(record).toMatchObject({ state: "failed", reasonCode: "attempts_exhausted", attempts: 3 });
+    expect(calls).toHaveLength(1);
+    expect(calls[0].handle).toBe("order-import-needs-attention");
+    expect(calls[0].payload).toEqual({
+      order_id: order.id,
+      customer_id: Number(CUSTOMER),
+      "Order name": order.name,
+      "Import kind": "order",
+      "Reason code": "attempts_exhausted",
+      Reason: record.reason,
+    });
+    const text = JSON.stringify(calls[0].payload);
+    for (const contact of ["ada@example.com", "Ada", "Lovelace"]) expect(text).not.toContain(contact);
+
+    // A merchant's retry that fails again is the same episode: nothing more.
+    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "bad line" } });
+    expect((await retryRecord(db.prisma, SHOP, record.id, clock.now())).ok).toBe(true);
+    await settle();
+    expect(await orderRecord(order.id)).toMatchObject({ state: "failed", reasonCode: "rejected" });
+    expect(calls).toHaveLength(1);
+  });
+
+  it("sends one more when the record recovered and fails again later", async () => {
+    const calls: FlowCall[] = [];
+    serveFlow(calls);
+    const order = await failingOrder();
+    await settle();
+    expect(calls).toHaveLength(1);
+    const { id } = await orderRecord(order.id);
+    await retryRecord(db.prisma, SHOP, id, clock.now()); // the service is fine again
+    await settle();
+    expect(await orderRecord(order.id)).toMatchObject({ state: "imported", flowNotifiedAt: null });
+    expect(calls).toHaveLength(1);
+
+    // The order changes and this time the service refuses it: a new episode.
+    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "bad line" } });
+    await deliver({ ...order, updated_at: "2026-11-20T11:00:00-05:00", note: "changed", line_items: order.line_items.slice(0, 1) });
+    await settle();
+    expect(await orderRecord(order.id)).toMatchObject({ state: "failed", reasonCode: "rejected" });
+    expect(calls).toHaveLength(2);
+    expect(calls[1].payload).toMatchObject({ order_id: order.id, "Reason code": "rejected" });
+  });
+
+  it("sends nothing when the merchant switched the trigger off", async () => {
+    const calls: FlowCall[] = [];
+    serveFlow(calls);
+    await db.prisma.shopSettings.create({ data: { shop: SHOP, flowTriggerEnabled: false } });
+    const order = await failingOrder();
+    await settle();
+    expect(await orderRecord(order.id)).toMatchObject({ state: "failed" });
+    expect(calls).toHaveLength(0);
+    expect(await db.prisma.job.count({ where: { kind: "flow_trigger" } })).toBe(0);
+  });
+
+  it("retries a Flow call that failed, and the sync goes on meanwhile", async () => {
+    const calls: FlowCall[] = [];
+    serveFlow(calls, 2);
+    const order = await failingOrder();
+    const flowJob = () => db.prisma.job.findFirst({ where: { kind: "flow_trigger" } });
+    // The order fails; its trigger is tried, refused (503) and put back for later.
+    await settle(40, async () => ((await flowJob())?.attempts ?? 0) >= 1);
+    expect(await flowJob()).toMatchObject({ status: "queued", attempts: 1, orderKey: null, recordId: null });
+    expect((await flowJob())!.runAt.getTime()).toBeGreaterThan(clock.ms);
+    // Another order of the same shop imports at once, while the trigger waits for its next try.
+    const other = shopifyOrder();
+    await deliver(other);
+    await drainJobs(deps);
+    expect(await orderRecord(other.id)).toMatchObject({ state: "imported" });
+    expect(calls).toHaveLength(0);
+    await settle();
+    expect(calls).toHaveLength(1);
+    expect(calls[0].payload).toMatchObject({ order_id: order.id });
+    expect(await flowJob()).toMatchObject({ status: "done", attempts: 3 });
+  });
+});
