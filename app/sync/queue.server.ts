@@ -10,6 +10,7 @@
 //   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
+import { shopHeldSql } from "../db/shop-settings.server";
 import { ts, type Db } from "../db/sql.server";
 import { because } from "./reasons";
 
@@ -108,7 +109,7 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
         ORDER BY (SELECT count(*) FROM "Job" r WHERE r.shop = q.shop AND r.status = 'running'), min(q.seq)) AS "shopRank"
       FROM "Job" q
       WHERE q.status = 'queued' AND q."runAt" <= ${ts(now)}
-        AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = q.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+        AND NOT ${shopHeldSql("q")}
       GROUP BY q.shop
       ORDER BY "shopRank"
       LIMIT ${limit + SPARE_SHOPS}
@@ -116,7 +117,7 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
       SELECT c.*, s."shopRank" FROM shops s CROSS JOIN LATERAL (
         SELECT j.id, j.shop, j."orderKey", j.seq FROM "Job" j
         WHERE j.shop = s.shop AND j.status = 'queued' AND j."runAt" <= ${ts(now)}
-          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = j.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+          AND NOT ${shopHeldSql("j")}
           AND (j."orderKey" IS NULL OR NOT EXISTS (
             SELECT 1 FROM "Job" p
             WHERE p.shop = j.shop AND p."orderKey" = j."orderKey" AND p.id <> j.id
