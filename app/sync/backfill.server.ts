@@ -10,7 +10,6 @@ import { idString, orderKeyOf, orderNameOf } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob } from "./queue.server";
 
-export type { AdminGraphql };
 
 const BACKFILL_PAGE_SIZE = 50;
 
