@@ -104,13 +104,28 @@ async function main() {
     DEMO_FLOW_LOG: path.join(options.dataDir, "flow-triggers.jsonl"),
   };
   const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
-  const app = startNode("app", ["server/main.ts"], appEnv, null, { preload });
+  const startApp = () => startNode("app", ["server/main.ts"], appEnv, null, { preload });
+  const app = startApp();
   const workers: Child[] = [];
   for (let i = 0; i < options.workers; i++) workers.push(startNode(`worker ${i + 1}`, ["server/worker.ts"], appEnv, /worker \S+ ready/, { preload }));
   // Ready when it answers (its log may be silenced with LOG_LEVEL).
   await Promise.all([waitForHttp(`http://${HOST}:${appPort}/healthz`, app), ...workers.map((w) => w.ready)]);
-  // A worker that dies is only a worker (the others and the queue's leases carry on); the app or emulator is the demo.
-  for (const essential of [app, emulator]) void essential.exited.then(() => shutdown(1, `${essential.name} stopped`));
+  // A worker that dies is only a worker (the others and the queue's leases carry on); the emulator is the demo's
+  // service. The app exits non-zero after an uncaught exception (server/main.ts): like a process manager, the demo
+  // starts a fresh one on the same port, unless it keeps dying (6 exits within a minute stop the demo).
+  void emulator.exited.then(() => shutdown(1, "emulator stopped"));
+  const exits: number[] = [];
+  const supervise = (child: Child) =>
+    void child.exited.then((code) => {
+      if (stopping) return;
+      const now = Date.now();
+      exits.push(now);
+      while (exits.length > 0 && now - exits[0] > 60_000) exits.shift();
+      if (exits.length > 5) return void shutdown(1, "the app keeps stopping");
+      console.error(`The app stopped (${code === null ? "by a signal" : `exit code ${code}`}): starting it again.`);
+      supervise(startApp());
+    });
+  supervise(app);
 
   // The admin UI extensions, bundled as Shopify's CLI would, for the stand-in's order page.
   const uiExtensionsDir = path.join(options.dataDir, "ui-extensions");

@@ -1,6 +1,7 @@
 // The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import type { PrismaClient } from "@prisma/client";
+import { readSections, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
 import { hasRunningWork } from "./log.server";
@@ -57,7 +58,7 @@ async function perDay(prisma: PrismaClient, shop: string, now: Date, days: numbe
 export async function loadHome(prisma: PrismaClient, shop: string, now = new Date()): Promise<HomeView> {
   const startOfDay = new Date(`${dayOf(now)}T00:00:00Z`);
   const [settings, beat, backlog, oldest, importsToday, needsAttention, customersConnected, anyGrant, anyImport, days, busy] = await Promise.all([
-    prisma.shopSettings.findUnique({ where: { shop } }),
+    readSections(prisma, shop, "service", "check"),
     prisma.workerHeartbeat.findFirst({ orderBy: { beatAt: "desc" }, select: { beatAt: true } }),
     prisma.job.count({ where: { shop, kind: { in: IMPORT_KINDS }, status: { in: ["queued", "running"] } } }),
     prisma.job.findFirst({ where: { shop, kind: { in: IMPORT_KINDS }, status: "queued" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
@@ -97,5 +98,5 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
 /** Keeps the outcome of "Check connection" for the home page (time, pass/fail, the one-line message). */
 export async function recordConnectionCheck(prisma: PrismaClient, shop: string, report: { ok: boolean; message: string }, now = new Date()) {
   const data = { lastCheckAt: now, lastCheckOk: report.ok, lastCheckMessage: report.message.slice(0, 500) };
-  await prisma.shopSettings.upsert({ where: { shop }, create: { shop, ...data }, update: data });
+  await writeSection(prisma, shop, "check", data);
 }

@@ -15,6 +15,7 @@ import {
   type ServiceSettings,
 } from "../service/client.server";
 import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
+import { readSections, writeSection, type Section } from "../db/shop-settings.server";
 
 export const SETTINGS_FIELDS = [
   "environment",
@@ -99,7 +100,7 @@ export type SaveResult =
 /** The form field that confirms an origin change (see saveSettings). */
 export const CONFIRM_ORIGIN_FIELD = "confirmOriginChange";
 
-type Row = NonNullable<Awaited<ReturnType<PrismaClient["shopSettings"]["findUnique"]>>>;
+type Row = Section<"service">;
 
 function toView(row: Row | null): SettingsView {
   const status = (enc: string | null | undefined, at: Date | null | undefined): SecretStatus => ({
@@ -119,7 +120,7 @@ function toView(row: Row | null): SettingsView {
 }
 
 export async function getSettingsView(prisma: PrismaClient, shop: string): Promise<SettingsView> {
-  return toView(await prisma.shopSettings.findUnique({ where: { shop } }));
+  return toView(await readSections(prisma, shop, "service"));
 }
 
 /** Validates and stores the settings form. Field errors come back keyed by field name, in plain words. */
@@ -130,7 +131,7 @@ export async function saveSettings(
   options: { now?: Date; keyring?: Keyring; policy?: AddressPolicy } = {},
 ): Promise<SaveResult> {
   const now = options.now ?? new Date();
-  const existing = await prisma.shopSettings.findUnique({ where: { shop } });
+  const existing = await readSections(prisma, shop, "service");
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const values = {
     environment: (str(input.environment) === "production" ? "production" : "sandbox") as SettingsView["environment"],
@@ -198,11 +199,7 @@ export async function saveSettings(
     authUrl: data.authUrl,
     clientId: data.clientId,
   };
-  const row = await prisma.shopSettings.upsert({
-    where: { shop },
-    create: { shop, ...plain, ...secretData },
-    update: { ...plain, ...secretData },
-  });
+  const row = await writeSection(prisma, shop, "service", { ...plain, ...secretData });
   if (grantsToReconnect > 0) {
     await prisma.customerGrant.updateMany({
       where: { shop, OR: [{ boundOrigins: null }, { boundOrigins: { not: origins } }] },
@@ -222,7 +219,7 @@ export async function loadServiceSettings(
   shop: string,
   keyring?: Keyring,
 ): Promise<ServiceSettings | null> {
-  return serviceSettingsFromRow(await prisma.shopSettings.findUnique({ where: { shop } }), keyring);
+  return serviceSettingsFromRow(await readSections(prisma, shop, "service"), keyring);
 }
 
 /** The ShopSettings columns serviceSettingsFromRow reads. */

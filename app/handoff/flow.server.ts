@@ -15,8 +15,9 @@ import {
   sha256,
   type RecordFacts,
 } from "./records.server";
+import type { AdminGraphql } from "../shopify/admin-api.server";
 import { marketPrices, withMarketPrices, type StorefrontGraphql } from "./market-prices.server";
-import { resolveCart, type AdminGraphql } from "./resolver.server";
+import { resolveCart } from "./resolver.server";
 
 // A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
 export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = { timeoutMs: 8_000, retry: { maxAttempts: 3, maxElapsedMs: 8_000 } };

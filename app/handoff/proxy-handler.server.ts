@@ -8,8 +8,8 @@ import type { ServiceDepsOverrides } from "../service/client.server";
 import type { Budget } from "./budget";
 import { formToRaw } from "./cart-input";
 import { continueCart, type FlowResult } from "./flow.server";
+import type { AdminGraphql } from "../shopify/admin-api.server";
 import type { StorefrontGraphql } from "./market-prices.server";
-import type { AdminGraphql } from "./resolver.server";
 import { failurePage, jsonBody, readBounded, safeClaimUrl } from "./response.server";
 import { loadHandoffSettings } from "./settings.server";
 

@@ -1,11 +1,8 @@
 // Resolves the shopper's variant ids through the Admin API (GraphQL `nodes`): titles, SKUs, product ids, prices in
-// minor units and the shop's currency. The GraphQL call is injected, so the route passes the library's
-// `unauthenticated.admin(shop)` client and nothing here knows about sessions or tokens.
+// minor units and the shop's currency. The GraphQL call is injected, so the route passes the Admin API client
+// (app/shopify/admin-api.server.ts, Shopify's library) and nothing here knows about sessions or tokens.
 import { z } from "zod";
-
 import type { AdminGraphql } from "../shopify/admin-api.server";
-
-export type { AdminGraphql };
 
 export const CART_VARIANTS_QUERY = `#graphql
 query CartVariants($ids: [ID!]!) {

@@ -2,7 +2,8 @@
 // ShopSettings beside the service settings; validated here so the settings page stays thin.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { serviceSettingsFromRow, type ServiceSettingsRow } from "../connections/settings.server";
+import { serviceSettingsFromRow } from "../connections/settings.server";
+import { readHandoffRow, readSections, writeSection } from "../db/shop-settings.server";
 import type { HandoffSettings } from "./flow.server";
 
 // The service accepts 60 s to 7 days (expires_in_seconds); 30 minutes is long enough to sign in on the other side.
@@ -25,7 +26,7 @@ const FormSchema = z.object({
 });
 
 export async function getHandoffSettingsView(prisma: PrismaClient, shop: string): Promise<HandoffSettingsView> {
-  const row = await prisma.shopSettings.findUnique({ where: { shop }, select: { cartButtonEnabled: true, handoffExpirySeconds: true } });
+  const row = await readSections(prisma, shop, "handoff");
   return { cartButtonEnabled: row?.cartButtonEnabled ?? true, handoffExpirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS };
 }
 
@@ -48,7 +49,7 @@ export async function saveHandoffSettings(
     return { ok: false, fieldErrors };
   }
   const data = { cartButtonEnabled: parsed.data.cartButtonEnabled === "on", handoffExpirySeconds: parsed.data.handoffExpirySeconds };
-  await prisma.shopSettings.upsert({ where: { shop }, create: { shop, ...data }, update: data });
+  await writeSection(prisma, shop, "handoff", data);
   return { ok: true, view: data };
 }
 
@@ -57,13 +58,10 @@ export async function saveHandoffSettings(
  * secret applies from the next click on) in one statement, in SQL like the click path's other statements.
  */
 export async function loadHandoffSettings(prisma: PrismaClient, shop: string): Promise<HandoffSettings> {
-  const [row] = await prisma.$queryRaw<(ServiceSettingsRow & HandoffSettingsView)[]>`
-    SELECT environment, "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc",
-      "cartButtonEnabled", "handoffExpirySeconds"
-    FROM "ShopSettings" WHERE shop = ${shop}`;
+  const row = await readHandoffRow(prisma, shop);
   return {
     enabled: row?.cartButtonEnabled ?? true,
     expirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS,
-    service: serviceSettingsFromRow(row ?? null),
+    service: serviceSettingsFromRow(row),
   };
 }

@@ -74,8 +74,8 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
 }
 
 /**
- * The same request with its body replaced by bytes already read: for libraries that want a Request (Shopify's
- * `authenticate.webhook`, `formData()`), so the body is still read from the network only once.
+ * The same request with its body replaced by bytes already read: for APIs that want a Request (`formData()`),
+ * so the body is still read from the network only once.
  */
 export function withBody(request: Request, bytes: Uint8Array<ArrayBuffer>): Request {
   const headers = new Headers(request.headers);

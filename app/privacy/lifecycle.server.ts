@@ -3,20 +3,21 @@
 // Shopify sends shop/redact 48 hours later only if the merchant does not come back. A reinstall (a new offline
 // session) resumes the waiting jobs where they stopped.
 import type { PrismaClient } from "@prisma/client";
+import { clearUninstalled, writeSection } from "../db/shop-settings.server";
 import { notifyWorkers } from "../sync/signal.server";
 
 export async function onAppUninstalled(prisma: PrismaClient, shop: string, now = new Date()): Promise<void> {
-  await prisma.$transaction([
-    prisma.shopSettings.upsert({ where: { shop }, create: { shop, uninstalledAt: now }, update: { uninstalledAt: now } }),
-    prisma.session.deleteMany({ where: { shop } }),
-  ]);
+  await prisma.$transaction(async (tx) => {
+    await writeSection(tx, shop, "install", { uninstalledAt: now });
+    await tx.session.deleteMany({ where: { shop } });
+  });
 }
 
 /** Called after Shopify's library stored a new session for the shop (afterAuth): the app is installed again. */
 export async function onAppInstalled(prisma: PrismaClient, shop: string): Promise<boolean> {
-  const resumed = await prisma.shopSettings.updateMany({ where: { shop, uninstalledAt: { not: null } }, data: { uninstalledAt: null } });
-  if (resumed.count > 0) notifyWorkers();
-  return resumed.count > 0;
+  const resumed = await clearUninstalled(prisma, shop);
+  if (resumed > 0) notifyWorkers();
+  return resumed > 0;
 }
 
 /** app/scopes_update: the scopes the merchant granted now, on every stored session of the shop. */

@@ -9,6 +9,7 @@
 // - deliveries no job points at, handled data requests and old cart handoffs are deleted.
 // The sync records themselves (ids, states, times) stay: they are the merchant's proof of what was sent.
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { readSections, retentionDaysSql, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
 
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -27,8 +28,7 @@ export interface PruneReport {
 /** `alias.column` is older than its shop's retention period at `now`. */
 function expired(now: Date, alias: string, column: string) {
   const a = Prisma.raw(alias);
-  return Prisma.sql`${a}.${Prisma.raw(`"${column}"`)} < ${ts(now)} - make_interval(days => COALESCE(
-    (SELECT s."retentionDays" FROM "ShopSettings" s WHERE s.shop = ${a}.shop), ${DEFAULT_RETENTION_DAYS}))`;
+  return Prisma.sql`${a}.${Prisma.raw(`"${column}"`)} < ${ts(now)} - make_interval(days => ${retentionDaysSql(alias, DEFAULT_RETENTION_DAYS)})`;
 }
 
 /** Repeats one batched statement until it touches fewer rows than a batch, or `rounds` times. */
@@ -102,7 +102,7 @@ export async function pruneExpired(prisma: PrismaClient, options: { now?: Date; 
 export type RetentionResult = { ok: true; days: number; message: string } | { ok: false; message: string };
 
 export async function getRetentionDays(prisma: PrismaClient, shop: string): Promise<number> {
-  const row = await prisma.shopSettings.findUnique({ where: { shop }, select: { retentionDays: true } });
+  const row = await readSections(prisma, shop, "retention");
   return row?.retentionDays ?? DEFAULT_RETENTION_DAYS;
 }
 
@@ -113,6 +113,6 @@ export async function saveRetentionDays(prisma: PrismaClient, shop: string, inpu
   if (!(days >= MIN_RETENTION_DAYS && days <= MAX_RETENTION_DAYS)) {
     return { ok: false, message: `Retention must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}.` };
   }
-  await prisma.shopSettings.upsert({ where: { shop }, create: { shop, retentionDays: days }, update: { retentionDays: days } });
+  await writeSection(prisma, shop, "retention", { retentionDays: days });
   return { ok: true, days, message: `Stored Shopify data is now kept for ${days} days.` };
 }

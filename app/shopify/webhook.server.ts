@@ -1,4 +1,4 @@
-// The one webhook verifier, for every webhooks.* route (docs/decisions/0008). Verified the way Shopify documents
+// The one webhook verifier, for every webhooks.* route (docs/decisions/0006). Verified the way Shopify documents
 // it: HMAC-SHA256 of the raw body with the app's API secret, base64, compared in constant time; no session is
 // read (no topic needs one, and reading it cost a database round trip per delivery). The HMAC covers the body
 // only, so the rest is checked too: the topic header must be the route's topic, and a body that names a shop must

@@ -2,6 +2,7 @@
 // from the Admin GraphQL API, one page per job, and queued for import like webhook orders (the same mapper, the
 // same content-derived idempotency keys, so an order that already came by webhook is not imported twice).
 // Progress is the Backfill row: total (Shopify's count), queued, status.
+import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import type { AdminGraphql } from "../shopify/admin-api.server";
@@ -10,7 +11,6 @@ import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob } from "./queue.server";
 import { budgetedQuery, MaxCostExceeded, type BudgetedDeps, type GraphqlAnswer } from "./admin-budget.server";
 
-export type { AdminGraphql };
 
 /**
  * The sizes every backfill query asks for, chosen to stay under Shopify's single-query cost limit (1,000 points by
@@ -191,7 +191,7 @@ export async function startBackfill(
     select: { id: true },
   });
   if (running) return running.id;
-  const settings = await prisma.shopSettings.findUnique({ where: { shop: input.shop }, select: { backfillDays: true } });
+  const settings = await readSections(prisma, input.shop, "sync");
   const days = input.days ?? settings?.backfillDays ?? 60;
   const since = new Date(now.getTime() - days * 86_400_000).toISOString();
   return prisma.$transaction(async (tx) => {

@@ -6,7 +6,7 @@ import type { GrantStore } from "../service/grant-store.server";
 import type { ImportOutcome } from "../service/imports.server";
 import type { ServiceSettings } from "../service/context.server";
 import type { RoutedGrant } from "./routing.server";
-import type { AdminGraphql } from "./backfill.server";
+import type { AdminGraphql } from "../shopify/admin-api.server";
 
 export interface SyncLogger {
   debug(obj: object, msg?: string): void;

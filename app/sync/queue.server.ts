@@ -10,6 +10,7 @@
 //   nothing is dropped.
 // - Every write after the lease is fenced by `leasedBy`: a worker whose lease was taken over cannot overwrite.
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+import { shopHeldSql } from "../db/shop-settings.server";
 import { ts, type Db } from "../db/sql.server";
 import { because } from "./reasons";
 import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
@@ -131,7 +132,7 @@ export function leaseStatement(options: LeaseOptions): Prisma.Sql {
       FROM (
         SELECT s.shop, s.version, s.turn, s."dueAt" FROM "JobShop" s
         WHERE s."dueAt" <= ${ts(now)}
-          AND NOT EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = s.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))
+          AND NOT ${shopHeldSql("s")}
         ORDER BY s.turn, s."dueAt", s.shop
         LIMIT ${limit + SPARE_SHOPS}
       ) q

@@ -6,7 +6,7 @@ import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
-import type { AdminGraphql } from "~/sync/backfill.server";
+import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { setDatabase } from "~/db.server";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";

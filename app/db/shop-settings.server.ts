@@ -1,0 +1,82 @@
+// The ShopSettings row's one owner: one row per shop, in sections that belong to different areas. Every read and
+// write of the row goes through here: a section is read with its own columns only and written without touching
+// the others (an upsert: a shop without a row gets one with the defaults). The hot paths (the handoff click, the
+// queue's lease, retention) read the columns they need inside their own statements: their SQL fragments live here
+// too, so a renamed column is found in one file. The meaning of each section stays with its area (validation,
+// decryption, wording).
+import { Prisma, type ShopSettings } from "@prisma/client";
+import type { Db } from "./sql.server";
+
+/** The columns of each section (prisma/schema.prisma, model ShopSettings). */
+export const SECTIONS = {
+  /** The Merchant Integration Service connection (app/connections/settings.server.ts); secrets encrypted. */
+  service: ["environment", "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "clientSecretChangedAt", "signingSecretEnc", "signingSecretChangedAt"],
+  /** The last "Check connection" (app/admin/home.server.ts). */
+  check: ["lastCheckAt", "lastCheckOk", "lastCheckMessage"],
+  /** Sync controls (app/sync). */
+  sync: ["syncPaused", "backfillDays"],
+  /** Continue cart (app/handoff/settings.server.ts). */
+  handoff: ["cartButtonEnabled", "handoffExpirySeconds"],
+  /** Retention (app/privacy/retention.server.ts). */
+  retention: ["retentionDays"],
+  /** Install state (app/privacy/lifecycle.server.ts). */
+  install: ["uninstalledAt"],
+} as const satisfies Record<string, readonly (keyof ShopSettings)[]>;
+
+export type SectionName = keyof typeof SECTIONS;
+export type Section<S extends SectionName> = Pick<ShopSettings, (typeof SECTIONS)[S][number]>;
+
+const selectOf = (names: readonly SectionName[]) =>
+  Object.fromEntries(names.flatMap((name) => SECTIONS[name].map((column) => [column, true]))) as Record<string, true>;
+
+/** The named sections of the shop's row (their columns only), or null when the shop has no row yet. */
+export async function readSections<S extends SectionName>(db: Db, shop: string, ...names: S[]): Promise<Section<S> | null> {
+  return (await db.shopSettings.findUnique({ where: { shop }, select: selectOf(names) })) as Section<S> | null;
+}
+
+/** Writes some columns of one section (the other sections are left as they are); returns the section as stored. */
+export async function writeSection<S extends SectionName>(db: Db, shop: string, name: S, data: Partial<Section<S>>): Promise<Section<S>> {
+  const stored = await db.shopSettings.upsert({
+    where: { shop },
+    create: { shop, ...data },
+    update: data,
+    select: selectOf([name]),
+  });
+  return stored as unknown as Section<S>;
+}
+
+/** A reinstall: clears the install state when it was set (no row is made); how many rows changed (0 or 1). */
+export async function clearUninstalled(db: Db, shop: string): Promise<number> {
+  return (await db.shopSettings.updateMany({ where: { shop, uninstalledAt: { not: null } }, data: { uninstalledAt: null } })).count;
+}
+
+// Hot paths: fragments for statements written in SQL (ADR 0002), kept beside the model they read.
+
+/** The handoff click's one-statement read: the service section's columns it needs and the handoff section. */
+export interface HandoffRow {
+  environment: string;
+  baseUrl: string;
+  sandboxBaseUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecretEnc: string | null;
+  signingSecretEnc: string | null;
+  cartButtonEnabled: boolean;
+  handoffExpirySeconds: number;
+}
+
+export async function readHandoffRow(db: Db, shop: string): Promise<HandoffRow | null> {
+  const [row] = await db.$queryRaw<HandoffRow[]>`
+    SELECT environment, "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc",
+      "cartButtonEnabled", "handoffExpirySeconds"
+    FROM "ShopSettings" WHERE shop = ${shop}`;
+  return row ?? null;
+}
+
+/** True (SQL) when the shop in `alias.shop` must not be leased: sync paused or app uninstalled. */
+export const shopHeldSql = (alias: string) =>
+  Prisma.sql`EXISTS (SELECT 1 FROM "ShopSettings" st WHERE st.shop = ${Prisma.raw(alias)}.shop AND (st."syncPaused" OR st."uninstalledAt" IS NOT NULL))`;
+
+/** The retention period (days, SQL) of the shop in `alias.shop`, `fallback` when it has no row. */
+export const retentionDaysSql = (alias: string, fallback: number) =>
+  Prisma.sql`COALESCE((SELECT s."retentionDays" FROM "ShopSettings" s WHERE s.shop = ${Prisma.raw(alias)}.shop), ${fallback})`;
