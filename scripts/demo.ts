@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
 import { ensureBuild, ROOT } from "../dev/build";
+import { startCustomerAccountPages } from "../dev/customer-account/demo";
 import { connectDemoCustomer } from "../dev/demo/connect";
 import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
 import { startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
@@ -62,6 +63,8 @@ async function main() {
   console.log(ensureBuild("inherit") ? "Built the app." : "The app's build is up to date.");
 
   const appPort = await freePort();
+  const accountPort = await freePort();
+  const customerAccountUrl = `http://${HOST}:${accountPort}/account`;
   const publicUrl = `http://${HOST}:${options.port}`;
   const config = emulatorConfig(publicUrl, options.emulatorConfig ? JSON.parse(readFileSync(options.emulatorConfig, "utf8")) : undefined);
   const configFile = path.join(options.dataDir, "emulator.json");
@@ -96,6 +99,8 @@ async function main() {
     ...(options.workers > 0 ? { WORKER_LEASE_MS: "15000", WORKER_POLL_MS: "250" } : {}),
     // The emulator runs on this machine: the merchant's service URLs may point at loopback.
     ALLOW_LOOPBACK_SERVICE_URLS: "true",
+    // The Admin API stand-in's customerAccountsV2.url: where a shopper connecting from their account comes back to.
+    DEMO_CUSTOMER_ACCOUNT_URL: customerAccountUrl,
   };
   const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
   const app = startNode("app", ["server/main.ts"], appEnv, null, { preload });
@@ -113,6 +118,17 @@ async function main() {
   });
   closers.push(() => new Promise((resolve) => (standIn.close(() => resolve()), standIn.closeAllConnections())));
 
+  const accounts = await startCustomerAccountPages({
+    host: HOST,
+    port: accountPort,
+    appUrl: `http://${HOST}:${appPort}`,
+    apiKey: local.SHOPIFY_API_KEY,
+    apiSecret: local.SHOPIFY_API_SECRET,
+    customer: DEMO_CUSTOMERS[0],
+    dataDir: options.dataDir,
+  });
+  closers.push(accounts.close);
+
   // The emulator forgets everything when it stops, so the demo customer connects afresh at every start.
   const customer = DEMO_CUSTOMERS[0];
   await connectDemoCustomer(publicUrl, { id: customer.id, name: customerName(customer), email: customer.email });
@@ -121,6 +137,7 @@ async function main() {
     app_url: publicUrl,
     admin_url: `${publicUrl}/app`,
     storefront_url: `${publicUrl}/`,
+    customer_account_url: customerAccountUrl,
     emulator_url: emulatorUrl,
     shop: DEMO_SHOP,
     api_secret: local.SHOPIFY_API_SECRET,
@@ -133,6 +150,7 @@ The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this m
   Admin (${DEMO_SHOP}):   ${ready.admin_url}   (Home, Sync log, Settings: already pointing at the emulator)
   Storefront:             ${ready.storefront_url}   (add products, open the cart, Continue cart)
   Connect page:           ${publicUrl}/apps/workspace/connect   (log in as a demo customer first)
+  Customer account:       ${customerAccountUrl}   (${customerName(customer)}'s profile and an order: the account extension)
   Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
   ${customerName(customer)} (customer ${customer.id}) is connected to a workspace; their past orders are being imported.
   Send orders:            npm run demo:orders -- --count 20${options.dataDir === path.resolve("data/demo") ? "" : ` --data-dir ${options.dataDir}`}

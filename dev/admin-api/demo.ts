@@ -2,7 +2,7 @@
 // lookups (handlers.ts, over a catalog made of the store's products), the backfill's orders and the customers.
 import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP } from "../demo-store";
 import type { Catalog } from "./catalog";
-import { adminApiHandlers } from "./handlers";
+import { adminApiHandlers, customerAccountsHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
 
 /** The demo store's products as the Admin API's catalog (one variant each). */
@@ -20,6 +20,8 @@ export function demoCatalog(): Catalog {
   return { currency: DEMO_CURRENCY, variants: new Map(variants.map((v) => [v.id, v])) };
 }
 
-export function demoAdminApiHandlers() {
-  return [...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers()];
+/** `customerAccountsUrl`: the demo's customer account pages (dev/customer-account), on the current customer accounts. */
+export function demoAdminApiHandlers(options: { customerAccountsUrl?: string } = {}) {
+  const accounts = options.customerAccountsUrl ? customerAccountsHandlers(DEMO_SHOP, { version: "NEW_CUSTOMER_ACCOUNTS", url: options.customerAccountsUrl }) : [];
+  return [...accounts, ...adminApiHandlers(demoCatalog(), DEMO_SHOP), ...orderHandlers()];
 }

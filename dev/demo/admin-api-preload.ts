@@ -4,5 +4,5 @@
 import { setupServer } from "msw/node";
 import { demoAdminApiHandlers } from "../admin-api/demo";
 
-const server = setupServer(...demoAdminApiHandlers());
+const server = setupServer(...demoAdminApiHandlers({ customerAccountsUrl: process.env.DEMO_CUSTOMER_ACCOUNT_URL }));
 server.listen({ onUnhandledRequest: "bypass" });
