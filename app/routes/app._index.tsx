@@ -6,7 +6,9 @@ import { Badge, BlockStack, Box, Button, ButtonGroup, Card, InlineGrid, InlineSt
 import { useState } from "react";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
-import { loadHome } from "../admin/home.server";
+import { accountSurfaceOf, loadHome, type AccountSurface } from "../admin/home.server";
+import { customerAccountsOf } from "../connections/customer-account.server";
+import { adminGraphqlOf } from "../lib/admin-api.server";
 import { loadBackfills } from "../admin/backfills.server";
 import { DayChart } from "../components/DayChart";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
@@ -14,20 +16,38 @@ import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { utc } from "../components/sync-labels";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { session } = await authenticate.admin(request);
+  const { session, admin } = await authenticate.admin(request);
   const [home, backfills] = await Promise.all([loadHome(prisma, session.shop), loadBackfills(prisma, session.shop)]);
-  return { shop: session.shop, home, backfills, busy: home.busy || backfills.some((b) => b.status === "running") };
+  // Which customer accounts the store has decides where "Connect workspace" goes; asked only while that step is open.
+  const themeStepOpen = home.setup.some((s) => s.id === "theme" && !s.done);
+  const accounts = themeStepOpen ? await customerAccountsOf(session.shop, adminGraphqlOf(admin)) : { version: null };
+  const surface = accountSurfaceOf(accounts.version);
+  return { shop: session.shop, home, backfills, surface, busy: home.busy || backfills.some((b) => b.status === "running") };
 };
 
 const age = (seconds: number) =>
   seconds < 90 ? `${seconds} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : seconds < 172_800 ? `${Math.round(seconds / 3600)} h` : `${Math.round(seconds / 86_400)} days`;
+
+// The "Connect workspace" step as it fits the store's customer accounts (README, "Connect workspace").
+const THEME_STEP: Record<AccountSurface, Partial<(typeof STEPS)[string]>> = {
+  customer_accounts: {
+    title: "Add the Workspace blocks to customer accounts",
+    help: "Your store uses customer accounts: in the checkout and accounts editor, add the app’s Workspace block to the Profile page and to Order status, where shoppers connect their workspace. Add “Continue cart” to the cart in the theme editor. Done once a customer has connected.",
+    action: "Open checkout and accounts editor",
+    url: (handle) => `https://admin.shopify.com/store/${handle}/settings/checkout/editor`,
+  },
+  legacy_accounts: {
+    help: "Your store uses legacy customer accounts: add the “Connect workspace” block to the customer account page in the theme editor, and “Continue cart” to the cart. Done once a customer has connected.",
+  },
+  unknown: {},
+};
 
 const STEPS: Record<string, { title: string; help: string; action: string; url: (handle: string) => string; external?: boolean }> = {
   settings: { title: "Enter the service settings", help: "Client ID, secrets and addresses of the Merchant Integration Service.", action: "Open settings", url: () => "/app/settings" },
   check: { title: "Check the connection", help: "Settings → Check connection: the service accepts your credentials.", action: "Check connection", url: () => "/app/settings" },
   theme: {
     title: "Add the theme blocks",
-    help: "Add the “Connect account” block to the customer account page, and “Continue cart” to the cart. Done once a customer has connected.",
+    help: "Add the “Connect workspace” block to the customer account page (legacy customer accounts) or any page, and “Continue cart” to the cart. Done once a customer has connected.",
     action: "Open theme editor",
     url: (handle) => `https://admin.shopify.com/store/${handle}/themes/current/editor`,
     external: true,
@@ -52,7 +72,7 @@ function Stat({ label, value, children }: { label: string; value: string; childr
 }
 
 export default function Home() {
-  const { shop, home, backfills, busy } = useLoaderData<typeof loader>();
+  const { shop, home, backfills, busy, surface } = useLoaderData<typeof loader>();
   useLiveRevalidation(busy);
   const [range, setRange] = useState<7 | 30>(7);
   const handle = shop.replace(/\.myshopify\.com$/, "");
@@ -70,7 +90,7 @@ export default function Home() {
                 </Text>
                 <ProgressBar progress={(100 * (home.setup.length - remaining.length)) / home.setup.length} size="small" />
                 {home.setup.map((step, i) => {
-                  const s = STEPS[step.id];
+                  const s = step.id === "theme" ? { ...STEPS.theme, ...THEME_STEP[surface] } : STEPS[step.id];
                   return (
                     <InlineStack key={step.id} align="space-between" blockAlign="center" gap="200" wrap>
                       <BlockStack gap="050">
