@@ -115,6 +115,33 @@ beforeAll(async () => {
   expect(res.status, JSON.stringify(await readData(res))).toBe(200);
 });
 
+// ---- the admin's setup guide -------------------------------------------------------------------------------------
+
+describe("setup guide", () => {
+  const surface = async (shop: string) => {
+    const res = await fetch(new URL(dataPath("/app", "routes/app._index"), h.app.url), {
+      headers: { Authorization: `Bearer ${await mintSessionToken(shop)}`, "User-Agent": CHROME_USER_AGENT },
+    });
+    expect(res.status).toBe(200);
+    return ((await readData(res)) as { surface: string }).surface;
+  };
+
+  it("says where Connect workspace goes from the store's customerAccountsV2 (before anyone connected)", async () => {
+    expect(await surface(TEST_SHOP)).toBe("customer_accounts");
+    shopify.use(
+      graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
+        HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "CLASSIC", url: ACCOUNT_URL } } } }),
+      ),
+    );
+    try {
+      expect(await surface(TEST_SHOP)).toBe("legacy_accounts");
+    } finally {
+      shopify.resetHandlers();
+    }
+    expect(await surface(SHOP_B)).toBe("unknown"); // Shopify did not say: the guide names both
+  });
+});
+
 // ---- the session token ------------------------------------------------------------------------------------------
 
 describe("session token", () => {
