@@ -11,6 +11,7 @@ import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { importOrder } from "~/service/client.server";
 import { SHOPIFY_API_VERSION } from "~/lib/shopify-api-version";
 import { CHROME_USER_AGENT } from "../helpers/browser";
+import { injectFault } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
 import { dataPath, readData } from "../helpers/route-data";
@@ -293,6 +294,16 @@ describe("connect from the account page", () => {
     expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
     expect(await grantOf("8008")).toBeNull();
     expect(await stillValidAtService(tokens)).toBe(false);
+  });
+
+  it("disconnect while the service refuses the revocation: deleted here, the revocation queued for the worker", async () => {
+    await connect("8010");
+    const queued = await h.db.prisma.tokenRevocation.count();
+    await injectFault(h.emulator, { method: "POST", path: "/oauth/revoke", status: 503, times: 1 });
+    const done = await post("8010", { intent: "disconnect" });
+    expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
+    expect(await grantOf("8010")).toBeNull();
+    expect(await h.db.prisma.tokenRevocation.count()).toBe(queued + 1);
   });
 });
 
