@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { openDatabase } from "../app/db/connect.server";
 import { parseEnv } from "../app/env.server";
 import { ensureBuild, ROOT } from "../dev/build";
+import { startCustomerAccountPages } from "../dev/customer-account/demo";
 import { connectDemoCustomer } from "../dev/demo/connect";
 import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
 import { closeLog, logTo, quietTerminal, startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
@@ -66,6 +67,8 @@ async function main() {
   console.log(ensureBuild("inherit") ? "Built the app." : "The app's build is up to date.");
 
   const appPort = await freePort();
+  const accountPort = await freePort();
+  const customerAccountUrl = `http://${HOST}:${accountPort}/account`;
   const publicUrl = `http://${HOST}:${options.port}`;
   const config = emulatorConfig(publicUrl, options.emulatorConfig ? JSON.parse(readFileSync(options.emulatorConfig, "utf8")) : undefined);
   const configFile = path.join(options.dataDir, "emulator.json");
@@ -102,6 +105,8 @@ async function main() {
     ALLOW_LOOPBACK_SERVICE_URLS: "true",
     // The Admin API stand-in records the Shopify Flow triggers the app sends here (shown at /admin/flow).
     DEMO_FLOW_LOG: path.join(options.dataDir, "flow-triggers.jsonl"),
+    // The Admin API stand-in's customerAccountsV2.url: where a shopper connecting from their account comes back to.
+    DEMO_CUSTOMER_ACCOUNT_URL: customerAccountUrl,
   };
   const preload = [pathToFileURL(path.join(ROOT, "dev/demo/admin-api-preload.ts")).href];
   const startApp = () => startNode("app", ["server/main.ts"], appEnv, null, { preload });
@@ -144,6 +149,17 @@ async function main() {
   });
   closers.push(() => new Promise((resolve) => (standIn.close(() => resolve()), standIn.closeAllConnections())));
 
+  const accounts = await startCustomerAccountPages({
+    host: HOST,
+    port: accountPort,
+    appUrl: `http://${HOST}:${appPort}`,
+    apiKey: local.SHOPIFY_API_KEY,
+    apiSecret: local.SHOPIFY_API_SECRET,
+    customer: DEMO_CUSTOMERS[0],
+    dataDir: options.dataDir,
+  });
+  closers.push(accounts.close);
+
   // The emulator forgets everything when it stops, so the demo customer connects afresh at every start (on a
   // second start over the same data, configureService above has marked them to reconnect).
   const customer = DEMO_CUSTOMERS[0];
@@ -153,6 +169,7 @@ async function main() {
     app_url: publicUrl,
     admin_url: `${publicUrl}/app`,
     storefront_url: `${publicUrl}/`,
+    customer_account_url: customerAccountUrl,
     emulator_url: emulatorUrl,
     shop: DEMO_SHOP,
     api_secret: local.SHOPIFY_API_SECRET,
@@ -168,6 +185,7 @@ The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this m
   Admin (${DEMO_SHOP}):   ${ready.admin_url}   (Home, Sync log, Settings: already pointing at the emulator)
   Storefront:             ${ready.storefront_url}   (add products, open the cart, Continue cart)
   Connect page:           ${publicUrl}/apps/workspace/connect   (log in as a demo customer first)
+  Customer account:       ${customerAccountUrl}   (${customerName(customer)}'s profile and an order: the account extension)
   Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
   Order page block:       ${ready.order_page_url}   (Shopify's order page with the app's block)
   Shopify Flow triggers:  ${ready.flow_triggers_url}   (what the app sent to Flow)

@@ -19,6 +19,7 @@ interface DemoReady {
   app_url: string;
   admin_url: string;
   storefront_url: string;
+  customer_account_url: string;
   emulator_url: string;
   shop: string;
   api_secret: string;
@@ -168,7 +169,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   it("announces every address on 127.0.0.1, with the shop's secret and a connected customer", () => {
     console.log(`demo ready after ${(startMs / 1000).toFixed(1)} s`);
     const { ready } = demo;
-    for (const url of [ready.app_url, ready.admin_url, ready.storefront_url, ready.emulator_url]) expect(new URL(url).hostname).toBe("127.0.0.1");
+    for (const url of [ready.app_url, ready.admin_url, ready.storefront_url, ready.customer_account_url, ready.emulator_url]) expect(new URL(url).hostname).toBe("127.0.0.1");
     expect(ready.shop).toBe("demo-shop.myshopify.com");
     expect(ready.api_secret).toBeTruthy();
     expect(ready.customer_id).toMatch(/^\d+$/);
@@ -215,6 +216,47 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(state.handoffs).toHaveLength(1);
     await context.close();
   }, 90_000);
+
+  it("customer account pages (the account extension): connected, disconnect, reconnect through consent, an imported order's status", async () => {
+    const context = await browserFor(browser);
+    const page = await context.newPage();
+    const profileBlock = page.frameLocator('iframe[data-target="customer-account.profile.block.render"]');
+    await page.goto(demo.ready.customer_account_url);
+    await profileBlock.locator('[data-workspace-state="connected"]').waitFor();
+    expect(await profileBlock.locator("body").textContent()).toContain("Connected to ws-acme since");
+    await shot(page, "account-connected");
+
+    await profileBlock.locator('[data-action="disconnect"]').click();
+    await profileBlock.locator('[data-workspace-state="not_connected"]').waitFor();
+    expect(await profileBlock.locator("[data-notice]").textContent()).toContain("Your workspace is disconnected.");
+    await shot(page, "account-disconnected");
+
+    await profileBlock.locator('[data-action="connect"]').click();
+    await page.waitForURL(new RegExp(`^${demo.ready.emulator_url}/oauth/authorize`));
+    await page.check('input[name="workspace_id"][value="ws-acme"]');
+    await page.click('button[value="approve"]');
+    // Back on the account page, which the block completes for this customer.
+    await page.waitForURL(new RegExp(`^${demo.ready.customer_account_url}/profile\\?workspace_state=`));
+    await profileBlock.locator('[data-workspace-state="connected"]').waitFor();
+    expect(await profileBlock.locator("[data-notice]").textContent()).toBe("Your workspace is connected.");
+    await shot(page, "account-reconnected");
+
+    // The order status block on one of Ada's past orders, imported by the backfill when she connected.
+    const orderBlock = page.frameLocator('iframe[data-target="customer-account.order-status.block.render"]');
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      await page.goto(`${demo.ready.customer_account_url}/orders`);
+      await page.click("text=Order #");
+      await orderBlock.locator("[data-workspace-order]:not([data-workspace-order=loading])").waitFor();
+      if ((await orderBlock.locator("[data-workspace-order]").getAttribute("data-workspace-order")) === "sent") break;
+      if (Date.now() > deadline) throw new Error(`the order was not imported: ${await orderBlock.locator("body").textContent()}`);
+      await page.waitForTimeout(500);
+    }
+    expect(await orderBlock.locator("body").textContent()).toContain("This order was sent to your workspace.");
+    expect(await orderBlock.locator("[data-shipment]").first().textContent()).toBe("Shipment 1: sent to your workspace.");
+    await shot(page, "account-order");
+    await context.close();
+  }, 120_000);
 
   it("the demo customer logs in and connects a workspace through the emulator's consent page", async () => {
     const context = await browserFor(browser);

@@ -17,6 +17,16 @@ export interface SetupStep {
   done: boolean;
 }
 
+/**
+ * Where the shopper's "Connect workspace" goes for this store: the customer account extension on the current
+ * customer accounts, the theme block on legacy ones (Shopify's customerAccountsV2, read only while the step is open).
+ */
+export type AccountSurface = "customer_accounts" | "legacy_accounts" | "unknown";
+
+export function accountSurfaceOf(version: "NEW_CUSTOMER_ACCOUNTS" | "CLASSIC" | null): AccountSurface {
+  return version === "NEW_CUSTOMER_ACCOUNTS" ? "customer_accounts" : version === "CLASSIC" ? "legacy_accounts" : "unknown";
+}
+
 export interface HomeView {
   settings: { complete: boolean; environment: "sandbox" | "production"; lastCheck: { at: string; ok: boolean; message: string } | null };
   worker: { alive: boolean; lastBeatAt: string | null };

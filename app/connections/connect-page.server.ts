@@ -86,3 +86,19 @@ export function renderConnectPage(input: ConnectPageInput): string {
 ${parts.join("\n")}
 </div>`;
 }
+
+/**
+ * The page a signed-out shopper gets instead of a redirect: the sign-in link comes from the theme's own
+ * `routes.account_login_url`, which points at whichever customer accounts the store has (the legacy /account/login
+ * or the current customer accounts' sign-in), with `return_url` back to `returnPath` on the store. The path is
+ * percent-encoded here, so it holds no character Liquid or HTML could read as code.
+ */
+export function renderSignInPage(returnPath: string): string {
+  const encoded = encodeURIComponent(returnPath);
+  return `<div class="page-width connect-workspace" data-status="signed_out">
+<h1>Connect your workspace</h1>
+<p>Sign in to your account to connect your workspace.</p>
+{%- assign workspace_login = routes.account_login_url -%}
+<p><a class="button" data-action="sign-in" href="{{ workspace_login }}{% if workspace_login contains '?' %}&amp;{% else %}?{% endif %}return_url=${encoded}">Sign in</a></p>
+</div>`;
+}

@@ -31,8 +31,8 @@ export interface CompletionInput {
 export type CompletionResult =
   /** Send the shopper to the store's connect page with this result. */
   | { kind: "redirect"; location: string; result: ConnectResultCode }
-  /** Nobody is logged in: to the store's login, which comes back to the same step. */
-  | { kind: "login"; location: string };
+  /** Nobody is logged in: a sign-in page (the theme's login link) that comes back to `returnPath`, this same step. */
+  | { kind: "login"; returnPath: string };
 
 const PROOF_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
@@ -58,8 +58,8 @@ export async function completeOnStorefront(
   if (!state || !STATE_FORMAT.test(state) || url.searchParams.getAll("state").length !== 1) return to("invalid_state");
   if (!input.customerId) {
     // Back to this very step after logging in (Shopify takes a path on the store as return_url).
-    const back = new URLSearchParams({ state, proof: proof ?? "" });
-    return { kind: "login", location: `/account/login?return_url=${encodeURIComponent(`${input.prefix}/connect${COMPLETE_SUFFIX}?${back}`)}` };
+    const back = new URLSearchParams({ state, proof: proof && PROOF_FORMAT.test(proof) ? proof : "" });
+    return { kind: "login", returnPath: `${input.prefix}/connect${COMPLETE_SUFFIX}?${back}` };
   }
 
   const row = await prisma.oAuthState.findUnique({ where: { state } });

@@ -7,7 +7,9 @@ import { useState } from "react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
-import { loadHome } from "../admin/home.server";
+import { accountSurfaceOf, loadHome, type AccountSurface } from "../admin/home.server";
+import { customerAccountsOf } from "../connections/customer-account.server";
+import { adminGraphqlOf } from "../shopify/admin-api.server";
 import { loadBackfills } from "../admin/backfills.server";
 import { embedStatus, themeEditorLinks, type EmbedStatus, type ThemeLinks } from "../admin/theme-setup.server";
 import { env } from "../env.server";
@@ -19,7 +21,7 @@ import { utc } from "../components/sync-labels";
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session, admin } = await authenticate.admin(request);
   // The published theme's app embed, through the library's Admin API client (read_themes); "unknown" on any failure.
-  const graphql = async (_shop: string, query: string) => (await admin.graphql(query)).json();
+  const graphql = adminGraphqlOf(admin);
   const [home, backfills, embed] = await Promise.all([
     loadHome(prisma, session.shop),
     loadBackfills(prisma, session.shop),
@@ -31,11 +33,29 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   // The theme step is done once the embed is on (read from the theme) or a customer connected through the block.
   const setup = home.setup.map((s) => (s.id === "theme" ? { ...s, done: s.done || embed.state === "on" } : s));
   const links = themeEditorLinks(session.shop, env().SHOPIFY_API_KEY);
-  return { shop: session.shop, home: { ...home, setup }, backfills, embed, links, busy: home.busy || backfills.some((b) => b.status === "running") };
+  // Which customer accounts the store has decides where "Connect workspace" goes; asked only while that step is open.
+  const themeStepOpen = setup.some((s) => s.id === "theme" && !s.done);
+  const accounts = themeStepOpen ? await customerAccountsOf(session.shop, adminGraphqlOf(admin)) : { version: null };
+  const surface = accountSurfaceOf(accounts.version);
+  return { shop: session.shop, home: { ...home, setup }, backfills, embed, links, surface, busy: home.busy || backfills.some((b) => b.status === "running") };
 };
 
 const age = (seconds: number) =>
   seconds < 90 ? `${seconds} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : seconds < 172_800 ? `${Math.round(seconds / 3600)} h` : `${Math.round(seconds / 86_400)} days`;
+
+// The "Connect workspace" step as it fits the store's customer accounts (README, "Connect workspace").
+const THEME_STEP: Record<AccountSurface, Partial<(typeof STEPS)[string]>> = {
+  customer_accounts: {
+    title: "Add the Workspace blocks to customer accounts",
+    help: "Your store uses customer accounts: in the checkout and accounts editor, add the app’s Workspace block to the Profile page and to Order status, where shoppers connect their workspace. Add “Continue cart” to the cart in the theme editor. Done once a customer has connected.",
+    action: "Open checkout and accounts editor",
+    url: (handle) => `https://admin.shopify.com/store/${handle}/settings/checkout/editor`,
+  },
+  legacy_accounts: {
+    help: "Your store uses legacy customer accounts: add the “Connect workspace” block to the customer account page in the theme editor, and “Continue cart” to the cart. Done once a customer has connected.",
+  },
+  unknown: {},
+};
 
 const STEPS: Record<string, { title: string; help: string; action: string; url: (handle: string) => string; external?: boolean }> = {
   settings: { title: "Enter the service settings", help: "Client ID, secrets and addresses of the Merchant Integration Service.", action: "Open settings", url: () => "/app/settings" },
@@ -102,7 +122,7 @@ function Stat({ label, value, children }: { label: string; value: string; childr
 }
 
 export default function Home() {
-  const { shop, home, backfills, embed, links, busy } = useLoaderData<typeof loader>();
+  const { shop, home, backfills, embed, links, surface, busy } = useLoaderData<typeof loader>();
   useLiveRevalidation(busy);
   const [range, setRange] = useState<7 | 30>(7);
   const handle = shop.replace(/\.myshopify\.com$/, "");
@@ -121,7 +141,7 @@ export default function Home() {
                 </Text>
                 <ProgressBar progress={(100 * (home.setup.length - remaining.length)) / home.setup.length} size="small" />
                 {home.setup.map((step, i) => {
-                  const s = STEPS[step.id];
+                  const s = step.id === "theme" ? { ...STEPS.theme, ...THEME_STEP[surface] } : STEPS[step.id];
                   return (
                     <InlineStack key={step.id} align="space-between" blockAlign="center" gap="200" wrap>
                       <BlockStack gap="050">
@@ -133,7 +153,8 @@ export default function Home() {
                         </Text>
                         {step.id === "theme" ? <ThemeStatus embed={embed} links={links} /> : null}
                       </BlockStack>
-                      {step.done || step.id === "theme" ? null : (
+                      {/* The theme's pieces have their own links (ThemeStatus); customer accounts, the accounts editor. */}
+                      {step.done || (step.id === "theme" && surface !== "customer_accounts") ? null : (
                         <Button url={s.url(handle)} target={s.external ? "_blank" : undefined}>
                           {s.action}
                         </Button>

@@ -4,6 +4,7 @@ import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
 import { proxyPrefix } from "../connections/oauth-common.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
+import { renderSignInPage } from "../connections/connect-page.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
 import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
@@ -13,12 +14,13 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 // connection. The callback on the app's domain exchanged the code and left the tokens pending; here Shopify's
 // signed logged_in_customer_id says who is logged in, and only the customer who started gets the grant
 // (app/connections/storefront-completion.server.ts, completeOnStorefront). Anonymous shoppers log in and come back here.
-// Every answer is a redirect on the store; the URL carries the one-time proof, so no referrer and no caching.
+// Every answer is a redirect on the store (or, signed out, a sign-in page); the URL carries the one-time proof, so
+// no referrer and no caching.
 
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { url, shop, customerId } = await verifyAppProxy(request); // 400 unless Shopify signed it, unambiguously
+  const { liquid, url, shop, customerId } = await verifyAppProxy(request); // 400 unless Shopify signed it, unambiguously
   const outcome = await completeOnStorefront(
     prisma,
     { shop, customerId, url, prefix: proxyPrefix(url.searchParams.get("path_prefix")) },
@@ -31,5 +33,6 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
       log: logEvent,
     },
   );
+  if (outcome.kind === "login") return liquid(renderSignInPage(outcome.returnPath), { headers: HEADERS });
   return redirect(outcome.location, { headers: HEADERS });
 };

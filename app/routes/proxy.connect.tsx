@@ -5,7 +5,7 @@ import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { checkCsrfToken, csrfToken, CSRF_FIELD } from "../lib/csrf.server";
 import { readForm } from "../lib/form.server";
 import { env } from "../env.server";
-import { renderConnectPage } from "../connections/connect-page.server";
+import { renderConnectPage, renderSignInPage } from "../connections/connect-page.server";
 import { getCustomerConnection } from "../connections/grant-lifecycle.server";
 import { isResultCode } from "../connections/connect-page.server";
 import { proxyPrefix } from "../connections/oauth-common.server";
@@ -24,13 +24,14 @@ async function verify(request: Request) {
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
-// Relative to the storefront: the shopper's browser is on the shop's own domain here. The prefix is checked
-// against a strict pattern (proxyPrefix), so it is safe in the query as it is.
-const loginRedirect = (prefix: string) => redirect(`/account/login?return_url=${prefix}/connect`, { headers: NO_STORE });
+// Signed out: a page whose sign-in link the theme fills in (routes.account_login_url), so it leads to the store's
+// own account version: /account/login only exists on legacy customer accounts.
+type Liquid = Awaited<ReturnType<typeof verify>>["liquid"];
+const signIn = (liquid: Liquid, prefix: string) => liquid(renderSignInPage(`${prefix}/connect`), { headers: NO_STORE });
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { liquid, url, shop, customerId, prefix } = await verify(request);
-  if (!customerId) return loginRedirect(prefix);
+  if (!customerId) return signIn(liquid, prefix);
   const [connection, settings] = await Promise.all([
     getCustomerConnection(prisma, shop, customerId),
     getSettingsView(prisma, shop),
@@ -46,7 +47,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { liquid, shop, customerId, prefix } = await verify(request);
-  if (!customerId) return loginRedirect(prefix);
+  if (!customerId) return signIn(liquid, prefix);
   const form = await readForm(request);
   if (!checkCsrfToken(form.get(CSRF_FIELD), `${shop}:${customerId}`)) {
     // Not from the page this customer was shown (another site's form, or a page left open too long): show it again.

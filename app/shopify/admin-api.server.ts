@@ -23,3 +23,8 @@ export const adminGraphqlViaShopify: AdminGraphql = async (shop, query, variable
     throw err;
   }
 };
+
+/** The same call through an admin request's own client (authenticate.admin's `admin`), e.g. in a page's loader. */
+export function adminGraphqlOf(admin: { graphql: (query: string, options?: { variables?: Record<string, unknown> }) => Promise<Response> }): AdminGraphql {
+  return async (_shop, query, variables) => (await admin.graphql(query, { variables })).json();
+}

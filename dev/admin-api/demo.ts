@@ -2,7 +2,7 @@
 // lookups (handlers.ts, over a catalog made of the store's products), the backfill's orders and the customers.
 import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP } from "../demo-store";
 import type { Catalog } from "./catalog";
-import { adminApiHandlers } from "./handlers";
+import { adminApiHandlers, customerAccountsHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
 import { storefrontApiHandlers } from "../storefront-api/handlers";
 import { flowHandlers, type FlowTriggerCall } from "./flow";
@@ -23,16 +23,21 @@ export function demoCatalog(): Catalog {
   return { currency: DEMO_CURRENCY, variants: new Map(variants.map((v) => [v.id, v])) };
 }
 
-/** `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show). */
-export function demoAdminApiHandlers(onFlowTrigger?: (call: FlowTriggerCall) => void) {
+/**
+ * `customerAccountsUrl`: the demo's customer account pages (dev/customer-account), on the current customer accounts;
+ * `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show).
+ */
+export function demoAdminApiHandlers(options: { customerAccountsUrl?: string; onFlowTrigger?: (call: FlowTriggerCall) => void } = {}) {
   const catalog = demoCatalog();
+  const accounts = options.customerAccountsUrl ? customerAccountsHandlers(DEMO_SHOP, { version: "NEW_CUSTOMER_ACCOUNTS", url: options.customerAccountsUrl }) : [];
   // The Storefront API's carts live in the storefront stand-in (another process): here none is known, so the
   // app prices handoffs with the Admin API's base prices, as it does when Shopify has no market prices for a cart.
   return [
+    ...accounts,
     ...adminApiHandlers(catalog, DEMO_SHOP),
     ...orderHandlers(),
     ...storefrontApiHandlers(catalog, DEMO_SHOP, new Map()),
-    ...flowHandlers(onFlowTrigger),
+    ...flowHandlers(options.onFlowTrigger),
     ...themeHandlers("on"),
   ];
 }

@@ -30,3 +30,16 @@ export function adminApiHandlers(catalog: Catalog, shop: string, limiter = new Q
   ];
 }
 
+
+/**
+ * The shop's customerAccountsV2 (the CustomerAccounts query): which customer accounts the store uses and the root
+ * URL of its account pages. The setup guide and the customer account extension's return address read it.
+ */
+export function customerAccountsHandlers(shop: string, accounts: { version: "NEW_CUSTOMER_ACCOUNTS" | "CLASSIC"; url: string }, limiter = new QueryCostLimiter()) {
+  const admin = graphql.link(`https://${shop}/admin/api/${ADMIN_API_VERSION}/graphql.json`);
+  return [
+    admin.query("CustomerAccounts", (info) =>
+      costed(limiter, info, () => ({ data: { shop: { customerAccountsV2: { customerAccountsVersion: accounts.version, url: accounts.url } } } })),
+    ),
+  ];
+}

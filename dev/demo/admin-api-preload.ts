@@ -7,5 +7,10 @@ import { demoAdminApiHandlers } from "../admin-api/demo";
 
 // Shopify Flow triggers the app sends, one JSON line each, for the admin stand-in's /admin/flow page.
 const flowLog = process.env.DEMO_FLOW_LOG;
-const server = setupServer(...demoAdminApiHandlers(flowLog ? (call) => appendFileSync(flowLog, `${JSON.stringify(call)}\n`) : undefined));
+const server = setupServer(
+  ...demoAdminApiHandlers({
+    customerAccountsUrl: process.env.DEMO_CUSTOMER_ACCOUNT_URL,
+    onFlowTrigger: flowLog ? (call) => appendFileSync(flowLog, `${JSON.stringify(call)}\n`) : undefined,
+  }),
+);
 server.listen({ onUnhandledRequest: "bypass" });

@@ -26,14 +26,19 @@ export interface StorefrontOptions {
   prefix?: string;
   /** Serves /cart (with the Continue cart block), /cart.js and the extension's assets. */
   cart?: StorefrontCart;
+  /**
+   * The theme's routes.account_login_url: "/account/login" on legacy customer accounts (the default); the current
+   * customer accounts give a sign-in redirect with a query, e.g. "/customer_authentication/redirect?locale=en".
+   */
+  accountLoginUrl?: string;
 }
 
 /** The app's Liquid answer rendered as Shopify would: liquidjs, inside the demo's theme (./liquid.ts). */
-export function renderLiquid(shop: string, body: string, customer: StorefrontOptions["customer"]): Promise<string> {
+export function renderLiquid(shop: string, body: string, customer: StorefrontOptions["customer"], accountLoginUrl = "/account/login"): Promise<string> {
   return renderProxyLiquid(body, {
     shop: { name: shop, permanent_domain: shop },
     customer: customer ? { name: customer.name, email: customer.email } : null,
-    routes: { root_url: "/", cart_url: "/cart", account_login_url: "/account/login" },
+    routes: { root_url: "/", cart_url: "/cart", account_login_url: accountLoginUrl },
     cart: { item_count: 0, items: [], total_price: 0 },
   });
 }
@@ -82,12 +87,12 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       await route.fulfill({
         status: response.status(),
         contentType: "text/html; charset=utf-8",
-        body: liquid ? await renderLiquid(shop, body, options.customer) : body,
+        body: liquid ? await renderLiquid(shop, body, options.customer, options.accountLoginUrl) : body,
       });
       return;
     }
     if (options.cart && (await serveCart(route, url, shop, options.cart))) return;
-    if (url.pathname === "/account/login") {
+    if (url.pathname === "/account/login" || url.pathname === "/customer_authentication/redirect") {
       await route.fulfill({ contentType: "text/html", body: layout(shop, `<h1>Log in</h1><p data-page="login">return_url=${url.searchParams.get("return_url") ?? ""}</p>`) });
       return;
     }

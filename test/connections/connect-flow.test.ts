@@ -241,25 +241,34 @@ describe("connect a workspace in the browser", () => {
     await adminContext.close();
   });
 
-  it("sends an anonymous visitor to log in first", async () => {
-    const context = await newContext(h.browser);
-    const page = await context.newPage();
-    await routeStorefront(page, { appUrl: h.app.url, customerId: null });
-    await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
-    await page.waitForSelector("[data-page=login]");
-    expect(page.url()).toBe(`https://${TEST_SHOP}/account/login?return_url=/apps/workspace/connect`);
-    await context.close();
+  it("sends an anonymous visitor to the store's own sign-in, legacy or current customer accounts", async () => {
+    for (const [accountLoginUrl, expected] of [
+      [undefined, `https://${TEST_SHOP}/account/login?return_url=%2Fapps%2Fworkspace%2Fconnect`],
+      ["/customer_authentication/redirect?locale=en", `https://${TEST_SHOP}/customer_authentication/redirect?locale=en&return_url=%2Fapps%2Fworkspace%2Fconnect`],
+    ] as const) {
+      const context = await newContext(h.browser);
+      const page = await context.newPage();
+      await routeStorefront(page, { appUrl: h.app.url, customerId: null, accountLoginUrl });
+      await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
+      await page.click("[data-status=signed_out] [data-action=sign-in]");
+      await page.waitForSelector("[data-page=login]");
+      expect(page.url()).toBe(expected);
+      await context.close();
+    }
   });
 });
 
 // ---- failure paths -------------------------------------------------------------------------------------------
 
 describe("failure paths store nothing and say what happened", () => {
-  it("anonymous visitor (GET and POST) → login redirect", async () => {
+  it("anonymous visitor (GET and POST) → a sign-in page whose link the theme fills in", async () => {
     for (const method of ["GET", "POST"]) {
       const res = await fetch(proxyUrl(h.app.url, "/connect", { customerId: null }), { method, redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
-      expect(res.status).toBe(302);
-      expect(res.headers.get("location")).toBe("/account/login?return_url=/apps/workspace/connect");
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      expect(body).toContain("{%- assign workspace_login = routes.account_login_url -%}");
+      expect(body).toContain("return_url=%2Fapps%2Fworkspace%2Fconnect");
+      expect(body).not.toContain("/account/login");
     }
     expect(await h.db.prisma.oAuthState.count({ where: { customerId: "" } })).toBe(0);
   });
@@ -439,15 +448,15 @@ describe("the completion step stores the grant only for the customer who started
     const state = authorize.searchParams.get("state")!;
     const completion = completionOf(await callback(await consent(authorize, "approve")));
     const anonymous = await storefront(completion, null);
-    expect(anonymous.status).toBe(302);
+    expect(anonymous.status).toBe(200); // a sign-in page, its link from the theme's routes.account_login_url
     const back = new URL(completion);
-    expect(anonymous.location).toBe(`/account/login?return_url=${encodeURIComponent(back.pathname + back.search)}`);
+    const returnUrl = decodeURIComponent(/return_url=([^"]+)"/.exec(anonymous.text)![1]);
+    expect(returnUrl).toBe(back.pathname + back.search);
     expect(anonymous.headers.get("referrer-policy")).toBe("no-referrer");
     // Nothing stored or used up yet.
     expect(await grantOf("7631")).toBeNull();
     expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
     // Logged in, Shopify sends them to return_url: the same completion step, now as the owner.
-    const returnUrl = new URL(anonymous.location!, `https://${TEST_SHOP}`).searchParams.get("return_url")!;
     const done = await storefront(`https://${TEST_SHOP}${returnUrl}`, "7631");
     expect(done.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
     expect(await grantOf("7631")).toMatchObject({ status: "active", workspaceId: "ws-acme" });
@@ -459,6 +468,7 @@ describe("the completion step stores the grant only for the customer who started
     await routeStorefront(page, { appUrl: h.app.url, customerId: null });
     await page.goto(second.toString());
     await page.click("button[value=approve]");
+    await page.click("[data-status=signed_out] [data-action=sign-in]");
     await page.waitForSelector("[data-page=login]");
     expect(await page.textContent("[data-page=login]")).toMatch(/return_url=\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/);
     await context.close();

@@ -11,6 +11,7 @@ import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { importOrder } from "~/service/client.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { CHROME_USER_AGENT } from "../helpers/browser";
+import { injectFault } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
 import { dataPath, readData } from "../helpers/route-data";
@@ -113,6 +114,33 @@ beforeAll(async () => {
     body: new URLSearchParams({ intent: "save", ...s, environment: s.environment }),
   });
   expect(res.status, JSON.stringify(await readData(res))).toBe(200);
+});
+
+// ---- the admin's setup guide -------------------------------------------------------------------------------------
+
+describe("setup guide", () => {
+  const surface = async (shop: string) => {
+    const res = await fetch(new URL(dataPath("/app", "routes/app._index"), h.app.url), {
+      headers: { Authorization: `Bearer ${await mintSessionToken(shop)}`, "User-Agent": CHROME_USER_AGENT },
+    });
+    expect(res.status).toBe(200);
+    return ((await readData(res)) as { surface: string }).surface;
+  };
+
+  it("says where Connect workspace goes from the store's customerAccountsV2 (before anyone connected)", async () => {
+    expect(await surface(TEST_SHOP)).toBe("customer_accounts");
+    shopify.use(
+      graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
+        HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "CLASSIC", url: ACCOUNT_URL } } } }),
+      ),
+    );
+    try {
+      expect(await surface(TEST_SHOP)).toBe("legacy_accounts");
+    } finally {
+      shopify.resetHandlers();
+    }
+    expect(await surface(SHOP_B)).toBe("unknown"); // Shopify did not say: the guide names both
+  });
 });
 
 // ---- the session token ------------------------------------------------------------------------------------------
@@ -266,6 +294,16 @@ describe("connect from the account page", () => {
     expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
     expect(await grantOf("8008")).toBeNull();
     expect(await stillValidAtService(tokens)).toBe(false);
+  });
+
+  it("disconnect while the service refuses the revocation: deleted here, the revocation queued for the worker", async () => {
+    await connect("8010");
+    const queued = await h.db.prisma.tokenRevocation.count();
+    await injectFault(h.emulator, { method: "POST", path: "/oauth/revoke", status: 503, times: 1 });
+    const done = await post("8010", { intent: "disconnect" });
+    expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
+    expect(await grantOf("8010")).toBeNull();
+    expect(await h.db.prisma.tokenRevocation.count()).toBe(queued + 1);
   });
 });
 
