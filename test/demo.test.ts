@@ -11,6 +11,7 @@ import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, newContext, screenshotPath } from "./helpers/browser";
+import { injectFault } from "./helpers/emulator";
 
 const ROOT = path.resolve(__dirname, "..");
 const DEMO_TIMEOUT_MS = 240_000;
@@ -24,6 +25,8 @@ interface DemoReady {
   shop: string;
   api_secret: string;
   customer_id: string;
+  order_page_url: string;
+  flow_triggers_url: string;
   worker_pids: number[];
 }
 
@@ -301,6 +304,37 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     // dev/demo-store's history: three orders of the first customer, two of them shipped (ids 55000000xx).
     expect(state.orders.filter((o) => /^55000000\d\d$/.test(o.external_id)).length).toBeGreaterThanOrEqual(3);
     expect(state.shipments.filter((s) => /^66000000\d\d$/.test(s.external_id)).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("Shopify's order page shows the app's block for a demo order; a failed import reaches Shopify Flow once", async () => {
+    expect(new URL(demo.ready.order_page_url).hostname).toBe("127.0.0.1");
+    const context = await browserFor(browser);
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1100, height: 380 });
+    await page.goto(demo.ready.order_page_url);
+    const block = page.frameLocator("#block");
+    await block.getByText("Order import").waitFor({ timeout: 30_000 });
+    await block.locator("s-badge", { hasText: "Imported" }).first().waitFor({ timeout: 30_000 });
+    await shot(page, "order-block");
+
+    // The service refuses the next order: its import fails, the block offers Retry now, Flow hears of it once.
+    await injectFault(demo.ready.emulator_url, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].sku: unknown SKU" } });
+    const sent = await runOrders(demo, 1);
+    const flowText = async () => (await (await fetch(demo.ready.flow_triggers_url)).text());
+    for (const deadline = Date.now() + 30_000; !(await flowText()).includes(sent.order_ids[0]); ) {
+      if (Date.now() > deadline) throw new Error("no Flow trigger for the failed order");
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const flow = await flowText();
+    expect(flow).toContain("1 trigger(s)");
+    expect(flow).toContain("order-import-needs-attention");
+    expect(flow).not.toContain("@example.com");
+    await page.setViewportSize({ width: 1100, height: 440 });
+    await page.goto(new URL(`/admin/orders/${sent.order_ids[0]}`, demo.ready.order_page_url).toString());
+    await block.locator("s-badge", { hasText: "Failed" }).waitFor({ timeout: 30_000 });
+    await block.locator("s-button", { hasText: "Retry now" }).first().waitFor();
+    await shot(page, "order-block-failed");
+    await context.close();
   });
 
   it("Ctrl-C stops every process the demo started", async () => {

@@ -86,6 +86,14 @@ export async function redactCustomer(
       data: { status: "cancelled", payload: {}, lastError: REDACTED_JOB, finishedAt: now, leasedBy: null, leaseUntil: null },
     });
     await tx.job.updateMany({ where: { shop, OR: theirs, NOT: { payload: { equals: {} } } }, data: { payload: {} } });
+    // Shopify Flow triggers about them (app/sync/flow-trigger.server.ts) are not sent, and their ids go.
+    await tx.$executeRaw`
+      UPDATE "Job" SET payload = '{}'::jsonb, "updatedAt" = ${now},
+        status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END,
+        "finishedAt" = CASE WHEN status = 'queued' THEN ${now} ELSE "finishedAt" END,
+        "lastError" = CASE WHEN status = 'queued' THEN ${REDACTED_JOB} ELSE "lastError" END
+      WHERE shop = ${shop} AND kind = 'flow_trigger' AND payload <> '{}'::jsonb
+        AND (payload->'trigger'->>'customer_id' = ${customerId} OR payload->'trigger'->>'order_id' = ANY(${jsonIds(orderIds)}))`;
     // Stored payloads of their orders and of those orders' fulfillments.
     await tx.$executeRaw`
       UPDATE "WebhookDelivery" SET payload = '{}'::jsonb

@@ -115,8 +115,12 @@ export async function runFlowTriggerJob(deps: Resolved, job: Job): Promise<void>
     await completeJob(deps.prisma, job, deps.now());
     return;
   }
+  if (!deps.adminGraphql) {
+    // A worker set up without the Admin API (scripts, tests): retrying cannot help.
+    await failJob(deps.prisma, job, "no Admin API client configured for Shopify Flow", deps.now());
+    return;
+  }
   try {
-    if (!deps.adminGraphql) throw new Error("no Admin API client configured for Shopify Flow");
     await sendFlowTrigger(deps.adminGraphql, job.shop, payload);
   } catch (error) {
     const message = errorMessage(error).slice(0, 300);

@@ -8,6 +8,7 @@ import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
+import { dataPath, readData } from "../helpers/route-data";
 import { clearSyncTables, connectCustomer, importCounts, newId, shopifyFulfillment, shopifyOrder, syncDeps } from "../sync/support";
 
 const h = withHarness({ app: {}, emulator: "sync" });
@@ -141,5 +142,21 @@ describe("order page block backend", () => {
     expect((await call(order.id, { body: { intent: "delete", recordId: record.id } })).response.status).toBe(400);
     expect((await call(order.id + 1, { body: { intent: "retry", recordId: record.id } })).response.status).toBe(404);
     expect((await call("not-an-order")).response.status).toBe(400);
+  });
+
+  it("Settings → Shopify Flow switches the trigger off and on again (an unticked box sends nothing)", async () => {
+    const settings = (fields: Record<string, string>) =>
+      mintSessionToken().then((token) =>
+        fetch(`${h.app.url}${dataPath("/app/settings", "routes/app.settings")}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "User-Agent": CHROME },
+          body: new URLSearchParams(fields),
+          redirect: "manual",
+        }),
+      );
+    expect(await readData(await settings({ intent: "flow" }))).toMatchObject({ intent: "flow", enabled: false });
+    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({ flowTriggerEnabled: false });
+    expect(await readData(await settings({ intent: "flow", flowTriggerEnabled: "on" }))).toMatchObject({ enabled: true });
+    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({ flowTriggerEnabled: true });
   });
 });

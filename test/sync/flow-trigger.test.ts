@@ -13,6 +13,7 @@ import { setDatabase } from "~/db.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { retryRecord } from "~/admin/log-actions.server";
+import { redactCustomer } from "~/privacy/compliance.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
@@ -195,5 +196,17 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0].payload).toMatchObject({ order_id: order.id });
     expect(await flowJob()).toMatchObject({ status: "done", attempts: 3 });
+  });
+
+  it("never sends a trigger about a customer whose data was erased (customers/redact) meanwhile", async () => {
+    const calls: FlowCall[] = [];
+    serveFlow(calls, 1);
+    const order = await failingOrder();
+    const flowJob = () => db.prisma.job.findFirst({ where: { kind: "flow_trigger" } });
+    await settle(40, async () => ((await flowJob())?.attempts ?? 0) >= 1); // refused once, waiting for its next try
+    await redactCustomer(db.prisma, { shop: SHOP, customerId: CUSTOMER, ordersToRedact: [String(order.id)] });
+    expect(await flowJob()).toMatchObject({ status: "cancelled", payload: {} });
+    await settle();
+    expect(calls).toHaveLength(0);
   });
 });
