@@ -12,6 +12,8 @@ export interface CatalogVariant {
   price: string;
   availableForSale: boolean;
   productStatus: "ACTIVE" | "DRAFT" | "ARCHIVED";
+  /** Published to the online store sales channel (default true). */
+  published?: boolean;
 }
 
 export interface Catalog {
