@@ -69,7 +69,7 @@ export async function redactCustomer(
     const revocationsQueued = await queueRevocations(
       tx,
       settings,
-      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
       { keyring: options.keyring, now },
     );
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
@@ -127,7 +127,7 @@ export async function redactShop(
     const revocationsQueued = await queueRevocations(
       tx,
       settings,
-      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
       { keyring: options.keyring, now: options.now },
     );
     let rowsDeleted = 0;
