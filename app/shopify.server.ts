@@ -4,8 +4,11 @@ import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import type { SessionStorage } from "@shopify/shopify-app-session-storage";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
-import prisma from "./db.server";
+import { shopifyApi } from "@shopify/shopify-api";
+import prisma, { database } from "./db.server";
 import { EncryptedSessionStorage } from "./crypto/encrypted-session-storage.server";
+import { createOfflineTokenRefresher } from "./crypto/offline-token-refresh.server";
+import { defaultKeyring } from "./crypto/secret-box.server";
 import { env } from "./env.server";
 import { onAppInstalled } from "./privacy/lifecycle.server";
 
@@ -40,6 +43,24 @@ const sessionsInDatabase: SessionStorage & { isReady(): Promise<boolean> } = {
   findSessionsByShop: (shop) => storage().findSessionsByShop(shop),
   isReady: () => storage().isReady(),
 };
+// Shopify's token endpoint through its own library, for the one refresher per shop (the app's shopifyApp keeps
+// its API object to itself): same key, secret and version.
+const tokenApi = shopifyApi({
+  apiKey: config.SHOPIFY_API_KEY,
+  apiSecretKey: config.SHOPIFY_API_SECRET,
+  apiVersion,
+  scopes: config.SCOPES.split(","),
+  hostName: new URL(config.SHOPIFY_APP_URL).host,
+  hostScheme: new URL(config.SHOPIFY_APP_URL).protocol === "http:" ? "http" : "https",
+  isEmbeddedApp: true,
+  logger: { level: shopifyLogLevel },
+});
+const refreshOfflineToken = createOfflineTokenRefresher({
+  prisma: () => prisma,
+  sharedDatabase: () => database().kind === "postgres",
+  refresh: async (shop, refreshToken) => (await tokenApi.auth.refreshToken({ shop, refreshToken })).session,
+  keyring: defaultKeyring,
+});
 
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,
@@ -48,7 +69,7 @@ const shopify = shopifyApp({
   scopes: config.SCOPES.split(","),
   appUrl: config.SHOPIFY_APP_URL,
   authPathPrefix: "/auth",
-  sessionStorage: new EncryptedSessionStorage(sessionsInDatabase),
+  sessionStorage: new EncryptedSessionStorage(sessionsInDatabase, defaultKeyring, refreshOfflineToken),
   distribution: AppDistribution.AppStore,
   // Expiring offline tokens (Shopify requires them for public apps from 2027-01-01): the library refreshes the
   // token before an Admin API call when it is within 5 minutes of expiry, and stores the new session through

@@ -3,7 +3,7 @@
 // pending; the store's completion step (storefront-completion.server.ts) decides whether it is stored.
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import { completeAuthorization, SERVICE_SCOPES } from "../service/client.server";
+import { completeAuthorization, SERVICE_SCOPES, serviceOrigins } from "../service/client.server";
 import { decryptSecret } from "../crypto/secret-box.server";
 import {
   completionUrl,
@@ -94,7 +94,8 @@ export async function handleOAuthCallback(
   const proof = randomBytes(32).toString("base64url");
   await prisma.oAuthState.update({
     where: { state },
-    data: { pendingTokensEnc: sealTokens(exchanged.value, options.keyring), proofHash: proofHash(proof), exchangedAt: now },
+    // Bound to the origins that issued them: completed, revoked or swept only against those.
+    data: { pendingTokensEnc: sealTokens(exchanged.value, options.keyring), proofHash: proofHash(proof), exchangedAt: now, boundOrigins: serviceOrigins(settings) },
   });
   log("connect_callback_exchanged", { shop: row.shop, customerId: row.customerId, workspaceId: exchanged.value.workspaceId });
   return {

@@ -3,7 +3,7 @@
 // nothing stored, the tokens revoked at the service and erased.
 import type { PrismaClient } from "@prisma/client";
 import { errorName } from "../lib/errors";
-import { serviceOrigins } from "../service/client.server";
+import { tokensMayGoTo } from "../service/client.server";
 import { storeGrant } from "./grant-lifecycle.server";
 import { queueRevocations, revokeOrQueue, tokenOf } from "./revocations.server";
 import {
@@ -86,13 +86,17 @@ export async function completeOnStorefront(
   }
   const { settings, secret: tokens } = opened;
 
+  // The settings now name other origins than those that issued the tokens (or none bound them): the tokens go
+  // nowhere, neither stored for the new service nor revoked there; they expire at their issuer.
+  const issuerOk = settings !== null && tokensMayGoTo(row.boundOrigins, settings);
+
   const discard = async (result: ConnectResultCode): Promise<CompletionResult> => {
     // Best effort: revoking the refresh token ends the whole authorization at the service; the worker retries.
-    if (settings) {
+    if (settings && issuerOk) {
       const revoked = await revokeOrQueue(prisma, settings, tokenOf(tokens), { keyring: options.keyring, deps: options.deps });
       if (!revoked.ok) log("connect_pending_revoke_failed", { shop: row.shop, kind: revoked.kind });
     } else {
-      log("connect_pending_revoke_skipped", { shop: row.shop, reason: "not_configured" });
+      log("connect_pending_revoke_skipped", { shop: row.shop, reason: settings ? "origin_changed" : "not_configured" });
     }
     return to(result, row.returnTo);
   };
@@ -106,6 +110,10 @@ export async function completeOnStorefront(
     return discard("wrong_customer");
   }
   if (!settings) return to("not_configured", row.returnTo);
+  if (!issuerOk) {
+    log("connect_complete_origin_changed", { shop: row.shop, customerId: row.customerId });
+    return to("failed", row.returnTo);
+  }
 
   let previousRefreshToken: string | null;
   try {
@@ -119,7 +127,7 @@ export async function completeOnStorefront(
         // The contract always names the workspace; a service that does not still gets a stable label.
         workspaceId: tokens.workspaceId ?? "unknown",
         tokens,
-        boundOrigins: serviceOrigins(settings),
+        boundOrigins: row.boundOrigins,
       },
       { now, keyring: options.keyring },
     ));

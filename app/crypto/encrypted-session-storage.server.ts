@@ -4,12 +4,15 @@
 // still loads, and is encrypted the next time Shopify's library stores the session or `npm run rotate-key` runs.
 import { Session } from "@shopify/shopify-api";
 import type { SessionStorage } from "@shopify/shopify-app-session-storage";
+import { needsRefresh, type OfflineTokenRefresher } from "./offline-token-refresh.server";
 import { decryptSecret, defaultKeyring, encryptSecret, isEncrypted, type Keyring } from "./secret-box.server";
 
 export class EncryptedSessionStorage implements SessionStorage {
   constructor(
     private readonly inner: SessionStorage,
     private readonly keyring: () => Keyring = defaultKeyring,
+    /** Refreshes an expiring offline session once per shop (offline-token-refresh.server.ts) before it is handed out. */
+    private readonly refresher?: OfflineTokenRefresher,
   ) {}
 
   storeSession(session: Session): Promise<boolean> {
@@ -18,7 +21,10 @@ export class EncryptedSessionStorage implements SessionStorage {
 
   async loadSession(id: string): Promise<Session | undefined> {
     const session = await this.inner.loadSession(id);
-    return session && this.decrypt(session);
+    if (!session) return undefined;
+    const plain = this.decrypt(session);
+    // Refreshed here, under the per-shop lock, so Shopify's library (which refreshes without one) finds it fresh.
+    return this.refresher && needsRefresh(plain) ? this.refresher(plain) : plain;
   }
 
   deleteSession(id: string): Promise<boolean> {

@@ -14,7 +14,7 @@ query CartVariants($ids: [ID!]!) {
       sku
       price
       availableForSale
-      product { id title status }
+      product { id title status onlineStoreUrl }
     }
   }
 }`;
@@ -25,7 +25,8 @@ const VariantSchema = z.object({
   sku: z.string().max(1000).nullable().optional(),
   price: z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/),
   availableForSale: z.boolean(),
-  product: z.object({ id: z.string(), title: z.string().max(1000), status: z.string() }),
+  // onlineStoreUrl is null unless the product is published to the online store (Shopify's own test for it).
+  product: z.object({ id: z.string(), title: z.string().max(1000), status: z.string(), onlineStoreUrl: z.string().nullable().optional() }),
 });
 
 const AnswerSchema = z.object({
@@ -78,7 +79,10 @@ function lineTitle(productTitle: string, variantTitle: string) {
   return variantTitle && variantTitle !== "Default Title" ? `${productTitle} - ${variantTitle}` : productTitle;
 }
 
-/** Looks the lines up; a variant that is gone or not for sale makes the whole cart unavailable, named. */
+/**
+ * Looks the lines up; only variants of active products published to the online store and for sale resolve. Any
+ * other makes the whole cart unavailable: a sold-out one named, one the storefront does not show by its id only.
+ */
 export async function resolveCart(
   graphql: AdminGraphql,
   shop: string,
@@ -110,9 +114,15 @@ export async function resolveCart(
       unavailable.push(`item ${line.variantId}`); // deleted: its title is gone with it
       continue;
     }
+    // A draft, archived or unpublished product is not on the storefront: the shopper cannot buy it and is not told
+    // its name (a crafted cart must not learn or carry it); it is refused as if it did not exist.
+    if (v.product.status !== "ACTIVE" || !v.product.onlineStoreUrl) {
+      unavailable.push(`item ${line.variantId}`);
+      continue;
+    }
     const title = lineTitle(v.product.title, v.title);
-    if (!v.availableForSale || v.product.status !== "ACTIVE") {
-      unavailable.push(title);
+    if (!v.availableForSale) {
+      unavailable.push(title); // on the storefront, sold out: its name is public
       continue;
     }
     resolved.push({

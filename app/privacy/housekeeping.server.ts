@@ -7,6 +7,7 @@ import type { PeriodicTask } from "../sync/worker.server";
 import { loadServiceSettings } from "../connections/settings.server";
 import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "../connections/revocations.server";
 import { pruneExpired, type PruneReport } from "./retention.server";
+import { tokensMayGoTo } from "../service/client.server";
 
 /**
  * Connections whose state expired while still holding the exchanged tokens (the shopper never reached the store's
@@ -17,7 +18,7 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
   const now = options.now ?? new Date();
   const rows = await prisma.oAuthState.findMany({
     where: { pendingTokensEnc: { not: null }, expiresAt: { lte: now } },
-    select: { state: true, shop: true, pendingTokensEnc: true },
+    select: { state: true, shop: true, pendingTokensEnc: true, boundOrigins: true },
     take: options.batch ?? 50,
   });
   let moved = 0;
@@ -28,6 +29,8 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
     } catch {
       settings = null; // undecryptable settings: the tokens cannot be revoked, only erased
     }
+    // Revoked only at the origins that issued them; settings that moved elsewhere (or no binding): only erased.
+    if (settings && !tokensMayGoTo(row.boundOrigins, settings)) settings = null;
     await prisma.$transaction(async (tx) => {
       const taken = await tx.oAuthState.updateMany({ where: { state: row.state, pendingTokensEnc: row.pendingTokensEnc }, data: { pendingTokensEnc: null } });
       if (taken.count === 1) moved += await queueRevocations(tx, settings, [pendingToken(row.pendingTokensEnc, options.keyring)], { keyring: options.keyring, now });

@@ -15,9 +15,9 @@ export function serviceOrigins(settings: Pick<ServiceSettings, "authUrl" | "base
 }
 
 /**
- * Whether a grant's tokens may be sent with these settings. Null = a grant stored before bindings existed and
- * never bound (the migration binds existing grants to the settings of the time).
+ * Whether tokens (a grant's, or a connection's pending ones) may be sent with these settings: only to the origins
+ * that issued them. No binding (null): never sent anywhere (the migration bound the grants of the time).
  */
 export function tokensMayGoTo(boundOrigins: string | null | undefined, settings: Pick<ServiceSettings, "authUrl" | "baseUrl" | "sandboxBaseUrl">): boolean {
-  return boundOrigins == null || boundOrigins === serviceOrigins(settings);
+  return boundOrigins != null && boundOrigins === serviceOrigins(settings);
 }

@@ -82,6 +82,23 @@ const FULFILLMENT = {
   line_items: list({ id: asId, quantity: asCount }),
 };
 
+/**
+ * The fields Shopify is asked to send at all (`include_fields` of the order and fulfillment subscriptions in
+ * shopify.app.toml, a test holds them equal): what the allowlists above keep, nested fields with a period.
+ */
+export function includeFields(kind: "order" | "shipment"): string[] {
+  if (kind === "order") {
+    return [
+      ...Object.keys(ORDER).filter((f) => f !== "line_items"),
+      ...Object.keys(ORDER_LINE).map((f) => `line_items.${f}`),
+      "customer.id",
+      "customer.first_name",
+      "customer.last_name",
+    ];
+  }
+  return [...Object.keys(FULFILLMENT).filter((f) => f !== "line_items"), "line_items.id", "line_items.quantity"];
+}
+
 export function minimiseOrder(payload: unknown): Json {
   const order = pick(payload, ORDER);
   const customer = isObject(payload) ? payload.customer : undefined;

@@ -12,6 +12,8 @@ export interface CatalogVariant {
   price: string;
   availableForSale: boolean;
   productStatus: "ACTIVE" | "DRAFT" | "ARCHIVED";
+  /** Published to the online store sales channel (default true). */
+  published?: boolean;
 }
 
 /** A market of Shopify Markets: the countries it serves, its currency and its own price list. */

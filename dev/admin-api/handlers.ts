@@ -22,7 +22,13 @@ export function adminApiHandlers(catalog: Catalog, shop: string, limiter = new Q
           sku: v.sku,
           price: v.price,
           availableForSale: v.availableForSale,
-          product: { id: `gid://shopify/Product/${v.productId}`, title: v.productTitle, status: v.productStatus },
+          product: {
+            id: `gid://shopify/Product/${v.productId}`,
+            title: v.productTitle,
+            status: v.productStatus,
+            // As Shopify answers: the product's storefront URL, null unless published to the online store.
+            onlineStoreUrl: v.published === false ? null : `https://${shop}/products/${v.productId}`,
+          },
         };
       });
       return { data: { shop: { currencyCode: catalog.currency }, nodes } };

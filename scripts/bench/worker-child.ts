@@ -1,6 +1,6 @@
 // A sync worker process for the bench: the real worker loop and rate scheduler against the emulator, with the
 // customers' tokens handed in (BENCH_GRANTS) instead of read from encrypted rows. Prints `ready`.
-import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "../../app/service/client.server";
+import { createServiceContext, importOrder, importShipment, serviceOrigins, type GrantStore, type ServiceSettings } from "../../app/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { openDatabase } from "../../app/db/connect.server";
 import { clientKeyOf, scheduledFetch } from "../../app/sync/scheduled-fetch.server";
@@ -35,6 +35,7 @@ for (const g of JSON.parse(process.env.BENCH_GRANTS ?? "[]") as GrantIn[]) {
     refreshToken: g.refreshToken,
     scopes: ["orders:write", "shipments:write"],
     workspaceId: g.workspaceId,
+    boundOrigins: serviceOrigins(settings),
   });
   stores.set(`${g.shop} ${g.customerId}`, store);
   shopOf.set(store, g.shop);

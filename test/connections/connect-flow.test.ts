@@ -11,7 +11,7 @@ import { setupServer } from "msw/node";
 import { createPrismaGrantStore, grantStoreFor } from "~/connections/prisma-grant-store.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { decryptSecret, keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
-import { importOrder, revokeToken } from "~/service/client.server";
+import { importOrder, revokeToken, serviceOrigins } from "~/service/client.server";
 import { CHROME_USER_AGENT, newContext, screenshotPath } from "../helpers/browser";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
@@ -139,7 +139,7 @@ async function pendingTokens(state: string) {
 async function stillValidAtService(tokens: { accessToken: string; refreshToken: string }) {
   const outcome = await importOrder(
     emulatorSettings(h.emulator.url),
-    new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write", "shipments:write"] }),
+    new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write", "shipments:write"], boundOrigins: serviceOrigins(emulatorSettings(h.emulator.url)) }),
     { ...ORDER, external_order_id: `probe-${randomBytes(4).toString("hex")}` },
     { idempotencyKey: `probe-${randomBytes(8).toString("hex")}` },
   );
@@ -638,7 +638,7 @@ describe("Customers page", () => {
     await context.close();
     expect(await grantOf("7301")).toBeNull();
     // The old tokens no longer work at the service.
-    const outcome = await importOrder(emulatorSettings(h.emulator.url), new MemoryGrantStore(tokens), ORDER, { idempotencyKey: "after-disconnect" });
+    const outcome = await importOrder(emulatorSettings(h.emulator.url), new MemoryGrantStore({ ...tokens, boundOrigins: serviceOrigins(emulatorSettings(h.emulator.url)) }), ORDER, { idempotencyKey: "after-disconnect" });
     expect(outcome.ok).toBe(false);
 
     const missing = await admin(CUSTOMERS_DATA, {

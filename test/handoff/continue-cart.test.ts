@@ -186,6 +186,25 @@ describe("the app proxy route", () => {
     expect(latest).toMatchObject({ state: "failed", reasonCode: "unavailable", reason: "No longer available: item 41999999999, Linen apron." });
   });
 
+  it("refuses a draft, archived or unpublished variant without naming it, and sends nothing", async () => {
+    const mug = catalog.variants.get(MUG)!;
+    for (const change of [{ productStatus: "DRAFT" as const }, { productStatus: "ARCHIVED" as const }, { published: false }]) {
+      const before = { ...mug, published: true };
+      Object.assign(mug, change);
+      try {
+        const out = await continueCart([{ variant_id: MUG, quantity: 1 }, { variant_id: APRON, quantity: 1 }]);
+        expect(out, JSON.stringify(change)).toMatchObject({ status: 409, body: { code: "unavailable" } });
+        expect(out.body.message).toContain(`item ${MUG}`);
+        expect(out.body.message).not.toContain(mug.productTitle);
+        const [latest] = await listHandoffs(db.prisma, TEST_SHOP, { take: 1 });
+        expect(latest.reason).not.toContain(mug.productTitle);
+      } finally {
+        Object.assign(mug, before);
+      }
+    }
+    expect(await handoffRequests()).toHaveLength(0);
+  });
+
   it("service 5xx then success: one handoff at the service", async () => {
     await injectFault(emu.url, { path: HANDOFFS, status: 500, body: { error: "internal_error" }, times: 1 });
     const out = await continueCart([{ variant_id: TEA_S, quantity: 4 }]);

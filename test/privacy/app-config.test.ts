@@ -10,6 +10,7 @@ import { DEFAULT_PROXY_PREFIX } from "~/connections/oauth-common.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { parseEnv } from "~/env.server";
 import { THEME_SETTINGS_QUERY } from "~/admin/theme-setup.server";
+import { includeFields } from "~/sync/minimise.server";
 
 const ROOT = path.resolve(__dirname, "../..");
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
@@ -18,7 +19,7 @@ interface AppToml {
   application_url: string;
   access_scopes: { scopes: string };
   auth: { redirect_urls: string[] };
-  webhooks: { api_version: string; subscriptions: { topics?: string[]; compliance_topics?: string[]; uri: string }[] };
+  webhooks: { api_version: string; subscriptions: { topics?: string[]; compliance_topics?: string[]; uri: string; include_fields?: string[] }[] };
   app_proxy: { url: string; prefix: string; subpath: string };
 }
 const toml = parse(read("shopify.app.toml")) as unknown as AppToml;
@@ -57,6 +58,16 @@ describe("shopify.app.toml", () => {
     expect(url.origin).toBe(new URL(toml.application_url).origin);
     expect(routeFor(url.pathname)).toBeDefined();
     expect(`/${toml.app_proxy.prefix}/${toml.app_proxy.subpath}`).toBe(DEFAULT_PROXY_PREFIX);
+  });
+
+  it("asks Shopify for only the order and fulfillment fields the app keeps (include_fields = the minimiser's allowlist)", () => {
+    for (const sub of toml.webhooks.subscriptions) {
+      const topic = sub.topics?.[0] ?? "";
+      const kind = topic.startsWith("orders/") ? "order" : topic.startsWith("fulfillments/") ? "shipment" : null;
+      if (!kind) continue;
+      expect(sub.include_fields, topic).toBeDefined();
+      expect([...sub.include_fields!].sort(), topic).toEqual(includeFields(kind).sort());
+    }
   });
 
   it("lists auth redirect URLs the auth route serves, on the app's own origin", () => {

@@ -8,15 +8,23 @@ import { setupServer } from "msw/node";
 import { Session } from "@shopify/shopify-api";
 import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { setDatabase } from "~/db.server";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { createOfflineTokenRefresher } from "~/crypto/offline-token-refresh.server";
+import { openDatabase } from "~/db/connect.server";
+import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 import { TEST_SHOP } from "../helpers/shopify";
 
 const KEYS = `ot1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
 const seen = { refresh: [] as Record<string, unknown>[], graphqlTokens: [] as (string | null)[] };
+// Shopify's token endpoint as strict as Shopify: a refresh token works once, and is replaced by the new one.
+const valid = new Set(["shprt_stored"]);
 const shopify = setupServer(
   http.post(`https://${TEST_SHOP}/admin/oauth/access_token`, async ({ request }) => {
-    seen.refresh.push((await request.json()) as Record<string, unknown>);
+    const body = (await request.json()) as Record<string, unknown>;
+    seen.refresh.push(body);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // long enough for a second caller to arrive
+    if (!valid.delete(String(body.refresh_token))) return HttpResponse.json({ error: "invalid_grant" }, { status: 400 });
+    valid.add("shprt_fresh");
     return HttpResponse.json({
       access_token: "shpat_fresh",
       scope: "read_orders,read_fulfillments,read_customers,read_products,write_app_proxy",
@@ -49,6 +57,27 @@ afterAll(async () => {
   shopify.close();
   await db?.close();
 });
+
+function expiredSession(refreshToken = "shprt_stored") {
+  return new Session({
+    id: `offline_${TEST_SHOP}`,
+    shop: TEST_SHOP,
+    state: "",
+    isOnline: false,
+    scope: "read_orders",
+    accessToken: "shpat_expired",
+    expires: new Date(Date.now() - 60_000),
+    refreshToken,
+    refreshTokenExpires: new Date(Date.now() + 30 * 86_400_000),
+  });
+}
+
+function resetStandIn() {
+  seen.refresh.length = 0;
+  seen.graphqlTokens.length = 0;
+  valid.clear();
+  valid.add("shprt_stored");
+}
 
 describe("expiring offline access tokens", () => {
   it("refreshes an expired, encrypted offline session through Shopify's library on the next Admin API call", async () => {
@@ -87,5 +116,45 @@ describe("expiring offline access tokens", () => {
     // The next call uses the stored fresh token: no second refresh.
     await (await shopifyServer.unauthenticated.admin(TEST_SHOP)).admin.graphql("#graphql\nquery { shop { name } }");
     expect(seen.refresh).toHaveLength(1);
+  });
+
+  it("refreshes once when two calls find the session expired at the same time: both get the new token", async () => {
+    resetStandIn();
+    await shopifyServer.sessionStorage.storeSession(expiredSession());
+    const call = async () => (await (await shopifyServer.unauthenticated.admin(TEST_SHOP)).admin.graphql("#graphql\nquery { shop { name } }")).json();
+    const answers = await Promise.all([call(), call(), call()]);
+    for (const answer of answers) expect(answer).toMatchObject({ data: { shop: { name: "Test shop" } } });
+    expect(seen.refresh).toHaveLength(1);
+    expect(seen.graphqlTokens).toEqual(["shpat_fresh", "shpat_fresh", "shpat_fresh"]);
+    const stored = await db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${TEST_SHOP}` } });
+    expect(decryptSecret(stored.refreshToken!, keyring)).toBe("shprt_fresh");
+  });
+
+  it.runIf(usingPostgres())("refreshes once across two processes sharing PostgreSQL (advisory lock): both get the new token", async () => {
+    resetStandIn();
+    await shopifyServer.sessionStorage.storeSession(expiredSession());
+    // A second process: its own connection pool and its own in-process refresher, on the same database.
+    const other = openDatabase({ url: db.url!, poolSize: 2 });
+    try {
+      await other.ready;
+      const refresher = (prisma: typeof db.prisma) =>
+        createOfflineTokenRefresher({
+          prisma: () => prisma,
+          sharedDatabase: () => true,
+          keyring: () => keyring,
+          refresh: async (shop, refreshToken) => {
+            const response = await fetch(`https://${shop}/admin/oauth/access_token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ grant_type: "refresh_token", refresh_token: refreshToken }) });
+            if (!response.ok) throw new Error(`refresh refused: ${response.status}`);
+            const body = (await response.json()) as { access_token: string; refresh_token: string; expires_in: number };
+            return new Session({ id: `offline_${shop}`, shop, state: "", isOnline: false, accessToken: body.access_token, refreshToken: body.refresh_token, expires: new Date(Date.now() + body.expires_in * 1000) });
+          },
+        });
+      const [a, b] = await Promise.all([refresher(db.prisma)(expiredSession()), refresher(other.prisma)(expiredSession())]);
+      expect(seen.refresh).toHaveLength(1);
+      expect([a.accessToken, b.accessToken]).toEqual(["shpat_fresh", "shpat_fresh"]);
+      expect([a.refreshToken, b.refreshToken]).toEqual(["shprt_fresh", "shprt_fresh"]);
+    } finally {
+      await other.close();
+    }
   });
 });

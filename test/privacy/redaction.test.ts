@@ -10,7 +10,7 @@ import { encryptSecret } from "~/crypto/secret-box.server";
 import { redactCustomer, redactShop, REDACTED_REASON, shopScopedModels } from "~/privacy/compliance.server";
 import { recordDataRequest } from "~/privacy/export.server";
 import { drainRevocations } from "~/connections/revocations.server";
-import { refreshTokens, type GrantStore } from "~/service/client.server";
+import { refreshTokens, serviceOrigins, type GrantStore } from "~/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { drainJobs } from "~/sync/worker.server";
@@ -66,8 +66,9 @@ async function connect(shop: string, shopper: Shopper) {
     customerEmail: shopper.email,
     workspaceId: workspace.workspaceId,
     tokens: workspace.tokens,
+    boundOrigins: serviceOrigins(emulatorSettings(emu.url)),
   });
-  stores.set(String(shopper.id), new MemoryGrantStore({ ...workspace.tokens, refreshToken: workspace.refreshToken, workspaceId: workspace.workspaceId }));
+  stores.set(String(shopper.id), new MemoryGrantStore({ ...workspace.tokens, refreshToken: workspace.refreshToken, workspaceId: workspace.workspaceId, boundOrigins: serviceOrigins(emulatorSettings(emu.url)) }));
   return workspace;
 }
 

@@ -13,7 +13,7 @@ import { saveSettings } from "~/connections/settings.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
 import { housekeepingTask, runHousekeeping } from "~/privacy/housekeeping.server";
 import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/connections/revocations.server";
-import { refreshTokens } from "~/service/client.server";
+import { refreshTokens, serviceOrigins } from "~/service/client.server";
 import { startWorker } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
@@ -144,6 +144,28 @@ describe("tokens the connect flow lets go of", () => {
     await db.prisma.oAuthState.deleteMany();
   });
 
+  it("pending tokens are bound to the origins that issued them: completed, revoked and swept only there, never without a binding", async () => {
+    const t0 = new Date();
+    const completion = await exchanged("810", t0);
+    const row = await db.prisma.oAuthState.findFirstOrThrow({ where: { shop: SHOP, customerId: "810" } });
+    expect(row.boundOrigins).toBe(serviceOrigins(emulatorSettings(emu.url)));
+    for (const boundOrigins of ["auth=https://old.example base=https://old.example sandbox=https://old.example", null]) {
+      // Issued by another service than the one configured now (or by no known one).
+      await db.prisma.oAuthState.update({ where: { state: row.state }, data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc, expiresAt: row.expiresAt } });
+      const result = await completeOnStorefront(db.prisma, { shop: SHOP, customerId: "810", url: completion, prefix: "/apps/workspace" }, { keyring, now: t0 });
+      expect(result).toMatchObject({ kind: "redirect" });
+      expect(JSON.stringify(result)).toContain("failed");
+      expect(await db.prisma.customerGrant.count({ where: { customerId: "810" } })).toBe(0);
+      // Abandoned: the sweep erases them and sends them nowhere (no revocation at today's service).
+      await db.prisma.oAuthState.update({ where: { state: row.state }, data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc } });
+      const report = await runHousekeeping(db.prisma, { keyring, now: new Date(t0.getTime() + STATE_TTL_MS + 1) });
+      expect(report.errors).toEqual([]);
+      expect(await db.prisma.tokenRevocation.count()).toBe(0);
+      expect(await db.prisma.oAuthState.count({ where: { customerId: "810", pendingTokensEnc: { not: null } } })).toBe(0);
+    }
+    await db.prisma.oAuthState.deleteMany();
+  });
+
   it("tokens orphaned by a failed grant save are queued and revoked; the shopper gets 'failed', not an error", async () => {
     const completion = await exchanged("803");
     const refresh = await pendingRefreshToken("803");
@@ -168,7 +190,7 @@ describe("tokens the connect flow lets go of", () => {
 
   it("a disconnect while the service is down deletes here at once and revokes later", async () => {
     const workspace = await connectWorkspace(emu.url, { redirectUri: `${APP}/connect/callback` });
-    const { id } = await storeGrant(db.prisma, { shop: SHOP, customerId: "804", workspaceId: workspace.workspaceId, tokens: workspace.tokens }, { keyring });
+    const { id } = await storeGrant(db.prisma, { shop: SHOP, customerId: "804", workspaceId: workspace.workspaceId, tokens: workspace.tokens, boundOrigins: serviceOrigins(emulatorSettings(emu.url)) }, { keyring });
     await fault({ path: "/oauth/revoke", status: 503, times: 1 });
     const settings = emulatorSettings(emu.url);
     const result = await disconnectGrant(db.prisma, SHOP, id, { settings, keyring, deps: { retry: { maxAttempts: 1 } } });

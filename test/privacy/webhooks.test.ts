@@ -10,7 +10,7 @@ import type { RunningEmulator } from "../../emulator/server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { encryptSecret } from "~/crypto/secret-box.server";
 import { shopScopedModels } from "~/privacy/compliance.server";
-import { refreshTokens } from "~/service/client.server";
+import { refreshTokens, serviceOrigins } from "~/service/client.server";
 import { enqueueJob, leaseJobs } from "~/sync/queue.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { CHROME_USER_AGENT, launchBrowser, newContext, screenshotPath } from "../helpers/browser";
@@ -77,7 +77,7 @@ async function configure(shop: string) {
 async function connect(shop: string, customerId: string, name: string, email: string) {
   const minted = mintTokens(emu, "ws-acme");
   const tokens = { accessToken: minted.access_token, refreshToken: minted.refresh_token, accessTokenExpiresAt: null, scopes: minted.scope.split(" ") };
-  await storeGrant(db.prisma, { shop, customerId, customerName: name, customerEmail: email, workspaceId: "ws-acme", tokens });
+  await storeGrant(db.prisma, { shop, customerId, customerName: name, customerEmail: email, workspaceId: "ws-acme", tokens, boundOrigins: serviceOrigins(emulatorSettings(emu.url)) });
   return { refreshToken: minted.refresh_token };
 }
 

@@ -10,6 +10,7 @@ import {
   revokeToken,
   type GrantStore,
   type ServiceSettings,
+  serviceOrigins,
 } from "~/service/client.server";
 import { realSleep } from "~/service/context.server";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
@@ -35,6 +36,7 @@ async function connectedStore(scopes?: string[], expiresAt?: Date) {
     accessTokenExpiresAt: expiresAt ?? c.accessTokenExpiresAt,
     refreshToken: c.refreshToken,
     scopes: c.scopes,
+    boundOrigins: serviceOrigins(settings),
   });
   return { c, store };
 }
@@ -160,7 +162,9 @@ describe("imports against the emulator", () => {
     const { store } = await connectedStore();
     const gone = await startEmulator();
     await gone.close();
-    const out = await importOrder({ ...settings, sandboxBaseUrl: gone.url }, store, ORDER, {
+    const unreachable = { ...settings, sandboxBaseUrl: gone.url };
+    store.grant!.boundOrigins = serviceOrigins(unreachable); // issued there, then it went away
+    const out = await importOrder(unreachable, store, ORDER, {
       idempotencyKey: "o-net",
       deps: fast({ retry: { maxAttempts: 2 } }).deps,
     });

@@ -3,7 +3,7 @@
 // `expires_in` absent. Also: payload validation before sending, network errors, timeouts, no secrets in messages.
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { describe, expect, it } from "vitest";
-import { createCartHandoff, importOrder, importShipment, type Outcome } from "~/service/client.server";
+import { createCartHandoff, importOrder, importShipment, serviceOrigins, type Outcome } from "~/service/client.server";
 import { sendAttempt, type Endpoint } from "~/service/http.server";
 import { ResourceResponseSchema } from "~/service/schemas";
 import { CART, controlled, json, ORDER, scriptedFetch, SETTINGS } from "./support";
@@ -17,6 +17,7 @@ const grant = (over: Partial<ConstructorParameters<typeof MemoryGrantStore>[0] &
     accessTokenExpiresAt: null,
     refreshToken: REFRESH,
     scopes: ["orders:write", "shipments:write"],
+    boundOrigins: serviceOrigins(SETTINGS),
     ...over,
   });
 

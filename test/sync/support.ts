@@ -6,7 +6,7 @@ import type { PrismaClient } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
-import { createServiceContext, importOrder, importShipment, type GrantStore, type ServiceSettings } from "~/service/client.server";
+import { createServiceContext, importOrder, importShipment, serviceOrigins, type GrantStore, type ServiceSettings } from "~/service/client.server";
 import type { SyncDeps } from "~/sync/worker.server";
 import { resetEmulator, type EmulatorState } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
@@ -37,7 +37,7 @@ export async function connectCustomer(
   const tokens = mintTokens(emulator, workspaceId);
   await prisma.customerGrant.upsert({
     where: { shop_customerId: { shop: SHOP, customerId } },
-    create: { shop: SHOP, customerId, workspaceId, scopes: tokens.scope, accessTokenEnc: "unused-in-tests", status },
+    create: { shop: SHOP, customerId, workspaceId, scopes: tokens.scope, accessTokenEnc: "unused-in-tests", status, boundOrigins: serviceOrigins(settingsFor(emulator)) },
     update: { workspaceId, status },
   });
   stores.set(
@@ -48,6 +48,7 @@ export async function connectCustomer(
       refreshToken: tokens.refresh_token,
       scopes: tokens.scope.split(" "),
       workspaceId,
+      boundOrigins: serviceOrigins(settingsFor(emulator)),
     }),
   );
 }
