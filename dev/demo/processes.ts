@@ -17,7 +17,7 @@ export interface Child {
 
 const children: Child[] = [];
 
-const PRETTY = { translateTime: "HH:MM:ss", ignore: "pid,hostname" };
+const PRETTY = { translateTime: "HH:MM:ss", ignore: "pid,hostname", singleLine: true };
 const colored = prettyFactory({ ...PRETTY, colorize: Boolean(process.stdout.isTTY) });
 const plain = prettyFactory({ ...PRETTY, colorize: false });
 const WARN = 40; // pino's level number for "warn"

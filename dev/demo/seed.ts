@@ -11,7 +11,8 @@ import type { ClientConfig } from "../../emulator/config";
 export async function installDemoShop(prisma: PrismaClient, shop: string, scopes: string): Promise<void> {
   const storage = new EncryptedSessionStorage(new PrismaSessionStorage(prisma));
   const id = `offline_${shop}`;
-  if (await storage.loadSession(id)) return;
+  // A data dir from an older version of the app holds fewer scopes: stored again, as approving the new ones would.
+  if ((await storage.loadSession(id))?.scope === scopes) return;
   // The Admin API is answered by the demo's handlers, which take any token: this one only has to exist.
   await storage.storeSession(new Session({ id, shop, state: "", isOnline: false, scope: scopes, accessToken: "shpat_demo_offline_token" }));
 }

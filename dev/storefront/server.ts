@@ -1,6 +1,7 @@
 // The local stand-in for Shopify in front of the app, on one port:
 // - a storefront (theme pages rendered from dev/storefront/theme with the app's real theme blocks, a cart over the
-//   Ajax Cart API, a password-less customer login),
+//   Ajax Cart API with the Section Rendering API's `sections` for the Dawn-like cart drawer, a password-less
+//   customer login),
 // - Shopify's app proxy: /apps/workspace/* is signed (logged_in_customer_id from the login) and forwarded to the
 //   app's /proxy/*; Liquid answers are rendered inside the theme,
 // - the admin frame: every other request goes to the app with a fresh session token, as App Bridge adds it.

@@ -10,6 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../dev/admin-api/demo";
 import { adminApiHandlers } from "../../dev/admin-api/handlers";
+import { loadAppBlocks, renderAppBlock } from "../../dev/storefront/liquid";
 import { createStandIn } from "../../dev/storefront/server";
 import { saveSettings } from "~/connections/settings.server";
 import { newContext, screenshotPath } from "../helpers/browser";
@@ -126,6 +127,36 @@ describe("the Continue cart embed on the demo storefront", () => {
       await s.close();
     }
   }, 90_000);
+
+  it("loads nothing on a page without a cart drawer, and its script and stylesheet on a page with one", async () => {
+    const embed = loadAppBlocks().find((b) => b.name === "continue-cart-embed")!;
+    const html = await renderAppBlock(embed, { cart: { item_count: 1, items: [] }, routes: { root_url: "/", cart_url: "/cart" }, request: { locale: { iso_code: "en" } } }, "embed-1");
+    const s = await shopper();
+    const assets: string[] = [];
+    s.page.on("request", (r) => (r.url().includes("/cdn/extensions/") ? assets.push(new URL(r.url()).pathname) : undefined));
+    await s.page.route(`${store}/test-page/**`, (route) =>
+      route.fulfill({
+        contentType: "text/html",
+        body: route.request().url().endsWith("with-drawer")
+          ? `<!doctype html><body><cart-drawer><div class="drawer__footer"></div></cart-drawer>${html}</body>`
+          : `<!doctype html><body><main>A page with no cart</main>${html}</body>`,
+      }),
+    );
+    try {
+      await s.page.goto(`${store}/test-page/plain`);
+      await s.page.waitForLoadState("networkidle");
+      expect(assets).toEqual([]);
+      expect(await s.page.evaluate(() => "__continueCart" in window)).toBe(false);
+      expect(await visibleButtons(s.page)).toBe(0);
+      await s.page.goto(`${store}/test-page/with-drawer`);
+      await s.page.waitForFunction(() => "__continueCart" in window);
+      expect(assets.sort()).toEqual(["/cdn/extensions/continue-cart/assets/continue-cart.css", "/cdn/extensions/continue-cart/assets/continue-cart.js"]);
+      expect(await settledButtons(s.page, 1)).toBe(1);
+      expect(s.errors).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
 
   it("hides the button when the last line is removed, and watches only the drawer (changes elsewhere cost nothing)", async () => {
     const s = await shopper();

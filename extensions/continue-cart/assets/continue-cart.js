@@ -91,9 +91,11 @@
   var counting = false;
   var countAgain = false;
   var observed = [];
+  // Changes inside our own copy (its busy label, its message) and our own insertions are not the theme's.
   var observer = new MutationObserver(function (records) {
     for (var i = 0; i < records.length; i++) {
-      if (!ours(records[i].target) || foreign(records[i].addedNodes) || foreign(records[i].removedNodes)) return schedule(true);
+      if (ours(records[i].target)) continue;
+      if (foreign(records[i].addedNodes) || foreign(records[i].removedNodes)) return schedule(true);
     }
   });
 
