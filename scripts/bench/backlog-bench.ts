@@ -21,7 +21,7 @@ const SHOPS = (process.env.BENCH_BACKLOG_SHOPS ?? "1,1000").split(",").map(Numbe
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? "32";
 const POOL = process.env.WORKER_POOL_SIZE ?? "16";
 /** Imports timed per measurement (at most half the level, so the backlog stays near its level). */
-const WINDOW = { postgres: Number(process.env.BENCH_BACKLOG_WINDOW_PG ?? 1500), pglite: Number(process.env.BENCH_BACKLOG_WINDOW_PGLITE ?? 400) };
+const WINDOW = { postgres: Number(process.env.BENCH_BACKLOG_WINDOW_PG ?? 1000), pglite: Number(process.env.BENCH_BACKLOG_WINDOW_PGLITE ?? 300) };
 /** Processes: two on PostgreSQL (shows whether the machine or the worker is the ceiling); PGlite has one owner. */
 const PROCESSES = { postgres: 2, pglite: 1 };
 const CUSTOMER = "7000000001";

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { mapOrder } from "../../app/sync/mapping.server";
 
 const url = process.env.BENCH_SERVICE_URL!;
 const token = process.env.BENCH_TOKEN!;
@@ -31,28 +32,17 @@ const LEASE = `
   WHERE j.id = c.id AND d.id = j."deliveryId"
   RETURNING j.id, d.payload`;
 
-interface Payload {
-  id: number;
-  currency: string;
-  created_at: string;
-  line_items: { id: number; title: string; quantity: number }[];
-}
-
 let stopping = false;
 async function loop() {
   while (!stopping) {
-    const [job] = await query<{ id: string; payload: Payload | string }>(LEASE, [id]);
+    const [job] = await query<{ id: string; payload: unknown }>(LEASE, [id]);
     if (!job) {
       await new Promise((r) => setTimeout(r, 20));
       continue;
     }
-    const p = (typeof job.payload === "string" ? JSON.parse(job.payload) : job.payload) as Payload;
-    const body = JSON.stringify({
-      external_order_id: String(p.id),
-      currency: p.currency,
-      placed_at: new Date(p.created_at).toISOString(),
-      lines: p.line_items.map((l) => ({ external_line_id: String(l.id), title: l.title, quantity: l.quantity, unit_price_minor: 1950 })),
-    });
+    const mapped = mapOrder((typeof job.payload === "string" ? JSON.parse(job.payload) : job.payload) as Parameters<typeof mapOrder>[0]);
+    if (!mapped.ok) throw new Error(`the bench's order does not map: ${mapped.reason}`);
+    const body = JSON.stringify(mapped.request);
     const response = await fetch(`${url}/api/v1/orders`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "idempotency-key": randomUUID() },
