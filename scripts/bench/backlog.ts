@@ -82,3 +82,42 @@ export async function explainLeaseText(prisma: PrismaClient, options: LeaseOptio
   ]);
   return rows.map((r) => r["QUERY PLAN"]).join("\n");
 }
+
+export interface ImportBacklog {
+  /** Order imports to queue, each with its delivery (minimised orders/create payload) and pending record. */
+  count: number;
+  shops: number;
+  prefix: string;
+  /** Order ids are 6,000,000,000,000 + from + i: give each fill of one database its own range. */
+  from: number;
+  customerId: string;
+}
+
+/** Queues real order imports (what the intake would have written for signed orders/create deliveries), in bulk. */
+export async function fillImports(prisma: PrismaClient, backlog: ImportBacklog): Promise<void> {
+  const at = ts(new Date());
+  for (let start = 0; start < backlog.count; start += 25_000) {
+    const lo = backlog.from + start;
+    const hi = backlog.from + Math.min(backlog.count, start + 25_000) - 1;
+    const shop = Prisma.sql`${backlog.prefix} || '-' || (i % ${backlog.shops}) || '.myshopify.com'`;
+    const orderId = Prisma.sql`(6000000000000 + i)`;
+    await prisma.$executeRaw`
+      INSERT INTO "WebhookDelivery" (id, shop, topic, "eventId", payload, "receivedAt")
+      SELECT 'bd-' || i, ${shop}, 'orders/create', 'be-' || i, jsonb_build_object(
+          'id', ${orderId}, 'created_at', '2026-11-20T10:15:00-05:00', 'updated_at', '2026-11-20T10:15:03-05:00', 'currency', 'USD',
+          'customer', jsonb_build_object('id', ${Number(backlog.customerId)}::bigint, 'display_name', NULL),
+          'line_items', jsonb_build_array(
+            jsonb_build_object('id', ${orderId} * 2, 'title', 'Blue mug', 'quantity', 1, 'current_quantity', 1, 'sku', 'MUG-1', 'product_id', 632910392),
+            jsonb_build_object('id', ${orderId} * 2 + 1, 'title', 'Tea', 'quantity', 2, 'current_quantity', 2, 'sku', 'TEA-1', 'product_id', 632910393))),
+        ${at}
+      FROM generate_series(${lo}::int, ${hi}::int) AS i`;
+    await prisma.$executeRaw`
+      INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", state, "createdAt", "updatedAt")
+      SELECT 'br-' || i, ${shop}, 'order', ${orderId}::text, ${orderId}::text, 'pending', ${at}, ${at}
+      FROM generate_series(${lo}::int, ${hi}::int) AS i`;
+    await prisma.$executeRaw`
+      INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "deliveryId", "recordId", "runAt", "createdAt", "updatedAt")
+      SELECT 'bj-' || i, ${shop}, 'order', 'order:' || ${orderId}, '{}'::jsonb, 'bd-' || i, 'br-' || i, ${at}, ${at}, ${at}
+      FROM generate_series(${lo}::int, ${hi}::int) AS i ORDER BY i`;
+  }
+}

@@ -2,9 +2,10 @@
 // file and list it here.
 import type { Bench } from "./common";
 import { backfillBench } from "./backfill";
+import { backlogBench } from "./backlog-bench";
 import { drainBench } from "./drain";
 import { handoffBench } from "./handoff";
 import { intake } from "./intake";
 import { syncLogBench } from "./sync-log";
 
-export const benches: Bench[] = [intake, drainBench, syncLogBench, handoffBench, backfillBench];
+export const benches: Bench[] = [intake, drainBench, backlogBench, syncLogBench, handoffBench, backfillBench];

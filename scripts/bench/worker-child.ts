@@ -1,5 +1,7 @@
 // A sync worker process for the bench: the real worker loop and rate scheduler against the emulator, with the
-// customers' tokens handed in (BENCH_GRANTS) instead of read from encrypted rows. Prints `ready`.
+// customers' tokens handed in (BENCH_GRANTS, or a file named by BENCH_GRANTS_FILE when there are many) instead of
+// read from encrypted rows. PostgreSQL (DATABASE_URL) or a PGlite data directory (BENCH_PGLITE_DIR). Prints `ready`.
+import { readFileSync } from "node:fs";
 import { createServiceContext, importOrder, importShipment, serviceOrigins, type GrantStore, type ServiceSettings } from "../../app/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { openDatabase } from "../../app/db/connect.server";
@@ -28,7 +30,8 @@ const settings: ServiceSettings = {
 const scheduler = new RateScheduler();
 const stores = new Map<string, GrantStore>();
 const shopOf = new Map<GrantStore, string>();
-for (const g of JSON.parse(process.env.BENCH_GRANTS ?? "[]") as GrantIn[]) {
+const grantsJson = process.env.BENCH_GRANTS_FILE ? readFileSync(process.env.BENCH_GRANTS_FILE, "utf8") : (process.env.BENCH_GRANTS ?? "[]");
+for (const g of JSON.parse(grantsJson) as GrantIn[]) {
   const store = new MemoryGrantStore({
     accessToken: g.accessToken,
     accessTokenExpiresAt: new Date(Date.now() + 3600_000),
@@ -47,7 +50,9 @@ const context = (store: GrantStore) =>
     retry: { maxAttempts: 3, maxElapsedMs: 20_000 },
   });
 
-const db = openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
+const db = process.env.BENCH_PGLITE_DIR
+  ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })
+  : openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
 const worker = startWorker(
   {
