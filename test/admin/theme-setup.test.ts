@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
+import { setDatabase } from "~/db.server";
 import { embedStatus, themeEditorLinks, BLOCKS, EMBED_HANDLE } from "~/admin/theme-setup.server";
 import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
@@ -21,6 +22,7 @@ afterAll(() => mock.close());
 const h = withHarness({ app: {} });
 let adminGraphql: AdminGraphql;
 beforeAll(async () => {
+  setDatabase(h.db); // Shopify's library loads the session through the app's storage, on this database
   ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
 });
 
