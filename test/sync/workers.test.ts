@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
 import { encryptSecret, parseKeyring } from "~/crypto/secret-box.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
+import { serviceOrigins } from "~/service/client.server";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 import { importCounts, mintTokens, SHOP, settingsFor, shopifyFulfillment, shopifyOrder } from "./support";
@@ -99,6 +100,8 @@ describe.runIf(usingPostgres())("worker processes on PostgreSQL", () => {
           shop: SHOP,
           customerId,
           workspaceId,
+          // The origins that issued the tokens: the worker sends them only there.
+          boundOrigins: serviceOrigins(settings),
           tokens: {
             accessToken: tokens.access_token,
             refreshToken: tokens.refresh_token,
