@@ -5,7 +5,7 @@
 // a topic, and `remix vite:dev` still serves them the usual way.
 import { Readable } from "node:stream";
 import type { ServerBuild } from "@remix-run/node";
-import type { Request as ExpressRequest, RequestHandler } from "express";
+import type { Request as ExpressRequest, Response as ExpressResponse, RequestHandler } from "express";
 
 /** Paths ("/webhooks/orders/create") of resource routes under /webhooks/ with their action. */
 function webhookActions(build: ServerBuild): Map<string, NonNullable<ServerBuild["routes"][string]["module"]["action"]>> {
@@ -19,11 +19,15 @@ function webhookActions(build: ServerBuild): Map<string, NonNullable<ServerBuild
   return actions;
 }
 
-function toFetchRequest(req: ExpressRequest, origin: string): Request {
+function toFetchRequest(req: ExpressRequest, res: ExpressResponse, origin: string): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
   const controller = new AbortController();
-  req.socket.once("close", () => controller.abort());
+  // The client went away before the answer was sent. Listened on the response, not the socket: a kept-alive socket
+  // carries many requests, and a listener per request on it would pile up.
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
   return new Request(new URL(req.originalUrl, origin), {
     method: "POST",
     headers,
@@ -40,7 +44,7 @@ export function directWebhookActions(build: ServerBuild): RequestHandler {
     // Shopify always declares the length of a delivery; a body streamed without one takes Remix's general path.
     const action = req.method === "POST" && req.headers["content-length"] ? actions.get(req.path) : undefined;
     if (!action) return next();
-    const request = toFetchRequest(req, `http://${req.headers.host ?? "localhost"}`);
+    const request = toFetchRequest(req, res, `http://${req.headers.host ?? "localhost"}`);
     Promise.resolve(action({ request, params: {}, context: {} }))
       .then(async (response) => {
         if (!(response instanceof Response)) return void res.status(204).end();

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -30,6 +31,35 @@ describe("production server", () => {
     expect(log).toContain('"path":"/connect/callback"');
     expect(log).toContain('"status":200');
     for (const secret of [token, "secret-code-123", "secret-state-456", "id_token"]) expect(log).not.toContain(secret);
+  });
+
+  it("takes many webhook deliveries on one kept-alive connection without piling up listeners on its socket", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify({ id: 1 });
+    try {
+      for (let i = 0; i < 15; i++) {
+        // An unsigned delivery: refused (400) by the direct dispatch, on the same socket each time.
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = http.request(`${h.app.url}/webhooks/orders/create`, {
+            method: "POST",
+            agent,
+            headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), "X-Shopify-Topic": "orders/create" },
+          });
+          req.on("response", (res) => (res.resume(), res.on("end", () => resolve(res.statusCode ?? 0))));
+          req.on("error", reject);
+          req.end(body);
+        });
+        expect(status).toBe(400);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      agent.destroy();
+      process.off("warning", onWarning);
+    }
   });
 
   it("serves hashed assets with a long cache lifetime", async () => {
