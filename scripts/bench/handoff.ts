@@ -52,7 +52,7 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
     sku: `SKU-${i}`,
     price: "12.50",
     availableForSale: true,
-    product: { id: `gid://shopify/Product/${8_000_000_000 + i}`, title: `Product ${i}`, status: "ACTIVE" },
+    product: { id: `gid://shopify/Product/${8_000_000_000 + i}`, title: `Product ${i}`, status: "ACTIVE", onlineStoreUrl: `https://bench.example.com/products/p-${i}` },
   }));
   const graphql = async (_shop: string, query: string) => {
     if (query !== CART_VARIANTS_QUERY) throw new Error("unexpected query");
