@@ -6,7 +6,7 @@ import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, Checkbox, FormLayout, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { SaveBar, TitleBar } from "@shopify/app-bridge-react";
 import { appBridge } from "../components/app-bridge";
 import prisma from "../db.server";
@@ -270,33 +270,18 @@ export default function Settings() {
   );
 }
 
-// How long stored Shopify data is kept (app/privacy/retention.server.ts): its own small form, so it saves without
-// the service secrets.
-function RetentionCard({ days, result }: { days: number; result?: RetentionResult }) {
-  const [value, setValue] = useState(String(days));
+// A card with its own small form (one `intent`), so it saves without the service secrets.
+function SmallFormCard({ title, intent, children }: { title: string; intent: string; children: ReactNode }) {
   return (
     <div style={{ marginTop: "var(--p-space-400)" }}>
       <Card>
         <Form method="post" action="/app/settings">
           <BlockStack gap="200">
             <Text as="h2" variant="headingMd">
-              Data retention
+              {title}
             </Text>
-            <input type="hidden" name="intent" value="retention" />
-            <TextField
-              label="Keep stored order data for (days)"
-              name="retentionDays"
-              type="number"
-              value={value}
-              onChange={setValue}
-              autoComplete="off"
-              error={result && !result.ok ? result.message : undefined}
-              helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
-            />
-            {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
-            <InlineStack>
-              <Button submit>Save retention</Button>
-            </InlineStack>
+            <input type="hidden" name="intent" value={intent} />
+            {children}
           </BlockStack>
         </Form>
       </Card>
@@ -304,34 +289,47 @@ function RetentionCard({ days, result }: { days: number; result?: RetentionResul
   );
 }
 
+// How long stored Shopify data is kept (app/privacy/retention.server.ts).
+function RetentionCard({ days, result }: { days: number; result?: RetentionResult }) {
+  const [value, setValue] = useState(String(days));
+  return (
+    <SmallFormCard title="Data retention" intent="retention">
+      <TextField
+        label="Keep stored order data for (days)"
+        name="retentionDays"
+        type="number"
+        value={value}
+        onChange={setValue}
+        autoComplete="off"
+        error={result && !result.ok ? result.message : undefined}
+        helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
+      />
+      {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
+      <InlineStack>
+        <Button submit>Save retention</Button>
+      </InlineStack>
+    </SmallFormCard>
+  );
+}
+
 // Shopify Flow's "Order import needs attention" trigger (app/sync/flow-trigger.server.ts): one switch.
 function FlowCard(props: { enabled: boolean; saved: boolean }) {
   const [enabled, setEnabled] = useState(props.enabled);
   return (
-    <div style={{ marginTop: "var(--p-space-400)" }}>
-      <Card>
-        <Form method="post" action="/app/settings">
-          <BlockStack gap="200">
-            <Text as="h2" variant="headingMd">
-              Shopify Flow
-            </Text>
-            <input type="hidden" name="intent" value="flow" />
-            <Checkbox
-              label="Send failed imports to Shopify Flow"
-              name="flowTriggerEnabled"
-              value="on"
-              checked={enabled}
-              onChange={setEnabled}
-              helpText='Starts your workflows that begin with "Order import needs attention", once per failure: the order, its customer, and why. No contact details are sent.'
-            />
-            {props.saved && <Text as="p" tone="success">{props.enabled ? "Failed imports are sent to Shopify Flow." : "Nothing is sent to Shopify Flow."}</Text>}
-            <InlineStack>
-              <Button submit>Save</Button>
-            </InlineStack>
-          </BlockStack>
-        </Form>
-      </Card>
-    </div>
+    <SmallFormCard title="Shopify Flow" intent="flow">
+      <Checkbox
+        label="Send failed imports to Shopify Flow"
+        name="flowTriggerEnabled"
+        value="on"
+        checked={enabled}
+        onChange={setEnabled}
+        helpText='Starts your workflows that begin with "Order import needs attention", once per failure: the order, its customer, and why. No contact details are sent.'
+      />
+      {props.saved && <Text as="p" tone="success">{props.enabled ? "Failed imports are sent to Shopify Flow." : "Nothing is sent to Shopify Flow."}</Text>}
+      <InlineStack>
+        <Button submit>Save</Button>
+      </InlineStack>
+    </SmallFormCard>
   );
 }
 
