@@ -15,7 +15,7 @@ import {
   type ServiceSettings,
 } from "../service/client.server";
 import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
-import { readSections, writeSection, type Section } from "../db/shop-settings.server";
+import { readSections, writeSection, type Section, type ServiceSettingsRow } from "../db/shop-settings.server";
 
 export const SETTINGS_FIELDS = [
   "environment",
@@ -220,17 +220,6 @@ export async function loadServiceSettings(
   keyring?: Keyring,
 ): Promise<ServiceSettings | null> {
   return serviceSettingsFromRow(await readSections(prisma, shop, "service"), keyring);
-}
-
-/** The ShopSettings columns serviceSettingsFromRow reads. */
-export interface ServiceSettingsRow {
-  environment: string;
-  baseUrl: string;
-  sandboxBaseUrl: string;
-  authUrl: string;
-  clientId: string;
-  clientSecretEnc: string | null;
-  signingSecretEnc: string | null;
 }
 
 /** A ShopSettings row → the decrypted settings the client takes, or null while any part is missing. */

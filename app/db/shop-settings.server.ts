@@ -52,8 +52,8 @@ export async function clearUninstalled(db: Db, shop: string): Promise<number> {
 
 // Hot paths: fragments for statements written in SQL (ADR 0002), kept beside the model they read.
 
-/** The handoff click's one-statement read: the service section's columns it needs and the handoff section. */
-export interface HandoffRow {
+/** The service section's columns, as stored (secrets encrypted): what the service client's settings are built from. */
+export interface ServiceSettingsRow {
   environment: string;
   baseUrl: string;
   sandboxBaseUrl: string;
@@ -61,6 +61,10 @@ export interface HandoffRow {
   clientId: string;
   clientSecretEnc: string | null;
   signingSecretEnc: string | null;
+}
+
+/** The handoff click's one-statement read: the service section's columns and the handoff section. */
+export interface HandoffRow extends ServiceSettingsRow {
   cartButtonEnabled: boolean;
   handoffExpirySeconds: number;
 }
