@@ -37,7 +37,12 @@ export interface DemoCustomer {
 export const DEMO_CUSTOMERS: DemoCustomer[] = [
   { id: "7300000001", firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" },
   { id: "7300000002", firstName: "Grace", lastName: "Hopper", email: "grace@example.com" },
+  // A wholesale buyer: her history is the backfill's heavy case (see orderHistory).
+  { id: "7300000003", firstName: "Katherine", lastName: "Johnson", email: "katherine@example.com" },
 ];
+
+/** The customer whose history is 60 orders of 300 lines each: connecting her shows a backfill paced by Shopify's query cost limit. */
+export const WHOLESALE_CUSTOMER_ID = "7300000003";
 
 export const customerName = (c: DemoCustomer) => `${c.firstName} ${c.lastName}`;
 export const findProduct = (predicate: (p: DemoProduct) => boolean) => DEMO_PRODUCTS.find(predicate);
@@ -53,12 +58,17 @@ export interface PastOrder {
 
 /**
  * Each customer's orders of the last weeks (what the backfill fetches when they connect): three orders, two of
- * them shipped. Ids are fixed, dates are relative to `now` rounded to the day, so a restart finds the same orders.
+ * them shipped; the wholesale customer has 60 orders of 300 lines, all shipped. Ids are fixed, dates are relative
+ * to `now` rounded to the day, so a restart finds the same orders.
  */
 export function orderHistory(now = new Date()): PastOrder[] {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const orders: PastOrder[] = [];
   DEMO_CUSTOMERS.forEach((customer, c) => {
+    if (customer.id === WHOLESALE_CUSTOMER_ID) {
+      orders.push(...wholesaleHistory(customer, day));
+      return;
+    }
     for (let i = 0; i < 3; i++) {
       const n = c * 10 + i + 1;
       const created = day - (40 - i * 15) * 86_400_000 + 10 * 3_600_000;
@@ -78,4 +88,23 @@ export function orderHistory(now = new Date()): PastOrder[] {
     }
   });
   return orders;
+}
+
+/** 60 orders of 300 lines over the last 50 days, each shipped whole a day later. */
+function wholesaleHistory(customer: DemoCustomer, day: number): PastOrder[] {
+  return Array.from({ length: 60 }, (_, i) => {
+    const created = day - (50 - Math.floor(i * 0.8)) * 86_400_000 + (8 + (i % 8)) * 3_600_000;
+    return {
+      id: String(5_510_000_000 + i),
+      name: `#${2000 + i}`,
+      customerId: customer.id,
+      createdAt: new Date(created).toISOString(),
+      lines: Array.from({ length: 300 }, (_, j) => ({
+        id: String(9_210_000_000 + i * 1000 + j),
+        product: DEMO_PRODUCTS[(i + j) % DEMO_PRODUCTS.length],
+        quantity: 1 + (j % 3),
+      })),
+      fulfillment: { id: String(6_610_000_000 + i), createdAt: new Date(created + 86_400_000).toISOString(), company: "UPS", number: `1Z999AA1${String(i).padStart(8, "0")}` },
+    };
+  });
 }

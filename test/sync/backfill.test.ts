@@ -17,7 +17,7 @@ import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, sync
 import { emulatorState, startTestEmulator } from "../helpers/emulator";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
-import { DEMO_PRODUCTS, type PastOrder } from "../../dev/demo-store";
+import { DEMO_PRODUCTS, orderHistory, WHOLESALE_CUSTOMER_ID, type PastOrder } from "../../dev/demo-store";
 import { AdminCostBudget } from "~/sync/admin-budget.server";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
@@ -234,20 +234,15 @@ describe("backfill on connect", () => {
     expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(300);
   }, 60_000);
 
-  it("imports a customer with 60 orders of 300 lines within Shopify's query cost limits, using the bucket it is given", async () => {
-    // The demo's Admin API handlers, pricing and throttling as Shopify does, on the test's clock; the backfill
-    // waits on that clock too, so 75,000 points at 100 a second take minutes of it, not of the test's time.
+  it("imports the demo's wholesale customer, 60 orders of 300 lines, within Shopify's query cost limits, using the bucket it is given", async () => {
+    // The demo's own Admin API handlers and order history, pricing and throttling as Shopify does, on the test's
+    // clock; the backfill waits on that clock too, so 75,000 points at 100 a second take minutes of it, not of the test's time.
     const limiter = new QueryCostLimiter({ now: () => clock.ms });
-    const day = 86_400_000;
-    const history: PastOrder[] = Array.from({ length: 60 }, (_, i) => ({
-      id: String(5_600_000_000 + i),
-      name: `#${3000 + i}`,
-      customerId: CUSTOMER,
-      createdAt: new Date(clock.ms - (50 - i / 2) * day).toISOString(),
-      lines: Array.from({ length: 300 }, (_, j) => ({ id: String(9_300_000_000 + i * 1000 + j), product: DEMO_PRODUCTS[j % DEMO_PRODUCTS.length], quantity: 1 + (j % 3) })),
-      fulfillment: { id: String(6_700_000_000 + i), createdAt: new Date(clock.ms - (49 - i / 2) * day).toISOString(), company: "DHL", number: `JD${i}` },
-    }));
-    mock.use(...orderHandlers({ orders: () => history, limiter }));
+    const CUSTOMER = WHOLESALE_CUSTOMER_ID;
+    const history = orderHistory(clock.now()).filter((o) => o.customerId === CUSTOMER);
+    expect(history).toHaveLength(60);
+    expect(history.every((o) => o.lines.length === 300 && o.fulfillment)).toBe(true);
+    mock.use(...orderHandlers({ limiter }));
     const paced: SyncDeps = { ...deps, sleep: async (ms) => void clock.advance(ms), adminBudget: new AdminCostBudget() };
     // Another app process has just emptied the shop's bucket: the first answer is THROTTLED, and waited out.
     limiter.take(SHOP, limiter.maximumAvailable);
