@@ -1,7 +1,8 @@
 // The admin stand-in's Shopify pages (the demo; dev/storefront/server.ts routes /admin/* here):
 // - /admin/orders/<id>: an order page with the app's order details block (extensions/order-sync-block) in a frame of
 //   its own, as Shopify's admin runs a UI extension: its bundle (scripts/ui-extensions.ts), a `shopify` global with
-//   the order's id, session tokens (auth.idToken), the extension's English texts and toasts. Its relative requests
+//   the order's id, session tokens (auth.idToken) and the extension's English texts (no toast: Shopify gives admin blocks
+//   none). Its relative requests
 //   (/api/order-block) reach the app through the stand-in, which adds a fresh session token to each.
 // - /admin/flow: the Shopify Flow triggers the app sent (recorded by the Admin API stand-in, dev/admin-api/flow.ts).
 // Polaris' web components come from Shopify's CDN, out of reach here: a little CSS stands in for their looks.
@@ -47,6 +48,7 @@ const STYLE = `
   s-link { color: #005bd3; text-decoration: underline; cursor: pointer; }
   s-banner { display: block; border-radius: 8px; padding: 8px 12px; background: #fff1e3; }
   s-banner[tone=critical] { background: #fee9e8; }
+  s-banner[tone=success] { background: #cdfee1; }
   s-spinner::before { content: "…"; }
 `;
 
@@ -58,7 +60,6 @@ function orderPage(orderId: string) {
   main { max-width: 1000px; margin: 20px auto; display: grid; grid-template-columns: 2fr 1fr; gap: 16px; padding: 0 16px; }
   .card { background: #fff; border-radius: 12px; box-shadow: 0 1px 2px rgba(0,0,0,.15); padding: 16px; }
   iframe { width: 100%; border: 0; min-height: 160px; display: block; }
-  #toast { position: fixed; bottom: 20px; left: 50%; transform: translateX(-50%); background: #303030; color: #fff; border-radius: 8px; padding: 8px 14px; display: none; }
 </style></head>
 <body><header>Shopify admin (local stand-in) › Orders › ${escape(orderId)}</header>
 <main>
@@ -67,12 +68,10 @@ function orderPage(orderId: string) {
     The block beside them is the app's order details block, as the admin renders it.</p></div></section>
   <aside><iframe id="block" title="Workspace sync" src="/admin/orders/${encodeURIComponent(orderId)}/block"></iframe></aside>
 </main>
-<div id="toast" role="status"></div>
 <script>
   addEventListener("message", (event) => {
     if (event.origin !== location.origin) return;
     if (event.data?.height) document.getElementById("block").style.height = event.data.height + "px";
-    if (event.data?.toast) { const t = document.getElementById("toast"); t.textContent = event.data.toast; t.style.display = "block"; setTimeout(() => (t.style.display = "none"), 4000); }
     if (event.data?.navigate) location.href = event.data.navigate;
   });
 </script>
@@ -92,7 +91,6 @@ function blockFrame(orderId: string, messages: unknown) {
       translate: (key, options = {}) => String(lookup(key) ?? key).replace(/\\{\\{(\\w+)\\}\\}/g, (_, name) => String(options[name] ?? "")),
       formatDate: (date, options) => new Intl.DateTimeFormat("en", options).format(date),
     },
-    toast: { show: (message) => parent.postMessage({ toast: message }, location.origin) },
   };
   // Links into the app (app:/…) open the app's page in the admin, as Shopify's admin does.
   document.addEventListener("click", (event) => {

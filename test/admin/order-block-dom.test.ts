@@ -22,8 +22,8 @@ beforeAll(() => {
     typeof input === "string" && input.startsWith("/") ? pageFetch(input, init) : nodeFetch(input as string, init as never)) as typeof fetch;
 });
 const h = withHarness({ app: {}, emulator: "sync" });
-// The extension's own module, as Shopify's admin loads it (plain JSX, outside the app's TypeScript project).
-const MODULE = "../../extensions/order-sync-block/src/OrderSyncBlock.jsx";
+// The extension's own module, as Shopify bundles it (type-checked against the admin block's API by `npm run lint`).
+const MODULE = "../../extensions/order-sync-block/src/OrderSyncBlock.tsx";
 let OrderSyncBlock: ComponentType;
 beforeAll(async () => {
   ({ OrderSyncBlock } = (await import(/* @vite-ignore */ MODULE)) as { OrderSyncBlock: ComponentType });
@@ -34,7 +34,6 @@ type Locale = "en" | "fr" | "de";
 
 let stores: Map<string, GrantStore>;
 let deps: SyncDeps;
-let toasts: { message: string; options?: { isError?: boolean } }[];
 
 /** Shopify's translate: dotted keys, {{name}} placeholders, from the extension's own locale files. */
 function translator(locale: Locale) {
@@ -47,7 +46,7 @@ function translator(locale: Locale) {
   };
 }
 
-/** The `shopify` global the admin gives the block target, for one order. */
+/** The `shopify` global the admin gives the block target, for one order (as Shopify's: an admin block has no toast API). */
 function installShopify(orderId: string | number, options: { locale?: Locale; token?: () => Promise<string> } = {}) {
   const locale = options.locale ?? "en";
   (globalThis as unknown as { shopify: unknown }).shopify = {
@@ -57,7 +56,6 @@ function installShopify(orderId: string | number, options: { locale?: Locale; to
       translate: translator(locale),
       formatDate: (date: Date, opts: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, opts).format(date),
     },
-    toast: { show: (message: string, opts?: { isError?: boolean }) => toasts.push({ message, options: opts }) },
   };
 }
 
@@ -73,7 +71,6 @@ beforeEach(async () => {
   await resetEmulator(h.emulator);
   stores = new Map();
   deps = syncDeps(h.db.prisma, h.emulator, stores);
-  toasts = [];
   await connectCustomer(h.db.prisma, h.emulator, stores, CUSTOMER);
 });
 afterEach(() => render(null, root()));
@@ -108,7 +105,7 @@ describe("order page block", () => {
     const [retry] = buttons("Retry now");
     retry.click();
     retry.click();
-    await vi.waitFor(() => expect(toasts).toEqual([{ message: "Queued again.", options: { isError: false } }]), { timeout: 15_000 });
+    await vi.waitFor(() => expect([...root().querySelectorAll("[data-outcome]")].map((b) => [b.getAttribute("data-outcome"), b.textContent])).toEqual([["success", "Queued again."]]), { timeout: 15_000 });
     await drainJobs(deps);
     expect(importCounts(await emulatorState(h.emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
 

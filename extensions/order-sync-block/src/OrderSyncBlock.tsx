@@ -1,7 +1,7 @@
-/** @jsxImportSource preact */
 // The order page block: did this order (and each shipment) reach the customer's workspace, and if not, why; Retry
 // now / Mark as resolved for a failed one. Talks to the app's /api/order-block with the admin's session token
-// (app/routes/api.order-block.tsx); the reason text comes from the app, the rest from locales/.
+// (app/routes/api.order-block.tsx); the reason text comes from the app, the rest from locales/. An admin block has no
+// toast API (only app home has one), so an action's outcome is a banner inside the block.
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
@@ -10,11 +10,36 @@ export default async () => {
   render(<OrderSyncBlock />, document.body);
 };
 
-const t = (key, options) => shopify.i18n.translate(key, options);
+/** What /api/order-block answers (app/admin/order-block.server.ts, OrderBlockView). */
+interface BlockRecord {
+  id: string;
+  kind: "order" | "shipment";
+  externalId: string;
+  state: string;
+  at: string;
+  reason: string | null;
+  workspaceId: string | null;
+  resolved: boolean;
+  canRetry: boolean;
+  canResolve: boolean;
+  path: string;
+}
+interface BlockData {
+  status: "unknown" | "no_workspace" | "ok";
+  paused: boolean;
+  order?: BlockRecord | null;
+  shipments?: BlockRecord[];
+}
+type Intent = "retry" | "resolve";
+type View = { phase: "loading" } | { phase: "error" } | { phase: "ready"; data: BlockData };
+type Outcome = { tone: "success" | "critical"; message: string } | null;
+
+const t = (key: string, options?: Record<string, unknown>) => String(shopify.i18n.translate(key, options));
 
 /** One call to the app's backend; relative URLs reach the app from Shopify's admin. */
-async function call(orderId, body) {
+async function call(orderId: string, body?: { intent: Intent; recordId: string }): Promise<{ ok: boolean; data: BlockData }> {
   const token = await shopify.auth.idToken();
+  if (!token) throw new Error("no session token");
   const response = await fetch(`/api/order-block?order=${encodeURIComponent(orderId)}`, {
     method: body ? "POST" : "GET",
     headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
@@ -25,9 +50,9 @@ async function call(orderId, body) {
   return { ok: response.ok && data.ok !== false, data };
 }
 
-const TONE = { imported: "success", updated: "success", failed: "critical", waiting: "warning", pending: "info", skipped: "neutral" };
+const TONE: Record<string, "success" | "critical" | "warning" | "info" | "neutral"> = { imported: "success", updated: "success", failed: "critical", waiting: "warning", pending: "info", skipped: "neutral" };
 
-function formatTime(iso) {
+function formatTime(iso: string) {
   try {
     return shopify.i18n.formatDate(new Date(iso), { dateStyle: "medium", timeStyle: "short" });
   } catch {
@@ -35,7 +60,7 @@ function formatTime(iso) {
   }
 }
 
-function RecordRow({ record, busy, onAction }) {
+function RecordRow({ record, busy, onAction }: { record: BlockRecord; busy: boolean; onAction: (intent: Intent, recordId: string) => void }) {
   const label = record.kind === "order" ? t("order") : t("shipment", { id: record.externalId });
   return (
     <s-stack direction="block" gap="small-200" data-record={record.id}>
@@ -66,8 +91,9 @@ function RecordRow({ record, busy, onAction }) {
 
 export function OrderSyncBlock() {
   const orderId = shopify.data.selected?.[0]?.id ?? "";
-  const [view, setView] = useState({ phase: "loading" });
+  const [view, setView] = useState<View>({ phase: "loading" });
   const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
   const acting = useRef(false); // a second click before the re-render must not send a second action
 
   const load = useCallback(async () => {
@@ -82,15 +108,16 @@ export function OrderSyncBlock() {
     load();
   }, [load]);
 
-  const onAction = async (intent, recordId) => {
+  const onAction = async (intent: Intent, recordId: string) => {
     if (acting.current) return; // one action at a time; the buttons stay disabled until the answer
     acting.current = true;
     setBusy(true);
+    setOutcome(null);
     try {
       const { ok } = await call(orderId, { intent, recordId });
-      shopify.toast.show(ok ? t(intent === "retry" ? "retried" : "resolvedDone") : t("actionFailed"), { isError: !ok });
+      setOutcome(ok ? { tone: "success", message: t(intent === "retry" ? "retried" : "resolvedDone") } : { tone: "critical", message: t("actionFailed") });
     } catch {
-      shopify.toast.show(t("actionFailed"), { isError: true });
+      setOutcome({ tone: "critical", message: t("actionFailed") });
     }
     await load();
     acting.current = false;
@@ -122,6 +149,11 @@ export function OrderSyncBlock() {
   return (
     <s-admin-block heading={t("name")}>
       <s-stack direction="block" gap="base">
+        {outcome && (
+          <s-banner tone={outcome.tone} data-outcome={outcome.tone}>
+            <s-paragraph>{outcome.message}</s-paragraph>
+          </s-banner>
+        )}
         {data.paused && <s-banner tone="warning">{t("paused")}</s-banner>}
         {data.status === "unknown" && <s-paragraph>{t("unknown")}</s-paragraph>}
         {data.status === "no_workspace" && <s-paragraph>{t("empty")}</s-paragraph>}
