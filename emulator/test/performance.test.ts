@@ -1,5 +1,6 @@
 // With 100,000 stored imports the service must still answer in a few milliseconds (Map lookups, no scans).
 import { randomUUID } from "node:crypto";
+import { Agent, setGlobalDispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorInternals } from "../server";
 import { scopedKey } from "../idempotency";
@@ -43,6 +44,9 @@ beforeAll(async () => {
     });
   }
   expect(ctx.store.orderCount).toBe(N);
+  // The seeding held this process's event loop for seconds: a kept-alive socket from getTokens may be closed by the
+  // server's keep-alive timer just as fetch reuses it (ECONNRESET on a busy machine). Time fresh connections.
+  setGlobalDispatcher(new Agent());
 }, 60_000);
 afterAll(() => t.close());
 
