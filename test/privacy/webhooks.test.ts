@@ -8,7 +8,7 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
-import { encryptSecret } from "~/crypto/secret-box.server";
+import { bindings, sealFor } from "~/crypto/secret-box.server";
 import { shopScopedModels } from "~/privacy/compliance.server";
 import { refreshTokens, serviceOrigins } from "~/service/client.server";
 import { enqueueJob, leaseJobs } from "~/sync/queue.server";
@@ -66,8 +66,8 @@ async function configure(shop: string) {
       baseUrl: s.baseUrl,
       sandboxBaseUrl: s.sandboxBaseUrl,
       clientId: s.clientId,
-      clientSecretEnc: encryptSecret(s.clientSecret),
-      signingSecretEnc: encryptSecret(s.signingSecret),
+      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), s.clientSecret),
+      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), s.signingSecret),
     },
   });
 }
