@@ -265,8 +265,10 @@ export async function checkServiceConnection(
     settings = await loadServiceSettings(prisma, shop, options.keyring);
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    // The key that encrypted a secret is gone from ENCRYPTION_KEYS (or the value was altered): say so, no detail.
-    const message = "A stored secret cannot be decrypted with the current ENCRYPTION_KEYS: enter the client secret and signing secret again.";
+    // The key that encrypted a secret is gone from ENCRYPTION_KEYS, or the value was altered or moved from another
+    // row or column (values are bound to theirs): say so, no detail.
+    const message =
+      "A stored secret cannot be decrypted (its key is no longer in ENCRYPTION_KEYS, or it was changed in the database): enter the client secret and signing secret again.";
     return { ok: false, message, lines: [] };
   }
   if (!settings) {
