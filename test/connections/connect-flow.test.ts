@@ -542,7 +542,7 @@ describe("Customers page", () => {
     const unnamed = await loaderData("&q=8000");
     expect(unnamed.grants.items[0]).toMatchObject({ displayName: "Customer 8000", customerId: "8000" });
     // No token material in what the page receives.
-    expect(JSON.stringify(all)).not.toMatch(/bulk-at-|accessToken|enc:v1/);
+    expect(JSON.stringify(all)).not.toMatch(/bulk-at-|accessToken|enc:v\d/);
   });
 
   it("search matches % and _ literally; a NUL in the search or the grant id is a clear answer, not a 500", async () => {

@@ -206,7 +206,7 @@ describe("customers/data_request", () => {
       expect.arrayContaining([[String(order.id), "imported"], [String(waiting.id), "pending"]]),
     );
     expect(exported.storedWebhookData.map((d) => d.topic).sort()).toEqual(["FULFILLMENTS_CREATE", "ORDERS_CREATE", "ORDERS_CREATE"]);
-    expect(JSON.stringify(data)).not.toMatch(/access_?token|refresh_?token|enc:v1:/i);
+    expect(JSON.stringify(data)).not.toMatch(/access_?token|refresh_?token|enc:v\d:/i);
     // A redelivery of the same request adds nothing.
     expect(await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [] })).toEqual({ id, duplicate: true });
   });
