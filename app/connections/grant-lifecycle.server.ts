@@ -3,7 +3,7 @@
 // scoped by shop: a shop can only ever see or change its own customers' grants.
 import type { PrismaClient } from "@prisma/client";
 import { tokensMayGoTo, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
-import { decryptOptional, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { bindings, openOptional, sealFor, sealOptional, type Keyring } from "../crypto/secret-box.server";
 import { grantToken, revokeOrQueue } from "./revocations.server";
 
 export interface NewGrant {
@@ -33,9 +33,9 @@ export async function storeGrant(
   const tokens = {
     workspaceId: grant.workspaceId,
     scopes: grant.tokens.scopes.join(" "),
-    accessTokenEnc: encryptSecret(grant.tokens.accessToken, options.keyring),
+    accessTokenEnc: sealFor(bindings.customerGrant(key, "accessTokenEnc"), grant.tokens.accessToken, options.keyring),
     accessTokenExpiresAt: grant.tokens.accessTokenExpiresAt,
-    refreshTokenEnc: encryptOptional(grant.tokens.refreshToken, options.keyring),
+    refreshTokenEnc: sealOptional(bindings.customerGrant(key, "refreshTokenEnc"), grant.tokens.refreshToken, options.keyring),
     status: "active",
     statusReason: null,
     connectedAt: now,
@@ -52,7 +52,7 @@ export async function storeGrant(
   });
   let previousRefreshToken: string | null = null;
   try {
-    previousRefreshToken = previous ? decryptOptional(previous.refreshTokenEnc, options.keyring) : null;
+    previousRefreshToken = previous ? openOptional(bindings.customerGrant(key, "refreshTokenEnc"), previous.refreshTokenEnc, options.keyring) : null;
   } catch {
     previousRefreshToken = null; // an undecryptable old token cannot be revoked; the new grant is what matters
   }

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { completeAuthorization, SERVICE_SCOPES, serviceOrigins } from "../service/client.server";
-import { decryptSecret } from "../crypto/secret-box.server";
+import { bindings, openFor } from "../crypto/secret-box.server";
 import {
   completionUrl,
   sealTokens,
@@ -65,7 +65,9 @@ export async function handleOAuthCallback(
     return back(result);
   }
 
-  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => decryptSecret(row.codeVerifierEnc, options.keyring));
+  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () =>
+    openFor(bindings.oauthState(row, "codeVerifierEnc"), row.codeVerifierEnc, options.keyring),
+  );
   if (!opened) {
     log("connect_callback_decrypt_failed", { shop: row.shop });
     return back("failed");
@@ -95,7 +97,7 @@ export async function handleOAuthCallback(
   await prisma.oAuthState.update({
     where: { state },
     // Bound to the origins that issued them: completed, revoked or swept only against those.
-    data: { pendingTokensEnc: sealTokens(exchanged.value, options.keyring), proofHash: proofHash(proof), exchangedAt: now, boundOrigins: serviceOrigins(settings) },
+    data: { pendingTokensEnc: sealTokens(row, exchanged.value, options.keyring), proofHash: proofHash(proof), exchangedAt: now, boundOrigins: serviceOrigins(settings) },
   });
   log("connect_callback_exchanged", { shop: row.shop, customerId: row.customerId, workspaceId: exchanged.value.workspaceId });
   return {

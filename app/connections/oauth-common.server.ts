@@ -18,7 +18,7 @@ import { timingSafeEqual } from "node:crypto";
 import { sha256 } from "../lib/hash";
 import type { PrismaClient } from "@prisma/client";
 import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
-import { decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "./settings.server";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;
@@ -86,13 +86,17 @@ export function completionUrl(shop: string, returnTo: string | null, state: stri
 export const proofHash = (value: string) => sha256(value, "base64url");
 export const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
+/** The state row a sealed value belongs to. */
+type StateKey = { shop: string; state: string };
+
 /** The token set as kept pending (encrypted) between the callback and the completion step. */
-export function sealTokens(tokens: TokenSet, keyring: Keyring | undefined): string {
-  return encryptSecret(JSON.stringify({ ...tokens, accessTokenExpiresAt: tokens.accessTokenExpiresAt?.toISOString() ?? null }), keyring);
+export function sealTokens(row: StateKey, tokens: TokenSet, keyring: Keyring | undefined): string {
+  const json = JSON.stringify({ ...tokens, accessTokenExpiresAt: tokens.accessTokenExpiresAt?.toISOString() ?? null });
+  return sealFor(bindings.oauthState(row, "pendingTokensEnc"), json, keyring);
 }
 
-export function openTokens(sealed: string, keyring: Keyring | undefined): TokenSet {
-  const raw = JSON.parse(decryptSecret(sealed, keyring)) as Omit<TokenSet, "accessTokenExpiresAt"> & { accessTokenExpiresAt: string | null };
+export function openTokens(row: StateKey, sealed: string, keyring: Keyring | undefined): TokenSet {
+  const raw = JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), sealed, keyring)) as Omit<TokenSet, "accessTokenExpiresAt"> & { accessTokenExpiresAt: string | null };
   return { ...raw, accessTokenExpiresAt: raw.accessTokenExpiresAt ? new Date(raw.accessTokenExpiresAt) : null };
 }
 

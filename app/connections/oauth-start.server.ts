@@ -2,7 +2,7 @@
 // to the shop and the customer, with the PKCE code_verifier encrypted, and the service's authorization URL.
 import type { PrismaClient } from "@prisma/client";
 import { SERVICE_SCOPES, startAuthorization, type ServiceSettings } from "../service/client.server";
-import { encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { bindings, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { resultMessage } from "./connect-page.server";
 import { callbackUrl, DEFAULT_PROXY_PREFIX, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
 import { loadServiceSettings } from "./settings.server";
@@ -50,7 +50,7 @@ export async function startConnect(
       customerId: input.customerId,
       customerName: cleanLabel(input.customerName, 200),
       customerEmail: cleanLabel(input.customerEmail, 320),
-      codeVerifierEnc: encryptSecret(start.codeVerifier, options.keyring),
+      codeVerifierEnc: sealFor(bindings.oauthState({ shop: input.shop, state: start.state }, "codeVerifierEnc"), start.codeVerifier, options.keyring),
       redirectUri,
       returnTo: input.returnTo ?? `${DEFAULT_PROXY_PREFIX}/connect`,
       createdAt: now,

@@ -3,7 +3,7 @@
 // tokenVersion, so two workers refreshing at once cannot both save (the loser reloads and uses the winner's).
 import type { PrismaClient } from "@prisma/client";
 import type { GrantStore, GrantTokens, StoredGrant } from "../service/client.server";
-import { decryptOptional, decryptSecret, encryptOptional, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { bindings, openFor, openOptional, sealFor, sealOptional, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
 
 export interface GrantKey {
   shop: string;
@@ -14,6 +14,9 @@ export interface GrantKey {
 function cleanReason(reason: string): string {
   return reason.replace(/[\r\n\t]+/g, " ").slice(0, 300);
 }
+
+/** Shown on the Customers page for a grant whose stored tokens do not open. */
+export const UNREADABLE_REASON = "the stored tokens could not be decrypted (changed in the database, or their key was removed); the customer must reconnect the workspace";
 
 export interface GrantStoreOptions {
   keyring?: Keyring;
@@ -28,21 +31,38 @@ export interface GrantStoreOptions {
 export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, options: GrantStoreOptions = {}): GrantStore {
   const { keyring } = options;
   const where = { shop: key.shop, customerId: key.customerId };
+  const accessBinding = bindings.customerGrant(where, "accessTokenEnc");
+  const refreshBinding = bindings.customerGrant(where, "refreshTokenEnc");
 
   async function load(): Promise<StoredGrant | null> {
     const row = await prisma.customerGrant.findUnique({ where: { shop_customerId: where } });
     if (!row) return null;
-    return {
-      accessToken: decryptSecret(row.accessTokenEnc, keyring),
+    const grant = {
       accessTokenExpiresAt: row.accessTokenExpiresAt,
-      refreshToken: decryptOptional(row.refreshTokenEnc, keyring),
       scopes: row.scopes.split(" ").filter(Boolean),
       workspaceId: row.workspaceId,
-      status: row.status === "needs_reconnect" ? "needs_reconnect" : "active",
+      status: row.status === "needs_reconnect" ? ("needs_reconnect" as const) : ("active" as const),
       statusReason: row.statusReason,
       tokenVersion: row.tokenVersion,
       boundOrigins: row.boundOrigins,
     };
+    try {
+      return { ...grant, accessToken: openFor(accessBinding, row.accessTokenEnc, keyring), refreshToken: openOptional(refreshBinding, row.refreshTokenEnc, keyring) };
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      // Tokens that do not open here (moved from another row, tampered with, or their key was removed) are never
+      // used: the grant needs a reconnect, and the merchant sees why on the Customers page.
+      await markNeedsReconnect(UNREADABLE_REASON, row.tokenVersion);
+      return { ...grant, accessToken: "", refreshToken: null, status: "needs_reconnect", statusReason: UNREADABLE_REASON };
+    }
+  }
+
+  async function markNeedsReconnect(reason: string, expectedVersion: number): Promise<boolean> {
+    const result = await prisma.customerGrant.updateMany({
+      where: { ...where, tokenVersion: expectedVersion },
+      data: { status: "needs_reconnect", statusReason: cleanReason(reason) },
+    });
+    return result.count === 1;
   }
 
   const store: GrantStore = {
@@ -52,9 +72,9 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, opti
       const result = await prisma.customerGrant.updateMany({
         where: { ...where, tokenVersion: expectedVersion },
         data: {
-          accessTokenEnc: encryptSecret(tokens.accessToken, keyring),
+          accessTokenEnc: sealFor(accessBinding, tokens.accessToken, keyring),
           accessTokenExpiresAt: tokens.accessTokenExpiresAt,
-          refreshTokenEnc: encryptOptional(tokens.refreshToken, keyring),
+          refreshTokenEnc: sealOptional(refreshBinding, tokens.refreshToken, keyring),
           scopes: tokens.scopes.join(" "),
           status: "active",
           statusReason: null,
@@ -64,13 +84,7 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, opti
       return result.count === 1 ? load() : null;
     },
 
-    async markNeedsReconnect(reason: string, expectedVersion: number): Promise<boolean> {
-      const result = await prisma.customerGrant.updateMany({
-        where: { ...where, tokenVersion: expectedVersion },
-        data: { status: "needs_reconnect", statusReason: cleanReason(reason) },
-      });
-      return result.count === 1;
-    },
+    markNeedsReconnect,
 
     async markUsed(at: Date): Promise<void> {
       try {

@@ -7,7 +7,8 @@
 // row must not keep anything of the shop. Rows are given up after MAX_ATTEMPTS or MAX_AGE_MS: a service token expires on its own.
 import type { PrismaClient } from "@prisma/client";
 import { revokeToken, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
-import { decryptOptional, decryptSecret, encryptSecret, type Keyring } from "../crypto/secret-box.server";
+import { randomUUID } from "node:crypto";
+import { bindings, openFor, openOptional, sealFor, type Keyring } from "../crypto/secret-box.server";
 import type { Db } from "../db/sql.server";
 
 export type TokenHint = "refresh_token" | "access_token";
@@ -40,19 +41,25 @@ export function tokenOf(tokens: Pick<TokenSet, "accessToken" | "refreshToken">):
 }
 
 /** The token to revoke for a stored grant row, or null when its ciphertext cannot be opened any more. */
-export function grantToken(row: { accessTokenEnc: string; refreshTokenEnc: string | null }, keyring?: Keyring): TokenToRevoke | null {
+export function grantToken(
+  row: { shop: string; customerId: string; accessTokenEnc: string; refreshTokenEnc: string | null },
+  keyring?: Keyring,
+): TokenToRevoke | null {
   try {
-    return tokenOf({ refreshToken: decryptOptional(row.refreshTokenEnc, keyring), accessToken: decryptSecret(row.accessTokenEnc, keyring) });
+    return tokenOf({
+      refreshToken: openOptional(bindings.customerGrant(row, "refreshTokenEnc"), row.refreshTokenEnc, keyring),
+      accessToken: openFor(bindings.customerGrant(row, "accessTokenEnc"), row.accessTokenEnc, keyring),
+    });
   } catch {
     return null;
   }
 }
 
 /** The token of a connection's pending token set (OAuthState.pendingTokensEnc), or null. */
-export function pendingToken(sealed: string | null, keyring?: Keyring): TokenToRevoke | null {
-  if (!sealed) return null;
+export function pendingToken(row: { shop: string; state: string; pendingTokensEnc: string | null }, keyring?: Keyring): TokenToRevoke | null {
+  if (!row.pendingTokensEnc) return null;
   try {
-    return tokenOf(JSON.parse(decryptSecret(sealed, keyring)) as TokenSet);
+    return tokenOf(JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc, keyring)) as TokenSet);
   } catch {
     return null;
   }
@@ -69,7 +76,12 @@ export async function queueRevocations(
   if (!settings || real.length === 0) return 0;
   const { signingSecret: _unused, ...target } = settings;
   const now = options.now ?? new Date();
-  const rows = real.map((t) => ({ sealed: encryptSecret(JSON.stringify({ ...t, target } satisfies Sealed), options.keyring), runAt: now, createdAt: now }));
+  // The id is made here, not by the insert: the sealed value is bound to it.
+  const rows = real.map((t) => {
+    const id = randomUUID();
+    const sealed = sealFor(bindings.tokenRevocation(id), JSON.stringify({ ...t, target } satisfies Sealed), options.keyring);
+    return { id, sealed, runAt: now, createdAt: now };
+  });
   const created = await db.tokenRevocation.createMany({ data: rows });
   return created.count;
 }
@@ -121,9 +133,9 @@ export async function drainRevocations(
     const attempts = row.attempts + 1;
     let sealed: Sealed | null = null;
     try {
-      sealed = JSON.parse(decryptSecret(row.sealed, options.keyring)) as Sealed;
+      sealed = JSON.parse(openFor(bindings.tokenRevocation(row.id), row.sealed, options.keyring)) as Sealed;
     } catch {
-      sealed = null; // its key was removed from ENCRYPTION_KEYS: nobody can ever revoke it
+      sealed = null; // its key was removed from ENCRYPTION_KEYS (or it was moved here): never sent anywhere
     }
     const outcome: OAuthResult<void> = sealed
       ? await revoke({ ...sealed.target, signingSecret: "" }, sealed.token, sealed.hint)

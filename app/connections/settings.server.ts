@@ -14,7 +14,7 @@ import {
   type ServiceDepsOverrides,
   type ServiceSettings,
 } from "../service/client.server";
-import { decryptSecret, encryptSecret, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
+import { bindings, openFor, sealFor, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
 import { readSections, writeSection, type Section, type ServiceSettingsRow } from "../db/shop-settings.server";
 
 export const SETTINGS_FIELDS = [
@@ -183,12 +183,12 @@ export async function saveSettings(
   const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
   const secretData: Record<string, string | Date> = {};
   if (data.clientSecret) {
-    secretData.clientSecretEnc = encryptSecret(data.clientSecret, options.keyring);
+    secretData.clientSecretEnc = sealFor(bindings.shopSettings(shop, "clientSecretEnc"), data.clientSecret, options.keyring);
     secretData.clientSecretChangedAt = now;
     changedSecrets.push("clientSecret");
   }
   if (data.signingSecret) {
-    secretData.signingSecretEnc = encryptSecret(data.signingSecret, options.keyring);
+    secretData.signingSecretEnc = sealFor(bindings.shopSettings(shop, "signingSecretEnc"), data.signingSecret, options.keyring);
     secretData.signingSecretChangedAt = now;
     changedSecrets.push("signingSecret");
   }
@@ -219,11 +219,11 @@ export async function loadServiceSettings(
   shop: string,
   keyring?: Keyring,
 ): Promise<ServiceSettings | null> {
-  return serviceSettingsFromRow(await readSections(prisma, shop, "service"), keyring);
+  return serviceSettingsFromRow(shop, await readSections(prisma, shop, "service"), keyring);
 }
 
-/** A ShopSettings row → the decrypted settings the client takes, or null while any part is missing. */
-export function serviceSettingsFromRow(row: ServiceSettingsRow | null, keyring?: Keyring): ServiceSettings | null {
+/** The shop's ShopSettings row → the decrypted settings the client takes, or null while any part is missing. */
+export function serviceSettingsFromRow(shop: string, row: ServiceSettingsRow | null, keyring?: Keyring): ServiceSettings | null {
   if (!row || !row.clientId || !row.authUrl || !row.clientSecretEnc || !row.signingSecretEnc) return null;
   return {
     environment: row.environment === "production" ? "production" : "sandbox",
@@ -231,8 +231,8 @@ export function serviceSettingsFromRow(row: ServiceSettingsRow | null, keyring?:
     sandboxBaseUrl: row.sandboxBaseUrl,
     authUrl: row.authUrl,
     clientId: row.clientId,
-    clientSecret: decryptSecret(row.clientSecretEnc, keyring),
-    signingSecret: decryptSecret(row.signingSecretEnc, keyring),
+    clientSecret: openFor(bindings.shopSettings(shop, "clientSecretEnc"), row.clientSecretEnc, keyring),
+    signingSecret: openFor(bindings.shopSettings(shop, "signingSecretEnc"), row.signingSecretEnc, keyring),
   };
 }
 
@@ -265,8 +265,10 @@ export async function checkServiceConnection(
     settings = await loadServiceSettings(prisma, shop, options.keyring);
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    // The key that encrypted a secret is gone from ENCRYPTION_KEYS (or the value was altered): say so, no detail.
-    const message = "A stored secret cannot be decrypted with the current ENCRYPTION_KEYS: enter the client secret and signing secret again.";
+    // The key that encrypted a secret is gone from ENCRYPTION_KEYS, or the value was altered or moved from another
+    // row or column (values are bound to theirs): say so, no detail.
+    const message =
+      "A stored secret cannot be decrypted (its key is no longer in ENCRYPTION_KEYS, or it was changed in the database): enter the client secret and signing secret again.";
     return { ok: false, message, lines: [] };
   }
   if (!settings) {

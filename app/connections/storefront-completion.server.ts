@@ -79,7 +79,7 @@ export async function completeOnStorefront(
   if (taken.count !== 1) return to("already_used", row.returnTo);
 
   const sealed = row.pendingTokensEnc;
-  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => openTokens(sealed, options.keyring));
+  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => openTokens(row, sealed, options.keyring));
   if (!opened) {
     log("connect_complete_decrypt_failed", { shop: row.shop });
     return to("failed", row.returnTo);

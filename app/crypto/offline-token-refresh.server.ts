@@ -6,7 +6,7 @@
 // refreshed it meanwhile: then that pair is used), and stores the new access and refresh tokens in one write.
 import { Session } from "@shopify/shopify-api";
 import type { PrismaClient } from "@prisma/client";
-import { decryptSecret, encryptSecret, isEncrypted, type Keyring } from "./secret-box.server";
+import { bindings, isEncrypted, openFor, sealFor, type Keyring } from "./secret-box.server";
 
 /** Shopify's library refreshes within 5 minutes of expiry; refreshing here first leaves it nothing to do. */
 export const REFRESH_WITHIN_MS = 5 * 60_000;
@@ -30,9 +30,11 @@ export const needsRefresh = (session: Session) =>
 export function createOfflineTokenRefresher(options: OfflineTokenRefresherOptions): OfflineTokenRefresher {
   const running = new Map<string, Promise<Session>>();
 
-  const open = (value: string | null) =>
-    value && isEncrypted(value) ? decryptSecret(value, options.keyring()) : value;
-  const seal = (value: string) => encryptSecret(value, options.keyring());
+  type Row = { id: string; shop: string };
+  type Column = "accessToken" | "refreshToken";
+  const open = (row: Row, column: Column, value: string | null) =>
+    value && isEncrypted(value) ? openFor(bindings.session(row, column), value, options.keyring()) : value;
+  const seal = (row: Row, column: Column, value: string) => sealFor(bindings.session(row, column), value, options.keyring());
 
   async function refreshLocked(session: Session): Promise<Session> {
     const prisma = options.prisma();
@@ -58,8 +60,8 @@ export function createOfflineTokenRefresher(options: OfflineTokenRefresherOption
       isOnline: row.isOnline,
       scope: row.scope ?? undefined,
       expires: row.expires ?? undefined,
-      accessToken: open(row.accessToken) ?? undefined,
-      refreshToken: open(row.refreshToken) ?? undefined,
+      accessToken: open(row, "accessToken", row.accessToken) ?? undefined,
+      refreshToken: open(row, "refreshToken", row.refreshToken) ?? undefined,
       refreshTokenExpires: row.refreshTokenExpires ?? undefined,
     });
     // Someone refreshed it while this waited for the lock: their pair is the current one.
@@ -70,9 +72,9 @@ export function createOfflineTokenRefresher(options: OfflineTokenRefresherOption
     await tx.session.update({
       where: { id: row.id },
       data: {
-        accessToken: seal(fresh.accessToken),
+        accessToken: seal(row, "accessToken", fresh.accessToken),
         expires: fresh.expires ?? null,
-        refreshToken: fresh.refreshToken ? seal(fresh.refreshToken) : null,
+        refreshToken: fresh.refreshToken ? seal(row, "refreshToken", fresh.refreshToken) : null,
         refreshTokenExpires: fresh.refreshTokenExpires ?? null,
         scope: fresh.scope ?? row.scope,
       },

@@ -1,9 +1,11 @@
-// Re-encrypts every stored secret under the current (first) key of ENCRYPTION_KEYS. Each value is replaced with a
+// Re-encrypts every stored secret under the current (first) key of ENCRYPTION_KEYS, in the row-bound format (v2:
+// bound to its table, column, shop and row key, secret-box.server.ts); v1 values (key id only) are rewritten even
+// when their key is the current one. Each value is replaced with a
 // compare-and-set on its old ciphertext, so a value changed meanwhile (a merchant saving settings, a worker saving
-// refreshed tokens) is left to its writer, who already used the current key. Safe to run again; safe while the
+// refreshed tokens) is left to its writer, who already used the current key and format. Safe to run again; safe while the
 // app runs. Once it reports nothing left, the old key can be removed from ENCRYPTION_KEYS.
 import type { PrismaClient } from "@prisma/client";
-import { encryptSecret, isEncrypted, reencryptIfStale, type Keyring } from "./secret-box.server";
+import { bindings, currentPrefix, isEncrypted, resealIfStale, sealFor, type Binding, type Keyring } from "./secret-box.server";
 
 export interface RotationReport {
   currentKeyId: string;
@@ -11,37 +13,60 @@ export interface RotationReport {
   reencrypted: Record<string, number>;
   /** Values skipped because they changed while we worked (already current) or could not be decrypted. */
   skipped: Record<string, number>;
-  /** Values still under another key after the run (undecryptable ones; investigate before removing keys). */
+  /** Values still under another key or in the v1 format after the run (undecryptable ones; investigate before removing keys). */
   remaining: number;
 }
 
+type Row = Record<string, string | null>;
+
 interface Column {
   table: "shopSettings" | "oAuthState" | "customerGrant" | "session" | "tokenRevocation";
+  /** The primary key: keyset pagination and the compare-and-set. */
   idField: "shop" | "state" | "id";
-  field:
-    | "clientSecretEnc"
-    | "signingSecretEnc"
-    | "codeVerifierEnc"
-    | "pendingTokensEnc"
-    | "accessTokenEnc"
-    | "refreshTokenEnc"
-    | "accessToken"
-    | "refreshToken"
-    | "sealed";
+  field: Binding["column"];
+  /** The row's binding (secret-box.server.ts), from the fields in `select`. */
+  bind: (row: Row) => Binding;
+  select: string[];
   /** Shopify's sessions may still hold plain text written before EncryptedSessionStorage: encrypt those too. */
   mayBePlain?: boolean;
 }
 
-const COLUMNS: Column[] = [
-  { table: "shopSettings", idField: "shop", field: "clientSecretEnc" },
-  { table: "shopSettings", idField: "shop", field: "signingSecretEnc" },
-  { table: "oAuthState", idField: "state", field: "codeVerifierEnc" },
-  { table: "oAuthState", idField: "state", field: "pendingTokensEnc" },
-  { table: "customerGrant", idField: "id", field: "accessTokenEnc" },
-  { table: "customerGrant", idField: "id", field: "refreshTokenEnc" },
-  { table: "session", idField: "id", field: "accessToken", mayBePlain: true },
-  { table: "session", idField: "id", field: "refreshToken", mayBePlain: true },
-  { table: "tokenRevocation", idField: "id", field: "sealed" },
+const s = (row: Row, field: string) => row[field] ?? "";
+
+// Every column of SEALED_COLUMNS (a test checks none is missing).
+export const COLUMNS: Column[] = [
+  ...(["clientSecretEnc", "signingSecretEnc"] as const).map(
+    (field): Column => ({ table: "shopSettings", idField: "shop", field, select: ["shop"], bind: (r) => bindings.shopSettings(s(r, "shop"), field) }),
+  ),
+  ...(["codeVerifierEnc", "pendingTokensEnc"] as const).map(
+    (field): Column => ({
+      table: "oAuthState",
+      idField: "state",
+      field,
+      select: ["state", "shop"],
+      bind: (r) => bindings.oauthState({ shop: s(r, "shop"), state: s(r, "state") }, field),
+    }),
+  ),
+  ...(["accessTokenEnc", "refreshTokenEnc"] as const).map(
+    (field): Column => ({
+      table: "customerGrant",
+      idField: "id",
+      field,
+      select: ["id", "shop", "customerId"],
+      bind: (r) => bindings.customerGrant({ shop: s(r, "shop"), customerId: s(r, "customerId") }, field),
+    }),
+  ),
+  ...(["accessToken", "refreshToken"] as const).map(
+    (field): Column => ({
+      table: "session",
+      idField: "id",
+      field,
+      select: ["id", "shop"],
+      bind: (r) => bindings.session({ shop: s(r, "shop"), id: s(r, "id") }, field),
+      mayBePlain: true,
+    }),
+  ),
+  { table: "tokenRevocation", idField: "id", field: "sealed", select: ["id"], bind: (r) => bindings.tokenRevocation(s(r, "id")) },
 ];
 
 const BATCH = 200;
@@ -69,22 +94,24 @@ export async function rotateEncryptionKeys(
     for (;;) {
       const rows = await delegate.findMany({
         where: {
-          [column.field]: column.mayBePlain ? { gt: "" } : { startsWith: "enc:v1:" },
-          NOT: { [column.field]: { startsWith: `enc:v1:${keyring.currentId}:` } },
+          // v1 values (any key) and v2 values under another key; plain text too where it may be.
+          [column.field]: column.mayBePlain ? { gt: "" } : { startsWith: "enc:v" },
+          NOT: { [column.field]: { startsWith: currentPrefix(keyring) } },
           ...(cursor !== undefined ? { [column.idField]: { gt: cursor } } : {}),
         },
         orderBy: { [column.idField]: "asc" },
         take: BATCH,
-        select: { [column.idField]: true, [column.field]: true },
+        select: Object.fromEntries([column.idField, column.field, ...column.select].map((f) => [f, true])),
       });
       if (rows.length === 0) break;
       for (const row of rows) {
         const old = row[column.field]!;
         let fresh: string | null;
         try {
-          fresh = column.mayBePlain && !isEncrypted(old) ? encryptSecret(old, keyring) : reencryptIfStale(old, keyring);
+          const binding = column.bind(row);
+          fresh = column.mayBePlain && !isEncrypted(old) ? sealFor(binding, old, keyring) : resealIfStale(binding, old, keyring);
         } catch {
-          skipped += 1; // its key is no longer listed, or it was tampered with: counted in `remaining`
+          skipped += 1; // its key is no longer listed, or it was tampered with or moved: counted in `remaining`
           continue;
         }
         if (!fresh) continue;
@@ -105,7 +132,7 @@ export async function rotateEncryptionKeys(
   return report;
 }
 
-/** How many stored values are not under the current key. */
+/** How many stored values are not row-bound under the current key (v1, another key, or plain text). */
 export async function countStale(prisma: PrismaClient, keyring: Keyring): Promise<number> {
   let total = 0;
   for (const column of COLUMNS) {
@@ -113,7 +140,7 @@ export async function countStale(prisma: PrismaClient, keyring: Keyring): Promis
     total += await delegate.count({
       where: {
         [column.field]: { gte: "" }, // any value, never NULL (works for required and optional columns)
-        NOT: { [column.field]: { startsWith: `enc:v1:${keyring.currentId}:` } },
+        NOT: { [column.field]: { startsWith: currentPrefix(keyring) } },
       },
     });
   }

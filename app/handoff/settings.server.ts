@@ -62,6 +62,6 @@ export async function loadHandoffSettings(prisma: PrismaClient, shop: string): P
   return {
     enabled: row?.cartButtonEnabled ?? true,
     expirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS,
-    service: serviceSettingsFromRow(row),
+    service: serviceSettingsFromRow(shop, row),
   };
 }

@@ -70,7 +70,7 @@ export async function redactCustomer(
     const revocationsQueued = await queueRevocations(
       tx,
       settings,
-      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring))],
       { keyring: options.keyring, now },
     );
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
@@ -136,7 +136,7 @@ export async function redactShop(
     const revocationsQueued = await queueRevocations(
       tx,
       settings,
-      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s.pendingTokensEnc, options.keyring))],
+      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring))],
       { keyring: options.keyring, now: options.now },
     );
     let rowsDeleted = 0;

@@ -33,7 +33,7 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
     if (settings && !tokensMayGoTo(row.boundOrigins, settings)) settings = null;
     await prisma.$transaction(async (tx) => {
       const taken = await tx.oAuthState.updateMany({ where: { state: row.state, pendingTokensEnc: row.pendingTokensEnc }, data: { pendingTokensEnc: null } });
-      if (taken.count === 1) moved += await queueRevocations(tx, settings, [pendingToken(row.pendingTokensEnc, options.keyring)], { keyring: options.keyring, now });
+      if (taken.count === 1) moved += await queueRevocations(tx, settings, [pendingToken(row, options.keyring)], { keyring: options.keyring, now });
     });
   }
   return moved;

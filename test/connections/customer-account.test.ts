@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
-import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
+import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
 import { importOrder } from "~/service/client.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { CHROME_USER_AGENT } from "../helpers/browser";
@@ -232,7 +232,7 @@ describe("connect from the account page", () => {
     const { back, state } = await consentFor("8002");
     const row = await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
     expect(row).toMatchObject({ shop: TEST_SHOP, customerId: "8002" });
-    const pending = JSON.parse(decryptSecret(row.pendingTokensEnc!, keyring));
+    const pending = JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring));
 
     const other = await post("8003", { intent: "complete", ...paramsOf(back) });
     expect(other.body).toMatchObject({ result: "wrong_customer", status: "not_connected" });
@@ -284,7 +284,7 @@ describe("connect from the account page", () => {
   it("disconnect revokes at the service and deletes the tokens; another shop's same customer id changes nothing", async () => {
     await connect("8008");
     const row = (await grantOf("8008"))!;
-    const tokens = { accessToken: decryptSecret(row.accessTokenEnc, keyring), refreshToken: decryptSecret(row.refreshTokenEnc!, keyring) };
+    const tokens = { accessToken: openFor(bindings.customerGrant(row, "accessTokenEnc"), row.accessTokenEnc, keyring), refreshToken: openFor(bindings.customerGrant(row, "refreshTokenEnc"), row.refreshTokenEnc!, keyring) };
 
     const foreign = await post("8008", { intent: "disconnect" }, SHOP_B);
     expect(foreign.body).toMatchObject({ disconnected: false, status: "not_configured" });

@@ -9,7 +9,7 @@ import { STATE_TTL_MS } from "~/connections/oauth-common.server";
 import { startConnect } from "~/connections/oauth-start.server";
 import { completeOnStorefront } from "~/connections/storefront-completion.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
-import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
+import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
 import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings } from "../helpers/emulator-oauth";
@@ -59,7 +59,7 @@ describe("oauth flow module", () => {
     const state = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
     expect(state.expiresAt.getTime() - t0.getTime()).toBe(STATE_TTL_MS);
     expect(state.customerName).toBeNull(); // unrendered Liquid is not a name
-    const verifier = decryptSecret(state.codeVerifierEnc, keyring);
+    const verifier = openFor(bindings.oauthState(state, "codeVerifierEnc"), state.codeVerifierEnc, keyring);
 
     const log = (event: string, facts: Record<string, unknown>) => lines.push(JSON.stringify({ event, ...facts }));
     const onConnected = async (e: { shop: string; customerId: string }) => {
@@ -74,7 +74,7 @@ describe("oauth flow module", () => {
     expect(hooks).toEqual([]);
     expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: "55" } })).toBe(0);
     const pendingRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: state.state } });
-    const pending = JSON.parse(decryptSecret(pendingRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+    const pending = JSON.parse(openFor(bindings.oauthState(pendingRow, "pendingTokensEnc"), pendingRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
     expect(pendingRow.exchangedAt).not.toBeNull();
     expect(pendingRow.proofHash).not.toContain(new URL(callback.location).searchParams.get("proof")!);
 
@@ -85,7 +85,7 @@ describe("oauth flow module", () => {
 
     const grant = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
     expect(grant.workspaceId).toBe("ws-globex");
-    expect(decryptSecret(grant.accessTokenEnc, keyring)).toBe(pending.accessToken);
+    expect(openFor(bindings.customerGrant(grant, "accessTokenEnc"), grant.accessTokenEnc, keyring)).toBe(pending.accessToken);
     const secrets = [verifier, pending.accessToken, pending.refreshToken, "sandbox-client-secret"];
     const logged = lines.join("\n") + JSON.stringify(result) + JSON.stringify(callback);
     for (const secret of secrets) expect(logged).not.toContain(secret);
@@ -104,7 +104,7 @@ describe("oauth flow module", () => {
 
   it("reconnecting revokes the previous authorization at the service", async () => {
     const first = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
-    const oldRefresh = decryptSecret(first.refreshTokenEnc!, keyring);
+    const oldRefresh = openFor(bindings.customerGrant(first, "refreshTokenEnc"), first.refreshTokenEnc!, keyring);
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55" }, { appUrl: APP, keyring });
     if (!started.ok) throw new Error("not started");
     const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring });
@@ -125,7 +125,7 @@ describe("oauth flow module", () => {
     const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring, log });
     if (callback.kind !== "redirect") throw new Error("no redirect");
     const stateRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
-    const pending = JSON.parse(decryptSecret(stateRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+    const pending = JSON.parse(openFor(bindings.oauthState(stateRow, "pendingTokensEnc"), stateRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
     const hooks: unknown[] = [];
     const result = await finish(callback.location, "58", { log, onConnected: async (e) => void hooks.push(e) });
     expect(result).toMatchObject({ kind: "redirect", result: "wrong_customer" });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { Session } from "@shopify/shopify-api";
-import { decryptSecret, parseKeyring } from "~/crypto/secret-box.server";
+import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
 import { setDatabase } from "~/db.server";
 import { createOfflineTokenRefresher } from "~/crypto/offline-token-refresh.server";
 import { openDatabase } from "~/db/connect.server";
@@ -94,9 +94,9 @@ describe("expiring offline access tokens", () => {
     });
     await shopifyServer.sessionStorage.storeSession(offline);
     const stored = await db.prisma.session.findUniqueOrThrow({ where: { id: offline.id } });
-    expect(stored.accessToken).toMatch(/^enc:v1:ot1:/);
-    expect(stored.refreshToken).toMatch(/^enc:v1:ot1:/);
-    expect(decryptSecret(stored.refreshToken!, keyring)).toBe("shprt_stored");
+    expect(stored.accessToken).toMatch(/^enc:v2:ot1:/);
+    expect(stored.refreshToken).toMatch(/^enc:v2:ot1:/);
+    expect(openFor(bindings.session(stored, "refreshToken"), stored.refreshToken!, keyring)).toBe("shprt_stored");
 
     const { admin } = await shopifyServer.unauthenticated.admin(TEST_SHOP);
     const response = await admin.graphql("#graphql\nquery { shop { name } }");
@@ -107,10 +107,10 @@ describe("expiring offline access tokens", () => {
     expect(seen.refresh[0]).toMatchObject({ grant_type: "refresh_token", refresh_token: "shprt_stored" });
     expect(seen.graphqlTokens).toEqual(["shpat_fresh"]);
     const refreshed = await db.prisma.session.findUniqueOrThrow({ where: { id: offline.id } });
-    expect(refreshed.accessToken).toMatch(/^enc:v1:ot1:/);
-    expect(refreshed.refreshToken).toMatch(/^enc:v1:ot1:/);
-    expect(decryptSecret(refreshed.accessToken, keyring)).toBe("shpat_fresh");
-    expect(decryptSecret(refreshed.refreshToken!, keyring)).toBe("shprt_fresh");
+    expect(refreshed.accessToken).toMatch(/^enc:v2:ot1:/);
+    expect(refreshed.refreshToken).toMatch(/^enc:v2:ot1:/);
+    expect(openFor(bindings.session(refreshed, "accessToken"), refreshed.accessToken, keyring)).toBe("shpat_fresh");
+    expect(openFor(bindings.session(refreshed, "refreshToken"), refreshed.refreshToken!, keyring)).toBe("shprt_fresh");
     expect(refreshed.expires!.getTime()).toBeGreaterThan(Date.now() + 3000_000);
 
     // The next call uses the stored fresh token: no second refresh.
@@ -127,7 +127,7 @@ describe("expiring offline access tokens", () => {
     expect(seen.refresh).toHaveLength(1);
     expect(seen.graphqlTokens).toEqual(["shpat_fresh", "shpat_fresh", "shpat_fresh"]);
     const stored = await db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${TEST_SHOP}` } });
-    expect(decryptSecret(stored.refreshToken!, keyring)).toBe("shprt_fresh");
+    expect(openFor(bindings.session(stored, "refreshToken"), stored.refreshToken!, keyring)).toBe("shprt_fresh");
   });
 
   it.runIf(usingPostgres())("refreshes once across two processes sharing PostgreSQL (advisory lock): both get the new token", async () => {

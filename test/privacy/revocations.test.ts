@@ -62,8 +62,8 @@ async function exchanged(customerId: string, now = new Date()) {
 
 const pendingRefreshToken = async (customerId: string) => {
   const row = await db.prisma.oAuthState.findFirstOrThrow({ where: { shop: SHOP, customerId } });
-  const { decryptSecret } = await import("~/crypto/secret-box.server");
-  return (JSON.parse(decryptSecret(row.pendingTokensEnc!, keyring)) as { refreshToken: string }).refreshToken;
+  const { bindings, openFor } = await import("~/crypto/secret-box.server");
+  return (JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring)) as { refreshToken: string }).refreshToken;
 };
 
 describe("the revocation outbox", () => {

@@ -8,7 +8,7 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
-import { encryptSecret } from "~/crypto/secret-box.server";
+import { bindings, sealFor } from "~/crypto/secret-box.server";
 import { shopScopedModels } from "~/privacy/compliance.server";
 import { refreshTokens, serviceOrigins } from "~/service/client.server";
 import { enqueueJob, leaseJobs } from "~/sync/queue.server";
@@ -66,8 +66,8 @@ async function configure(shop: string) {
       baseUrl: s.baseUrl,
       sandboxBaseUrl: s.sandboxBaseUrl,
       clientId: s.clientId,
-      clientSecretEnc: encryptSecret(s.clientSecret),
-      signingSecretEnc: encryptSecret(s.signingSecret),
+      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), s.clientSecret),
+      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), s.signingSecret),
     },
   });
 }
@@ -180,7 +180,7 @@ describe("customers/data_request", () => {
     const { requests } = (await readData(page)) as { requests: { id: string; customerId: string; export: { connection: { customerEmail: string } } }[] };
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ customerId: "9100", export: { connection: { customerEmail: "export.me@example.com", workspaceId: "ws-acme" } } });
-    expect(JSON.stringify(requests[0].export)).not.toMatch(/accessToken|refreshToken|enc:v1/);
+    expect(JSON.stringify(requests[0].export)).not.toMatch(/accessToken|refreshToken|enc:v\d/);
     // Another shop's admin neither sees nor closes it.
     const other = await admin(dataPath("/app/privacy", "routes/app.privacy"), { method: "POST", shop: "other.myshopify.com", body: new URLSearchParams({ intent: "handled", requestId: requests[0].id }) });
     expect(other.status).not.toBe(200);
@@ -242,8 +242,8 @@ describe("app/uninstalled, reinstall and scopes", () => {
     expect(page.status).toBe(200);
     expect(tokenRequests.at(-1)).toMatchObject({ grant_type: "urn:ietf:params:oauth:grant-type:token-exchange", expiring: "1" });
     const session = await db.prisma.session.findFirstOrThrow({ where: { shop: SHOP, isOnline: false } });
-    expect(session.accessToken).toMatch(/^enc:v1:/);
-    expect(session.refreshToken).toMatch(/^enc:v1:/);
+    expect(session.accessToken).toMatch(/^enc:v2:/);
+    expect(session.refreshToken).toMatch(/^enc:v2:/);
     expect(session.expires).not.toBeNull();
     expect(await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: SHOP } })).toMatchObject({ uninstalledAt: null });
     expect(await leaseJobs(db.prisma, { workerId: "w", limit: 10 })).toHaveLength(1);

@@ -1,7 +1,7 @@
 // The app proxy's identity is unambiguous, and storefront POSTs carry a CSRF token. Over real HTTP against the
 // production build, with queries signed the way Shopify signs them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encryptSecret } from "~/crypto/secret-box.server";
+import { bindings, sealFor } from "~/crypto/secret-box.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { proxyUrl, TEST_SHOP } from "../helpers/shopify";
@@ -22,12 +22,12 @@ beforeAll(async () => {
       sandboxBaseUrl: "https://sandbox.service.example",
       authUrl: "https://auth.service.example",
       clientId: "client",
-      clientSecretEnc: encryptSecret("client-secret"),
-      signingSecretEnc: encryptSecret("signing-secret"),
+      clientSecretEnc: sealFor(bindings.shopSettings(TEST_SHOP, "clientSecretEnc"), "client-secret"),
+      signingSecretEnc: sealFor(bindings.shopSettings(TEST_SHOP, "signingSecretEnc"), "signing-secret"),
     },
   });
   await db.prisma.customerGrant.create({
-    data: { shop: TEST_SHOP, customerId: VICTIM, workspaceId: "ws-victim", scopes: "orders:write", accessTokenEnc: encryptSecret("t") },
+    data: { shop: TEST_SHOP, customerId: VICTIM, workspaceId: "ws-victim", scopes: "orders:write", accessTokenEnc: sealFor(bindings.customerGrant({ shop: TEST_SHOP, customerId: VICTIM }, "accessTokenEnc"), "t") },
   });
 }, 240_000);
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
-import { encryptSecret, parseKeyring } from "~/crypto/secret-box.server";
+import { bindings, parseKeyring, sealFor } from "~/crypto/secret-box.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { serviceOrigins } from "~/service/client.server";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
@@ -87,8 +87,8 @@ describe.runIf(usingPostgres())("worker processes on PostgreSQL", () => {
         sandboxBaseUrl: settings.sandboxBaseUrl,
         authUrl: settings.authUrl,
         clientId: settings.clientId,
-        clientSecretEnc: encryptSecret(settings.clientSecret, keyring),
-        signingSecretEnc: encryptSecret(settings.signingSecret, keyring),
+        clientSecretEnc: sealFor(bindings.shopSettings(SHOP, "clientSecretEnc"), settings.clientSecret, keyring),
+        signingSecretEnc: sealFor(bindings.shopSettings(SHOP, "signingSecretEnc"), settings.signingSecret, keyring),
       },
     });
     for (const [i, customerId] of customers.entries()) {
