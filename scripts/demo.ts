@@ -142,6 +142,7 @@ async function main() {
     apiSecret: local.SHOPIFY_API_SECRET,
     uiExtensionsDir,
     flowLog: appEnv.DEMO_FLOW_LOG,
+    proxyPrefix: options.proxyPath,
   });
   await new Promise<void>((resolve, reject) => {
     standIn.once("error", reject);
@@ -163,7 +164,7 @@ async function main() {
   // The emulator forgets everything when it stops, so the demo customer connects afresh at every start (on a
   // second start over the same data, configureService above has marked them to reconnect).
   const customer = DEMO_CUSTOMERS[0];
-  await connectDemoCustomer(publicUrl, { id: customer.id, name: customerName(customer), email: customer.email });
+  await connectDemoCustomer(publicUrl, { id: customer.id, name: customerName(customer), email: customer.email }, options.proxyPath);
 
   const ready = {
     app_url: publicUrl,
@@ -184,7 +185,7 @@ async function main() {
 The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this machine only:
   Admin (${DEMO_SHOP}):   ${ready.admin_url}   (Home, Sync log, Settings: already pointing at the emulator)
   Storefront:             ${ready.storefront_url}   (add products, open the cart, Continue cart)
-  Connect page:           ${publicUrl}/apps/workspace/connect   (log in as a demo customer first)
+  Connect page:           ${publicUrl}${options.proxyPath}/connect   (log in as a demo customer first)
   Customer account:       ${customerAccountUrl}   (${customerName(customer)}'s profile and an order: the account extension)
   Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
   Order page block:       ${ready.order_page_url}   (Shopify's order page with the app's block)

@@ -14,15 +14,15 @@ import { DEFAULT_CONFIG } from "../emulator/config";
 
 describe("demo options", () => {
   it("defaults to port 3000 and ./data/demo, with the worker in the app", () => {
-    expect(parseDemoArgs([], "/repo")).toEqual({ port: 3000, dataDir: "/repo/data/demo", reset: false, workers: 0 });
+    expect(parseDemoArgs([], "/repo")).toEqual({ port: 3000, dataDir: "/repo/data/demo", reset: false, workers: 0, proxyPath: "/apps/workspace" });
   });
 
   it("takes every option, in both --name value and --name=value forms", () => {
     const options = parseDemoArgs(
-      ["--port=4000", "--data-dir", "x", "--reset", "--database-url", "postgresql://u@h/db", "--workers", "2", "--emulator-config=e.json"],
+      ["--port=4000", "--data-dir", "x", "--reset", "--database-url", "postgresql://u@h/db", "--workers", "2", "--emulator-config=e.json", "--proxy-path", "/tools/team-space"],
       "/repo",
     );
-    expect(options).toEqual({ port: 4000, dataDir: "/repo/x", reset: true, databaseUrl: "postgresql://u@h/db", workers: 2, emulatorConfig: "/repo/e.json" });
+    expect(options).toEqual({ port: 4000, dataDir: "/repo/x", reset: true, databaseUrl: "postgresql://u@h/db", workers: 2, emulatorConfig: "/repo/e.json", proxyPath: "/tools/team-space" });
   });
 
   it.each([
@@ -32,6 +32,8 @@ describe("demo options", () => {
     [["--database-url", "mysql://x"], /postgresql/],
     [["--data-dir"], /needs a value/],
     [["--verbose"], /unknown option/],
+    [["--proxy-path", "/apps/x/y"], /--proxy-path must be/],
+    [["--proxy-path", "//evil.example/x"], /--proxy-path must be/],
   ])("refuses %j", (argv, message) => {
     expect(() => parseDemoArgs(argv)).toThrow(UsageError);
     expect(() => parseDemoArgs(argv)).toThrow(message);

@@ -11,7 +11,7 @@ import { disconnectGrant, getCustomerConnection } from "./grant-lifecycle.server
 import { loadServiceSettings } from "./settings.server";
 import { startConnect } from "./oauth-start.server";
 import { completeOnStorefront } from "./storefront-completion.server";
-import type { ConnectResultCode, ConnectStepOptions } from "./oauth-common.server";
+import { DEFAULT_PROXY_PREFIX, type ConnectResultCode, type ConnectStepOptions } from "./oauth-common.server";
 
 export type ProfileStatus =
   | { status: "not_configured" }
@@ -155,7 +155,7 @@ export async function completeAccountConnect(
   const url = new URL("https://account.invalid/complete");
   url.searchParams.set("state", input.state);
   url.searchParams.set("proof", input.proof);
-  const outcome = await completeOnStorefront(prisma, { shop: who.shop, customerId: who.customerId, url, prefix: "/apps/workspace" }, options);
+  const outcome = await completeOnStorefront(prisma, { shop: who.shop, customerId: who.customerId, url, prefix: DEFAULT_PROXY_PREFIX }, options);
   return outcome.kind === "redirect" ? outcome.result : "invalid_state";
 }
 

@@ -27,7 +27,8 @@ export const STATE_RETENTION_MS = 24 * 60 * 60 * 1000;
 const CALLBACK_PATH = "/connect/callback";
 /** The storefront completion step, under the connect page's path (…/connect/complete). */
 export const COMPLETE_SUFFIX = "/complete";
-export const DEFAULT_PROXY_PREFIX = "/apps/workspace";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
+export { DEFAULT_PROXY_PREFIX };
 
 export type ConnectResultCode =
   | "connected"
@@ -38,11 +39,6 @@ export type ConnectResultCode =
   | "failed"
   | "not_configured"
   | "wrong_customer";
-
-/** Shopify's path_prefix for the proxy (merchants may change the subpath); anything odd falls back to ours. */
-export function proxyPrefix(value: string | null | undefined): string {
-  return value && /^\/(apps|a|community|tools)\/[A-Za-z0-9_-]{1,64}$/.test(value) ? value : DEFAULT_PROXY_PREFIX;
-}
 
 export function callbackUrl(appUrl: string): string {
   return `${appUrl.replace(/\/+$/, "")}${CALLBACK_PATH}`;

@@ -24,7 +24,7 @@ export interface CompletionInput {
   customerId: string | null;
   /** The proxied request's URL (state and proof in its query). */
   url: string | URL;
-  /** The proxy's path prefix (checked with proxyPrefix), e.g. "/apps/workspace". */
+  /** The proxy's path prefix (Shopify's signed path_prefix, checked by verifyAppProxy), e.g. "/apps/workspace". */
   prefix: string;
 }
 

@@ -3,7 +3,7 @@
 // nothing sent; a retry after a failure sends the same Idempotency-Key (derived from shop, cart and content, so
 // even two simultaneous clicks share it); a changed cart is a new handoff; an expired one is never reused.
 import type { PrismaClient } from "@prisma/client";
-import { createCartHandoff, type Failure, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
+import { createCartHandoff, serviceBaseUrl, type Failure, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
 import { buildHandoffRequest } from "./builder";
 import { CART_POLICY, IP_POLICY, type Budget } from "./budget";
 import { parseCartInput } from "./cart-input";
@@ -53,7 +53,8 @@ export interface FlowRequest {
 }
 
 export type FlowResult =
-  | { ok: true; claimUrl: string; reused: boolean; locale: string }
+  /** serviceOrigin: the active environment's base URL's origin, the only one a claim URL may be on (claim-url.ts). */
+  | { ok: true; claimUrl: string; reused: boolean; locale: string; serviceOrigin: string }
   | { ok: false; code: ShopperCode; status: number; locale: string; items?: string[]; retryAfterMs?: number };
 
 const PLAIN: Record<string, string> = {
@@ -118,7 +119,8 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   facts.lines = priced.lines;
   facts.contentHash = sha256(JSON.stringify([priced.currency, priced.lines]));
   const prior = await priorHandoffs(prisma, shop, facts.cartTokenHash, facts.contentHash, new Date(now() + REUSE_MARGIN_MS));
-  if (prior.reusableClaimUrl) return { ok: true, claimUrl: prior.reusableClaimUrl, reused: true, locale };
+  const serviceOrigin = new URL(serviceBaseUrl(settings.service)).origin;
+  if (prior.reusableClaimUrl) return { ok: true, claimUrl: prior.reusableClaimUrl, reused: true, locale, serviceOrigin };
 
   // One key per (cart, content, expiry setting, generation): expired handoffs bump the generation.
   const { generation } = prior;
@@ -145,5 +147,5 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
     expiresAt: new Date(outcome.data.expires_at),
     attempts: outcome.attempts,
   });
-  return { ok: true, claimUrl: outcome.data.claim_url, reused: false, locale };
+  return { ok: true, claimUrl: outcome.data.claim_url, reused: false, locale, serviceOrigin };
 }

@@ -1,5 +1,6 @@
-// The storefront's POST /apps/workspace/cart, without Remix: the route passes Shopify's proxy check and the Admin
-// API client, the bench passes stubs for the service and the Admin API. The signature check comes first (a bad or
+// The storefront's POST {proxy path}/cart (/apps/workspace/cart unless the merchant changed it), without Remix:
+// the route passes Shopify's proxy check and the Admin API client, the bench passes stubs for the service and the
+// Admin API. The signature check comes first (a bad or
 // missing one is Shopify's 400); from the body only the cart token, variant ids, quantities and locale are read.
 // JSON in → JSON out (the block's script); a form → 303 to the claim URL, or a page with the message and a link
 // back to the cart.
@@ -56,9 +57,10 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
     },
     { shop, customerId, ip: (request.headers.get("x-forwarded-for") ?? "").split(",")[0].trim(), raw },
   );
-  // Only an http(s) claim URL is followed: the browser must never be sent to a javascript: or data: address.
+  // Only a claim URL on the configured service's origin (https, or http on loopback) is followed: the browser is
+  // never sent to a javascript: or data: address, nor to another site (./claim-url.ts).
   const outcome: FlowResult =
-    result.ok && !safeClaimUrl(result.claimUrl) ? { ok: false, code: "failed", status: 502, locale: result.locale } : result;
+    result.ok && !safeClaimUrl(result) ? { ok: false, code: "failed", status: 502, locale: result.locale } : result;
 
   if (isJson) {
     const headers: Record<string, string> = { ...NO_STORE, "Content-Type": "application/json" };

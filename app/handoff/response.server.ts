@@ -2,6 +2,8 @@
 // form a 303 to the claim URL or a small Liquid page with the message and a link back to the cart.
 import { escapeForLiquid } from "../connections/connect-page.server";
 import { BODY_LIMITS, readBody } from "../lib/body-limit.server";
+import { policyFromEnv, type AddressPolicy } from "../service/address-policy.server";
+import { allowedClaimUrl, serviceOriginOf } from "./claim-url";
 import type { FlowResult } from "./flow.server";
 import { backToCartLabel, shopperMessage } from "./messages";
 
@@ -14,12 +16,18 @@ export async function readBounded(request: Request, limit = MAX_BODY_BYTES): Pro
   return body.ok ? new TextDecoder().decode(body.bytes) : null;
 }
 
-export function safeClaimUrl(url: string): string | null {
-  return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) ? url : null;
+/**
+ * A successful result's claim URL when the shopper may be sent there (claim-url.ts: https on the configured
+ * service's origin; http only to a loopback service the address policy allows, i.e. the demo and tests); null
+ * otherwise: never a javascript: or data: address, nor another site.
+ */
+export function safeClaimUrl(result: Extract<FlowResult, { ok: true }>, policy: AddressPolicy = policyFromEnv()): string | null {
+  return allowedClaimUrl(result.claimUrl, serviceOriginOf(result.serviceOrigin), { allowLoopbackHttp: policy.allowLoopback });
 }
 
+/** JSON for the block's script; `service_origin` lets it check the claim URL once more before it navigates. */
 export function jsonBody(result: FlowResult) {
-  if (result.ok) return { ok: true as const, claim_url: result.claimUrl };
+  if (result.ok) return { ok: true as const, claim_url: result.claimUrl, service_origin: result.serviceOrigin };
   return { ok: false as const, code: result.code, message: shopperMessage(result.code, result.locale, result.items) };
 }
 

@@ -2,7 +2,6 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
-import { proxyPrefix } from "../connections/oauth-common.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
 import { renderSignInPage } from "../connections/connect-page.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
@@ -10,7 +9,7 @@ import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
-// Storefront /apps/workspace/connect/complete?state=…&proof=… through the app proxy: the second half of the
+// Storefront {proxy path}/connect/complete?state=…&proof=… through the app proxy: the second half of the
 // connection. The callback on the app's domain exchanged the code and left the tokens pending; here Shopify's
 // signed logged_in_customer_id says who is logged in, and only the customer who started gets the grant
 // (app/connections/storefront-completion.server.ts, completeOnStorefront). Anonymous shoppers log in and come back here.
@@ -20,10 +19,11 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { liquid, url, shop, customerId } = await verifyAppProxy(request); // 400 unless Shopify signed it, unambiguously
+  // 400 unless Shopify signed it, unambiguously, with a proxy path of Shopify's shape (the redirects' path)
+  const { liquid, url, shop, customerId, prefix } = await verifyAppProxy(request);
   const outcome = await completeOnStorefront(
     prisma,
-    { shop, customerId, url, prefix: proxyPrefix(url.searchParams.get("path_prefix")) },
+    { shop, customerId, url, prefix },
     {
       onConnected: async (event) => {
         // The name the admin shows comes from Shopify, not from anything the storefront sent.

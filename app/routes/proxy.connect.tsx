@@ -8,19 +8,17 @@ import { env } from "../env.server";
 import { renderConnectPage, renderSignInPage } from "../connections/connect-page.server";
 import { getCustomerConnection } from "../connections/grant-lifecycle.server";
 import { isResultCode } from "../connections/connect-page.server";
-import { proxyPrefix } from "../connections/oauth-common.server";
 import { startConnect } from "../connections/oauth-start.server";
 import { getSettingsView } from "../connections/settings.server";
 
-// Storefront /apps/workspace/connect through the app proxy. verifyAppProxy checks Shopify's signature and that no
+// Storefront {proxy path}/connect (/apps/workspace/connect unless the merchant changed it) through the app proxy. verifyAppProxy checks Shopify's signature and that no
 // parameter is repeated (400 otherwise), so `shop` and `logged_in_customer_id` can be trusted; nothing else in the
 // request is. GET shows the page; POST starts OAuth for the logged-in customer, if it carries the page's CSRF token
 // (app/lib/csrf.server.ts). Anonymous shoppers are sent to log in.
 
-async function verify(request: Request) {
-  const proxied = await verifyAppProxy(request);
-  return { ...proxied, prefix: proxyPrefix(proxied.url.searchParams.get("path_prefix")) };
-}
+// Links and the OAuth return go to the store's own proxy path (`prefix`, from Shopify's signed path_prefix): the
+// merchant may have changed it from /apps/workspace.
+const verify = verifyAppProxy;
 
 const NO_STORE = { "Cache-Control": "no-store" };
 

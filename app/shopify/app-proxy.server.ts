@@ -2,9 +2,12 @@
 // query unambiguous: Shopify signs a repeated parameter as its values joined by commas, while a reader takes one of
 // them. A shopper who adds `logged_in_customer_id=<someone else>` to a storefront URL would get a signed query in
 // which the first value is theirs to choose. So a query with any parameter named twice is refused (400, like a bad
-// signature), and the identity comes only from the parameters Shopify sets.
+// signature), and the identity comes only from the parameters Shopify sets. Shopify's `path_prefix` (the store's
+// proxy path, which the merchant may have changed) must have Shopify's shape too (./proxy-path.ts), or the request
+// is refused the same way: links and redirects back to the store are built from it.
 import { authenticate } from "../shopify.server";
 import { securityLog } from "../lib/security-log.server";
+import { parseProxyPrefix } from "./proxy-path";
 
 export interface ProxyRequest {
   /** Shopify's helper that answers as Liquid, rendered inside the store's theme. */
@@ -13,17 +16,23 @@ export interface ProxyRequest {
   shop: string;
   /** The logged-in customer's numeric id, or null for an anonymous shopper. */
   customerId: string | null;
+  /** The store's proxy path from the signed `path_prefix`, e.g. "/apps/workspace" (checked: parseProxyPrefix). */
+  prefix: string;
 }
+
+const refuse = (route: string, facts: Record<string, unknown>) => {
+  securityLog().warn({ route, ...facts }, "app proxy request refused");
+  return new Response(null, { status: 400, statusText: "Bad Request" });
+};
 
 export async function verifyAppProxy(request: Request): Promise<ProxyRequest> {
   const { liquid } = await authenticate.public.appProxy(request); // throws 400 unless Shopify signed it
   const url = new URL(request.url);
   const names = [...url.searchParams.keys()];
   const repeated = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
-  if (repeated.length > 0) {
-    securityLog().warn({ route: url.pathname, reason: "repeated_parameter", parameters: repeated.slice(0, 5) }, "app proxy request refused");
-    throw new Response(null, { status: 400, statusText: "Bad Request" });
-  }
+  if (repeated.length > 0) throw refuse(url.pathname, { reason: "repeated_parameter", parameters: repeated.slice(0, 5) });
+  const prefix = parseProxyPrefix(url.searchParams.get("path_prefix"));
+  if (!prefix) throw refuse(url.pathname, { reason: "bad_path_prefix", pathPrefix: String(url.searchParams.get("path_prefix")).slice(0, 100) });
   const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
-  return { liquid, url, shop: url.searchParams.get("shop")!, customerId: /^\d+$/.test(customerId) ? customerId : null };
+  return { liquid, url, shop: url.searchParams.get("shop")!, customerId: /^\d+$/.test(customerId) ? customerId : null, prefix };
 }

@@ -1,6 +1,8 @@
 // Connects a demo customer's workspace the way a shopper does, over HTTP through the stand-in for Shopify: the
 // storefront's connect form (app proxy), the emulator's consent page (approve, first workspace), the app's OAuth
 // callback, and the store's completion step. The app stores the grant itself and starts the customer's backfill.
+import { PROXY_PREFIX } from "../shopify/app-proxy";
+
 const MAX_HOPS = 6;
 
 function hiddenInputs(html: string): URLSearchParams {
@@ -14,14 +16,15 @@ function hiddenInputs(html: string): URLSearchParams {
 const decodeEntities = (s: string) =>
   s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
-export async function connectDemoCustomer(storeUrl: string, customer: { id: string; name: string; email: string }): Promise<void> {
+/** `proxyPath`: the store's app proxy path (the stand-in's proxyPrefix). */
+export async function connectDemoCustomer(storeUrl: string, customer: { id: string; name: string; email: string }, proxyPath = PROXY_PREFIX): Promise<void> {
   const cookie = `customer_id=${customer.id}`;
   // The page first: its form carries the customer's CSRF token (who they are comes from Shopify's signed proxy
   // parameters, their name from the Admin API).
-  const page = await fetch(new URL("/apps/workspace/connect", storeUrl), { headers: { cookie } });
+  const page = await fetch(new URL(`${proxyPath}/connect`, storeUrl), { headers: { cookie } });
   const token = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
   if (!token) throw new Error(`the connect page (${page.status}) has no form to start from`);
-  const start = await fetch(new URL("/apps/workspace/connect", storeUrl), {
+  const start = await fetch(new URL(`${proxyPath}/connect`, storeUrl), {
     method: "POST",
     headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ csrf_token: decodeEntities(token) }),

@@ -1,6 +1,7 @@
 // `npm run demo` options. Everything has a default, so `npm run demo` alone works.
 import path from "node:path";
 import { DEFAULT_CONFIG, type EmulatorConfig } from "../../emulator/config";
+import { DEFAULT_PROXY_PREFIX, parseProxyPrefix } from "../../app/shopify/proxy-path";
 
 export interface DemoOptions {
   /** The public port (the stand-in for Shopify); every other port is picked free. */
@@ -13,20 +14,23 @@ export interface DemoOptions {
   workers: number;
   /** A partial emulator config, deep-merged over the demo's own. */
   emulatorConfig?: string;
+  /** The store's app proxy path (prefix + subpath), as a merchant may change it; default /apps/workspace. */
+  proxyPath: string;
 }
 
-export const USAGE = `usage: npm run demo -- [--port N] [--data-dir DIR] [--reset] [--database-url postgresql://…] [--workers N] [--emulator-config FILE]
+export const USAGE = `usage: npm run demo -- [--port N] [--data-dir DIR] [--reset] [--database-url postgresql://…] [--workers N] [--emulator-config FILE] [--proxy-path /PREFIX/SUBPATH]
   --port N              the public port: admin, storefront and app URL (default 3000); every other port is picked free
   --data-dir DIR        where the demo keeps its database, encryption key and emulator config (default ./data/demo)
   --reset               start fresh: delete the data dir's contents first
   --database-url URL    run on PostgreSQL instead of the embedded PGlite
   --workers N           run the sync in N separate worker processes (needs --database-url)
-  --emulator-config F   a partial emulator config (JSON) merged over the demo's own`;
+  --emulator-config F   a partial emulator config (JSON) merged over the demo's own
+  --proxy-path P        the store's app proxy path, as a merchant may change it, e.g. /tools/team (default /apps/workspace)`;
 
 export class UsageError extends Error {}
 
 export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions {
-  const options: DemoOptions = { port: 3000, dataDir: path.resolve(cwd, "data/demo"), reset: false, workers: 0 };
+  const options: DemoOptions = { port: 3000, dataDir: path.resolve(cwd, "data/demo"), reset: false, workers: 0, proxyPath: DEFAULT_PROXY_PREFIX };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
@@ -64,6 +68,12 @@ export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions 
       case "--emulator-config":
         options.emulatorConfig = path.resolve(cwd, value());
         break;
+      case "--proxy-path": {
+        const proxyPath = parseProxyPrefix(value());
+        if (!proxyPath) throw new UsageError("--proxy-path must be /apps, /a, /community or /tools, then one subpath of letters, digits, - or _");
+        options.proxyPath = proxyPath;
+        break;
+      }
       default:
         throw new UsageError(`unknown option ${arg}`);
     }

@@ -1,6 +1,6 @@
-// Shopify's app proxy: a storefront request to /apps/workspace/* reaches the app at /proxy/* with the shop, the
-// logged-in customer and a timestamp added to the query, signed with the app's API secret. Shared by the tests,
-// the demo and the bench.
+// Shopify's app proxy: a storefront request to /apps/workspace/* (or the path the merchant changed it to, sent as
+// path_prefix) reaches the app at /proxy/* with the shop, the logged-in customer and a timestamp added to the
+// query, signed with the app's API secret. Shared by the tests, the demo and the bench.
 import { createHmac } from "node:crypto";
 
 export const PROXY_PREFIX = "/apps/workspace";
@@ -36,6 +36,7 @@ export interface ProxyUrlOptions {
   /** The storefront request's own query parameters (Shopify passes them through, signed with the rest); tests
    *  also override Shopify's own ones here (an old timestamp). */
   extra?: Record<string, string | string[]>;
+  /** The store's proxy path, Shopify's path_prefix (default PROXY_PREFIX). */
   prefix?: string;
 }
 

@@ -21,6 +21,8 @@ export interface BlockSettings {
   label?: string;
   style?: "primary" | "secondary" | "link";
   alignment?: "left" | "center" | "right";
+  /** The block's "App proxy path" setting (default /apps/workspace): the store's proxy path when it was changed. */
+  proxy_path?: string;
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(path.join(EXTENSION_DIR, file), "utf8")) as Record<string, unknown>;
@@ -65,7 +67,7 @@ export async function renderContinueCartBlock(cart: CartState, catalog: Catalog,
   const globals = { routes: { root_url: "/", cart_url: "/cart" }, request: { locale: { iso_code: locale } }, cart: liquidCart(cart, catalog) };
   const html = await engineFor(locale).parseAndRender(
     source,
-    { block: { settings: { label: "", style: "primary", alignment: "right", ...settings }, shopify_attributes: "" } },
+    { block: { id: "continue-cart-1", settings: { label: "", style: "primary", alignment: "right", proxy_path: "/apps/workspace", ...settings }, shopify_attributes: "" } },
     { globals },
   );
   const tags = [

@@ -85,9 +85,13 @@ export function loadAppBlocks(dir = EXTENSIONS_DIR): AppBlock[] {
   return blocks;
 }
 
-/** One app block rendered with the page's globals, its settings at their defaults, plus the assets it declares. */
-export async function renderAppBlock(block: AppBlock, globals: Record<string, unknown>, id: string): Promise<string> {
-  const scope = { block: { id, type: `shopify://apps/workspace/blocks/${block.name}`, settings: block.defaults, shopify_attributes: `data-block-id="${id}"` } };
+/**
+ * One app block rendered with the page's globals, its settings at their defaults (or as `settings` changes them,
+ * as a merchant does in the theme editor), plus the assets it declares.
+ */
+export async function renderAppBlock(block: AppBlock, globals: Record<string, unknown>, id: string, settings: Record<string, unknown> = {}): Promise<string> {
+  const known = Object.fromEntries(Object.entries(settings).filter(([key]) => key in block.defaults));
+  const scope = { block: { id, type: `shopify://apps/workspace/blocks/${block.name}`, settings: { ...block.defaults, ...known }, shopify_attributes: `data-block-id="${id}"` } };
   // Shopify's objects (cart, routes, request, customer…) are global: snippets rendered with `render` see them too.
   const html = await block.liquid.parseAndRender(block.source, scope, { globals });
   const base = `/cdn/extensions/${block.extension}/assets`;

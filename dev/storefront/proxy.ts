@@ -1,10 +1,10 @@
-// A stand-in for the Shopify storefront in Playwright (tests and demo): requests to https://<shop>/apps/workspace/* are signed
+// A stand-in for the Shopify storefront in Playwright (tests and demo): requests to https://<shop>{prefix}/* are signed
 // with the local app-proxy signer (proxyUrl) and forwarded to the app as Shopify would, and the Liquid the app
 // answers is rendered with liquidjs inside the demo's theme (./liquid.ts). Other store pages (login, home) get
 // small placeholder pages, so redirects back to the store can be asserted.
 import type { BrowserContext, Page, Route } from "playwright-core";
 import type { Catalog } from "../admin-api/catalog";
-import { LOCAL_SHOP, proxyUrl } from "../shopify/app-proxy";
+import { LOCAL_SHOP, PROXY_PREFIX, proxyUrl } from "../shopify/app-proxy";
 import { renderProxyLiquid } from "./liquid";
 import { ASSET_PREFIX, cartJson, extensionAsset, renderCartPage, type BlockSettings, type CartState } from "./cart-page";
 
@@ -22,7 +22,8 @@ export interface StorefrontOptions {
   /** The logged-in customer, or null for an anonymous visitor. */
   customerId: string | null;
   customer?: { name: string; email: string };
-  /** Path prefix of the app proxy. */
+  /** The store's app proxy path (prefix + subpath), default /apps/workspace; signed as Shopify's path_prefix and
+   *  set as the Continue cart block's "App proxy path" setting, as a merchant who changed it would. */
   prefix?: string;
   /** Serves /cart (with the Continue cart block), /cart.js and the extension's assets. */
   cart?: StorefrontCart;
@@ -49,7 +50,7 @@ export const layout = (shop: string, main: string) =>
 
 export async function routeStorefront(target: Page | BrowserContext, options: StorefrontOptions) {
   const shop = options.shop ?? LOCAL_SHOP;
-  const prefix = options.prefix ?? "/apps/workspace";
+  const prefix = options.prefix ?? PROXY_PREFIX;
   await target.route(`https://${shop}/**`, async (route: Route) => {
     const request = route.request();
     const url = new URL(request.url());
@@ -59,6 +60,7 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
         shop,
         customerId: options.customerId,
         extra,
+        prefix,
       });
       const response = await route.fetch({
         url: signed,
@@ -91,7 +93,7 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       });
       return;
     }
-    if (options.cart && (await serveCart(route, url, shop, options.cart))) return;
+    if (options.cart && (await serveCart(route, url, shop, { ...options.cart, block: { proxy_path: prefix, ...options.cart.block } }))) return;
     if (url.pathname === "/account/login" || url.pathname === "/customer_authentication/redirect") {
       await route.fulfill({ contentType: "text/html", body: layout(shop, `<h1>Log in</h1><p data-page="login">return_url=${url.searchParams.get("return_url") ?? ""}</p>`) });
       return;

@@ -2,8 +2,9 @@
 // - a storefront (theme pages rendered from dev/storefront/theme with the app's real theme blocks, a cart over the
 //   Ajax Cart API with the Section Rendering API's `sections` for the Dawn-like cart drawer, a password-less
 //   customer login),
-// - Shopify's app proxy: /apps/workspace/* is signed (logged_in_customer_id from the login) and forwarded to the
-//   app's /proxy/*; Liquid answers are rendered inside the theme,
+// - Shopify's app proxy: /apps/workspace/* (or the path in `proxyPrefix`, as for a merchant who changed it; the
+//   app blocks' "App proxy path" setting is set to match) is signed (logged_in_customer_id from the login,
+//   path_prefix) and forwarded to the app's /proxy/*; Liquid answers are rendered inside the theme,
 // - the admin frame: every other request goes to the app with a fresh session token, as App Bridge adds it.
 import http from "node:http";
 import { existsSync, readFileSync } from "node:fs";
@@ -24,6 +25,8 @@ export interface StandInOptions {
   /** The order page block's bundle and the Flow triggers log, for /admin/orders/<id> and /admin/flow. */
   uiExtensionsDir?: string;
   flowLog?: string;
+  /** The store's app proxy path (prefix + subpath), default /apps/workspace. */
+  proxyPrefix?: string;
 }
 
 const MAX_BODY = 1024 * 1024;
@@ -62,6 +65,7 @@ const cookies = (req: http.IncomingMessage) =>
 const safeReturn = (value: unknown) => (typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : "/account");
 
 export function createStandIn(options: StandInOptions): http.Server {
+  const prefix = options.proxyPrefix ?? PROXY_PREFIX;
   const carts = new Carts();
   const blocks = loadAppBlocks();
   const products = DEMO_PRODUCTS.map((p) => ({ ...p, url: `/products/${p.handle}`, price: cents(p.price), variant_id: p.variantId }));
@@ -90,7 +94,7 @@ export function createStandIn(options: StandInOptions): http.Server {
       products,
     };
     const place = async (filter: (b: (typeof blocks)[number]) => boolean) =>
-      (await Promise.all(blocks.filter(filter).map((b, i) => renderAppBlock(b, base, `${b.name}-${i}`)))).join("\n");
+      (await Promise.all(blocks.filter(filter).map((b, i) => renderAppBlock(b, base, `${b.name}-${i}`, { proxy_path: prefix })))).join("\n");
     const section = (b: (typeof blocks)[number]) => b.target === "section";
     return {
       ...base,
@@ -212,7 +216,7 @@ export function createStandIn(options: StandInOptions): http.Server {
     // Shopify sets these itself; a shopper's own copies never reach the app.
     for (const key of ["signature", "shop", "logged_in_customer_id", "path_prefix", "timestamp"]) delete extra[key];
     const target = new URL(
-      proxyUrl(options.appUrl, url.pathname.slice(PROXY_PREFIX.length) || "/", { shop: options.shop, secret: options.apiSecret, customerId: customer?.id ?? "", extra }),
+      proxyUrl(options.appUrl, url.pathname.slice(prefix.length) || "/", { shop: options.shop, secret: options.apiSecret, customerId: customer?.id ?? "", extra, prefix }),
     );
     const body = req.method === "GET" || req.method === "HEAD" ? Buffer.alloc(0) : await readBody(req);
     // Like Shopify's proxy: no cookies to the app, the shopper's own headers otherwise.
@@ -232,7 +236,7 @@ export function createStandIn(options: StandInOptions): http.Server {
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
     if (url.pathname === "/favicon.ico") return void send(res, 204, "", { "content-type": "image/x-icon" }); // the store has none
-    const handler = url.pathname.startsWith(`${PROXY_PREFIX}/`) || url.pathname === PROXY_PREFIX ? appProxy : STOREFRONT.test(url.pathname) ? storefront : admin;
+    const handler = url.pathname.startsWith(`${prefix}/`) || url.pathname === prefix ? appProxy : STOREFRONT.test(url.pathname) ? storefront : admin;
     handler(req, res, url).catch((error: unknown) => {
       const status = error instanceof CartError ? error.status : error instanceof SyntaxError ? 400 : 500;
       if (!res.headersSent) send(res, status, status === 500 ? "The stand-in for Shopify failed on this request." : "Bad request", { "content-type": "text/plain" });

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadAppBlocks, renderAppBlock } from "../../dev/storefront/liquid";
 
 const DIR = path.resolve("extensions/connect-workspace");
 const read = (file: string) => readFileSync(path.join(DIR, file), "utf8");
@@ -36,7 +37,19 @@ describe("theme app extension", () => {
 
     const storefrontLocale = JSON.parse(read("locales/en.default.json"));
     for (const m of liquid.matchAll(/'([a-z_.]+)' \| t\b/g)) expect(lookup(storefrontLocale, m[1]), m[1]).toEqual(expect.any(String));
-    expect(liquid).toContain("/apps/workspace/connect");
+    // The page's path: the "App proxy path" setting, /apps/workspace unless the merchant changed the proxy's path.
+    expect(schema.settings.find((s: { id: string }) => s.id === "proxy_path")).toMatchObject({ type: "text", default: "/apps/workspace" });
+    expect(liquid).toContain("render 'app-proxy-path', value: block.settings.proxy_path");
+  });
+
+  it("links to the app proxy page at the path the setting gives, and to the default for anything not of Shopify's shape", async () => {
+    const block = loadAppBlocks().find((b) => b.name === "connect-workspace")!;
+    const globals = { routes: { root_url: "/", account_login_url: "/account/login" }, customer: { name: "Ada" } };
+    const href = async (proxy_path?: string) =>
+      /href="([^"]*)"/.exec(await renderAppBlock(block, globals, "b1", proxy_path === undefined ? {} : { proxy_path }))?.[1];
+    expect(await href()).toBe("/apps/workspace/connect");
+    expect(await href("/tools/team-space")).toBe("/tools/team-space/connect");
+    for (const bad of ["//evil.example/x", "/apps/x/y", "javascript:alert(1)", "/other/x", ""]) expect(await href(bad), bad).toBe("/apps/workspace/connect");
   });
 
   it("has at least one more locale, with the same keys as the default", () => {

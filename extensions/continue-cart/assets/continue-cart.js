@@ -1,10 +1,45 @@
 // Continue cart: reads the cart afresh from /cart.js, posts its token, variant ids and quantities to the app proxy
 // and sends the shopper to the claim URL it answers. On failure it shows the message (already in the shopper's
 // language) and leaves the cart alone. No framework; messages go in as text, never as HTML.
+//
+// It acts only on its own forms: one inside the block it was rendered by (the form's data-continue-cart names the
+// block's data-continue-cart-block around it), or a copy of the embed's template this script placed itself; and
+// only when the form posts to the store's own app proxy. Any other form[data-continue-cart] on the page is left
+// to itself. It navigates only to a claim URL on the service origin the app names in the same answer, over https
+// (http only on a loopback host: the local demo; app/handoff/claim-url.ts has the same rule on the server).
 (function () {
   "use strict";
   if (window.__continueCart) return;
   window.__continueCart = true;
+
+  var placed = new WeakSet(); // the embed's copies this script made (an attribute could be copied; this cannot)
+  var PROXY_CART = /^(\/[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*)?\/(apps|a|community|tools)\/[A-Za-z0-9_-]{1,64}\/cart$/;
+  var LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+  function ownForm(form) {
+    var id = form.getAttribute("data-continue-cart");
+    if (id === null) return false;
+    var block = form.parentElement && form.parentElement.closest("[data-continue-cart-block]");
+    var mine = placed.has(form) || (!!id && !!block && block.getAttribute("data-continue-cart-block") === id);
+    if (!mine) return false;
+    try {
+      var action = new URL(form.getAttribute("action") || "", window.location.href);
+      return action.origin === window.location.origin && PROXY_CART.test(action.pathname);
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function claimAllowed(claim, origin) {
+    if (typeof claim !== "string" || typeof origin !== "string") return false;
+    try {
+      var url = new URL(claim);
+      if (url.origin !== new URL(origin).origin || url.username || url.password) return false;
+      return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.test(url.hostname));
+    } catch (e) {
+      return false;
+    }
+  }
 
   function showMessage(form, message) {
     var box = form.querySelector(".continue-cart__message");
@@ -38,7 +73,7 @@
         return res.json();
       })
       .then(function (cart) {
-        return fetch(form.action, {
+        return fetch(form.getAttribute("action"), {
           method: "POST",
           credentials: "same-origin",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -57,12 +92,13 @@
         });
       })
       .then(function (answer) {
-        if (answer && answer.ok && /^https?:\/\//.test(answer.claim_url)) {
+        if (answer && answer.ok && claimAllowed(answer.claim_url, answer.service_origin)) {
           window.location.assign(answer.claim_url);
           return;
         }
         setBusy(form, false);
-        showMessage(form, answer && typeof answer.message === "string" ? answer.message : fallback);
+        // An "ok" answer whose claim URL is not the service's: the block's own words, not the answer's.
+        showMessage(form, answer && !answer.ok && typeof answer.message === "string" ? answer.message : fallback);
       })
       .catch(function () {
         setBusy(form, false);
@@ -72,7 +108,7 @@
 
   document.addEventListener("submit", function (event) {
     var form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-continue-cart")) return;
+    if (!(form instanceof HTMLFormElement) || !ownForm(form)) return;
     event.preventDefault();
     if (form.querySelector("button[aria-busy=true]")) return;
     continueCart(form);
@@ -132,6 +168,7 @@
       var copy = embed.content.firstElementChild && embed.content.firstElementChild.cloneNode(true);
       if (!copy) return;
       copy.setAttribute("data-continue-cart-copy", "");
+      placed.add(copy);
       copy.hidden = !hasLines;
       targets[i].appendChild(copy);
     }
