@@ -28,12 +28,19 @@ export interface RateSchedulerOptions {
   interactiveReserve?: number;
   /** Share of the rate interactive requests may take while queued ones wait (default 1/2). */
   interactiveShare?: number;
+  /**
+   * The budget interactive requests assume until the service announces one: the contract's (40 requests, 2 a
+   * second). A service that only announces its budget on a 429 would otherwise see a flood unpaced until then.
+   */
+  assumedPolicy?: Policy;
 }
 
-interface Policy {
+export interface Policy {
   capacity: number;
   perSecond: number;
 }
+
+const CONTRACT_POLICY: Policy = { capacity: 40, perSecond: 2 };
 
 interface ClientState {
   policy?: Policy;
@@ -85,6 +92,7 @@ export class RateScheduler {
   private readonly fallbackWaitMs: number;
   private readonly reserveShare: number;
   private readonly rateShare: number;
+  private readonly assumed: Policy;
 
   constructor(options: RateSchedulerOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -92,6 +100,7 @@ export class RateScheduler {
     this.fallbackWaitMs = options.fallbackWaitMs ?? 1_000;
     this.reserveShare = options.interactiveReserve ?? 0.25;
     this.rateShare = options.interactiveShare ?? 0.5;
+    this.assumed = options.assumedPolicy ?? CONTRACT_POLICY;
   }
 
   /**
@@ -102,22 +111,18 @@ export class RateScheduler {
     const state = this.state(client);
     const now = this.now();
     this.leak(state, now);
-    const { policy } = state;
+    const policy = state.policy ?? this.assumed; // counted from the first interactive request on
     let waitMs = state.blockedUntil - now;
-    if (policy) {
-      state.interactiveUntil = now + (policy.capacity / policy.perSecond) * 1000;
-      const reserve = this.reserveOf(policy);
-      const rate = policy.perSecond * this.rateShare;
-      state.interactiveTokens = Math.min(reserve, state.interactiveTokens + ((now - state.interactiveAt) / 1000) * rate);
-      state.interactiveAt = now;
-      waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(policy)) / policy.perSecond) * 1000);
-      if (state.turn.length > 0) waitMs = Math.max(waitMs, ((1 - state.interactiveTokens) / rate) * 1000);
-    }
+    state.interactiveUntil = now + (policy.capacity / policy.perSecond) * 1000;
+    const reserve = this.reserveOf(policy);
+    const rate = policy.perSecond * this.rateShare;
+    state.interactiveTokens = Math.min(reserve, state.interactiveTokens + ((now - state.interactiveAt) / 1000) * rate);
+    state.interactiveAt = now;
+    waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(policy)) / policy.perSecond) * 1000);
+    if (state.turn.length > 0) waitMs = Math.max(waitMs, ((1 - state.interactiveTokens) / rate) * 1000);
     if (waitMs > 0) return { ok: false, retryAfterMs: Math.ceil(waitMs) };
-    if (policy) {
-      state.level += 1;
-      state.interactiveTokens = Math.max(0, state.interactiveTokens - 1);
-    }
+    state.level += 1;
+    state.interactiveTokens = Math.max(0, state.interactiveTokens - 1);
     return { ok: true };
   }
 
@@ -180,7 +185,9 @@ export class RateScheduler {
   }
 
   private leak(state: ClientState, now: number) {
-    if (state.policy) state.level = Math.max(0, state.level - ((now - state.at) / 1000) * state.policy.perSecond);
+    // Before a budget is announced only interactive requests are counted, against the assumed one.
+    const policy = state.policy ?? this.assumed;
+    state.level = Math.max(0, state.level - ((now - state.at) / 1000) * policy.perSecond);
     state.at = now;
   }
 

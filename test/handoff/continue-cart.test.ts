@@ -229,9 +229,13 @@ describe("the app proxy route", () => {
   }, 30_000);
 
   it("rate limiting and a rejected signature each get a message for the shopper and a reason for the merchant", async () => {
-    await injectFault(emu.url, { path: HANDOFFS, status: 429, headers: { "retry-after": "30" }, body: { error: "rate_limited" }, times: 1 });
+    // Every attempt (three, a second apart as Retry-After says) is refused.
+    await injectFault(emu.url, { path: HANDOFFS, status: 429, headers: { "retry-after": "1" }, body: { error: "rate_limited" }, times: 3 });
     const limited = await continueCart([{ variant_id: MUG, quantity: 1 }]);
     expect(limited).toMatchObject({ status: 503, body: { code: "rate_limited", message: expect.stringContaining("busy") } });
+    // The app honours the service's Retry-After for this client (the scheduler the imports share): until it has
+    // passed, a handoff would be refused without being sent.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
 
     const rejected = await continueCart([{ variant_id: MUG, quantity: 1 }], { shop: SHOP_BAD_SECRET });
     expect(rejected).toMatchObject({ status: 502, body: { code: "signature_rejected", message: expect.stringContaining("could not be verified") } });
