@@ -38,6 +38,11 @@ const schema = z.object({
   WORKER_POLL_MS: z.coerce.number().int().positive().default(1_000),
   WORKER_POOL_SIZE: z.coerce.number().int().positive().default(5),
   WORKER_LEASE_MS: z.coerce.number().int().positive().optional(),
+  // Proxies of our own in front of the app (load balancers), each appending to X-Forwarded-For: the client's
+  // address is the one the outermost of them saw, never the client-written leftmost entry (docs/security.md).
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
+  // Continue cart handoffs per minute for one shop, from all its shoppers together (docs/security.md).
+  HANDOFF_SHOP_PER_MINUTE: z.coerce.number().int().positive().default(120),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   // Local development, the demo and the tests talk to a service on this machine: "true" lets the merchant's
   // service URLs resolve to loopback (plain http allowed there). Never set it in a deployment (docs/security.md).

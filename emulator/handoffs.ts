@@ -59,7 +59,8 @@ export async function createHandoff(ctx: Context, req: IncomingMessage, pathWith
     () => ctx.faults.afterKeyReserved(req.method ?? "POST", "/api/v1/cart-handoffs"),
     () => validateAndCreate(ctx, clientId, parsed.value, now),
   );
-  return { ...reply, externalId };
+  // The budget's headers on every answer past the limit, as for imports (rate-limit.ts), so a client can pace itself.
+  return { ...reply, headers: { ...limited.headers, ...reply.headers }, externalId };
 }
 
 // 6. Schema, 7. create.

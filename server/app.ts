@@ -12,6 +12,13 @@ import { BODY_LIMITS } from "../app/lib/body-limit.server";
 import { bodyCeiling } from "./body-ceiling";
 import { directWebhookActions } from "./direct-actions";
 
+declare module "@remix-run/node" {
+  interface AppLoadContext {
+    /** The TCP peer of the request (our load balancer, behind one). */
+    remoteAddress?: string;
+  }
+}
+
 const MAX_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
 
 export interface AppServerOptions {
@@ -64,7 +71,8 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
       next();
     });
   }
-  app.all("*", createRequestHandler({ build, mode: build.mode }));
+  // The socket's peer, for the client's address behind TRUSTED_PROXY_HOPS proxies (app/lib/client-address.ts).
+  app.all("*", createRequestHandler({ build, mode: build.mode, getLoadContext: (req) => ({ remoteAddress: req.socket.remoteAddress }) }));
   // Whatever a request handler still throws: a plain 500, no stack trace, the error in the log (not the request).
   app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     logger?.error({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, "request failed");

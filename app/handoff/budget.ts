@@ -1,7 +1,13 @@
-// A small token bucket per cart and per shopper IP, so hammering "Continue cart" cannot create unbounded handoffs
-// (nor unbounded Admin API calls and records). In memory, per process, on purpose: the check sits in front of every
-// click and must cost nothing (no database round trip); the worst case with N app processes is N times the burst,
-// still bounded. Keys are hashes, never raw cart tokens or addresses. The map is swept so it cannot grow forever.
+// Token buckets in front of "Continue cart": per cart, per shopper address and per shop, so hammering the button
+// (from one address or from many) cannot create unbounded handoffs, Admin API calls or records. In memory, per
+// process, on purpose: the check sits in front of every click and must cost nothing (no database round trip); the
+// worst case with N app processes is N times the budget, still bounded. Keys are hashes or shop domains, never raw
+// cart tokens or addresses.
+//
+// Memory is bounded by a least-recently-used map: at `maxKeys` the key touched longest ago goes (a full bucket
+// carries no information, and an idle key's bucket has refilled or is about to). The map is never cleared
+// wholesale: an address or shop being throttled right now is among the most recently used and keeps its state,
+// however many fresh keys a flood brings.
 
 export interface BucketPolicy {
   /** Requests allowed at once. */
@@ -12,37 +18,54 @@ export interface BucketPolicy {
 
 export const CART_POLICY: BucketPolicy = { burst: 8, refillMs: 15_000 };
 export const IP_POLICY: BucketPolicy = { burst: 60, refillMs: 1_000 };
-const MAX_KEYS = 50_000;
+/** Handoffs per minute for one shop, from all its shoppers together: a minute's worth at once, then steady. */
+export const shopPolicy = (perMinute: number): BucketPolicy => ({ burst: perMinute, refillMs: 60_000 / perMinute });
+export const DEFAULT_MAX_KEYS = 50_000;
 
 interface Bucket {
   tokens: number;
   at: number;
 }
 
+export type BudgetAnswer = { ok: true } | { ok: false; retryAfterMs: number };
+
 export class Budget {
+  // A Map iterates in insertion order: re-inserting on every touch keeps the least recently used first.
   private buckets = new Map<string, Bucket>();
-  constructor(private now: () => number = Date.now) {}
+  private readonly now: () => number;
+  readonly maxKeys: number;
+
+  constructor(options: { now?: () => number; maxKeys?: number } = {}) {
+    this.now = options.now ?? Date.now;
+    this.maxKeys = Math.max(1, options.maxKeys ?? DEFAULT_MAX_KEYS);
+  }
+
+  /** Keys held now (never more than maxKeys). */
+  get size(): number {
+    return this.buckets.size;
+  }
 
   /** Takes one token from every bucket named, or none when any is empty; returns the wait in ms when refused. */
-  take(entries: { key: string; policy: BucketPolicy }[]): { ok: true } | { ok: false; retryAfterMs: number } {
+  take(entries: { key: string; policy: BucketPolicy }[]): BudgetAnswer {
     const t = this.now();
-    if (this.buckets.size > MAX_KEYS) this.sweep(t);
     const current = entries.map(({ key, policy }) => {
       const b = this.buckets.get(key);
       const tokens = b ? Math.min(policy.burst, b.tokens + (t - b.at) / policy.refillMs) : policy.burst;
-      return { key, policy, tokens };
+      return { key, policy, tokens, seen: b };
     });
     const empty = current.find((c) => c.tokens < 1);
-    if (empty) return { ok: false, retryAfterMs: Math.ceil((1 - empty.tokens) * empty.policy.refillMs) };
-    for (const c of current) this.buckets.set(c.key, { tokens: c.tokens - 1, at: t });
+    if (empty) {
+      // A refused key is still in use: it moves to the recent end, unchanged.
+      for (const c of current) if (c.seen) this.touch(c.key, c.seen);
+      return { ok: false, retryAfterMs: Math.ceil((1 - empty.tokens) * empty.policy.refillMs) };
+    }
+    for (const c of current) this.touch(c.key, { tokens: c.tokens - 1, at: t });
     return { ok: true };
   }
 
-  // Full buckets carry no information: dropping them is the same as never having seen the key.
-  private sweep(t: number) {
-    for (const [key, b] of this.buckets) {
-      if (t - b.at > Math.max(CART_POLICY.burst * CART_POLICY.refillMs, IP_POLICY.burst * IP_POLICY.refillMs)) this.buckets.delete(key);
-    }
-    if (this.buckets.size > MAX_KEYS) this.buckets.clear();
+  private touch(key: string, bucket: Bucket) {
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    while (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
   }
 }

@@ -5,7 +5,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { createCartHandoff, serviceBaseUrl, type Failure, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
 import { buildHandoffRequest } from "./builder";
-import { CART_POLICY, IP_POLICY, type Budget } from "./budget";
+import { CART_POLICY, IP_POLICY, shopPolicy, type Budget } from "./budget";
 import { parseCartInput } from "./cart-input";
 import type { ShopperCode } from "./messages";
 import {
@@ -32,6 +32,17 @@ export interface HandoffSettings {
   service: ServiceSettings | null;
 }
 
+/** Handoffs per minute for one shop when the deployment sets nothing (HANDOFF_SHOP_PER_MINUTE). */
+export const DEFAULT_SHOP_PER_MINUTE = 120;
+
+/**
+ * The service's rate budget, shared with the imports (app/sync/scheduler.server.ts): a slot for this handoff now
+ * with the fetch to send it through, or a refusal with the wait. Never queues: a shopper is waiting.
+ */
+export interface ServiceGate {
+  open(settings: ServiceSettings, inner?: typeof fetch): { ok: true; fetch: typeof fetch } | { ok: false; retryAfterMs: number };
+}
+
 export interface FlowDeps {
   prisma: PrismaClient;
   graphql: AdminGraphql;
@@ -39,6 +50,10 @@ export interface FlowDeps {
   storefront?: StorefrontGraphql;
   loadSettings: () => Promise<HandoffSettings>;
   budget: Budget;
+  /** Handoffs per minute for the shop, from all its shoppers together; default DEFAULT_SHOP_PER_MINUTE. */
+  shopPerMinute?: number;
+  /** The service's rate budget shared with the imports; absent (tests, the bench): nothing held back. */
+  gate?: ServiceGate;
   now?: () => number;
   service?: ServiceDepsOverrides;
 }
@@ -46,7 +61,7 @@ export interface FlowDeps {
 export interface FlowRequest {
   shop: string;
   customerId: string | null;
-  /** The shopper's address as the proxy forwarded it, only for the budget. */
+  /** The shopper's address as Shopify's app proxy saw it (app/lib/client-address.ts), only for the budget. */
   ip: string;
   /** The parsed JSON body, or the form as formToRaw gives it. */
   raw: unknown;
@@ -76,10 +91,16 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   const now = deps.now ?? Date.now;
   const { prisma } = deps;
   const { shop } = req;
-  const ipBudget = deps.budget.take([{ key: `ip:${sha256(req.ip)}`, policy: IP_POLICY }]);
+  // The address's and the shop's budgets are taken together (all or none): an address refused on its own budget
+  // does not spend the shop's, so one noisy address cannot lock a store's other shoppers out. Every refusal at
+  // this door (and at the cart's budget and the service's below) writes nothing: a flood costs no rows.
+  const doorBudget = deps.budget.take([
+    { key: `ip:${sha256(req.ip)}`, policy: IP_POLICY },
+    { key: `shop:${shop}`, policy: shopPolicy(deps.shopPerMinute ?? DEFAULT_SHOP_PER_MINUTE) },
+  ]);
   const parsed = parseCartInput(req.raw);
   const locale = parsed.ok ? parsed.input.locale : parsed.locale;
-  if (!ipBudget.ok) return { ok: false, code: "busy", status: 429, locale, retryAfterMs: ipBudget.retryAfterMs };
+  if (!doorBudget.ok) return { ok: false, code: "busy", status: 429, locale, retryAfterMs: doorBudget.retryAfterMs };
 
   const facts: RecordFacts = { shop, customerId: req.customerId, cartTokenHash: "" };
   if (!parsed.ok) {
@@ -135,7 +156,14 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   });
   // One write, after the answer: the key is derived from the cart, so a crash in between loses nothing a retry
   // would not find again (the service replays the same key), and the click costs one round trip less.
-  const outcome = await createCartHandoff(settings.service, request, { idempotencyKey: facts.idempotencyKey, deps: deps.service ?? INTERACTIVE_SERVICE_DEPS });
+  // A slot in the service's rate budget, shared with the imports; none free now: refused at once, nothing written.
+  const serviceDeps = deps.service ?? INTERACTIVE_SERVICE_DEPS;
+  const slot = deps.gate?.open(settings.service, serviceDeps.fetch);
+  if (slot && !slot.ok) return { ok: false, code: "rate_limited", status: 429, locale, retryAfterMs: slot.retryAfterMs };
+  const outcome = await createCartHandoff(settings.service, request, {
+    idempotencyKey: facts.idempotencyKey,
+    deps: slot ? { ...serviceDeps, fetch: slot.fetch } : serviceDeps,
+  });
   if (!outcome.ok) {
     await recordOutcome(prisma, facts, { state: "failed", reasonCode: outcome.kind, reason: outcome.message, attempts: outcome.attempts });
     return { ok: false, code: failureCode(outcome), status: outcome.kind === "rate_limited" ? 503 : 502, locale, retryAfterMs: outcome.retryAfterMs };

@@ -5,10 +5,12 @@
 // JSON in → JSON out (the block's script); a form → 303 to the claim URL, or a page with the message and a link
 // back to the cart.
 import type { PrismaClient } from "@prisma/client";
+import { env } from "../env.server";
+import { forwardedAddress } from "../lib/client-address";
 import type { ServiceDepsOverrides } from "../service/client.server";
 import type { Budget } from "./budget";
 import { formToRaw } from "./cart-input";
-import { continueCart, type FlowResult } from "./flow.server";
+import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import type { StorefrontGraphql } from "./market-prices.server";
 import { failurePage, jsonBody, readBounded, safeClaimUrl } from "./response.server";
@@ -26,6 +28,23 @@ export interface ProxyHandlerDeps {
   /** The Storefront API for the cart's market prices (docs/continue-cart-prices.md); absent: base prices. */
   storefrontFor?: (shop: string) => StorefrontGraphql;
   service?: ServiceDepsOverrides;
+  /** The service's rate budget, shared with the imports (app/runtime/service-scheduler.server.ts). */
+  gate?: ServiceGate;
+  /** The socket's peer address (server/app.ts puts it in the load context). */
+  peer?: string;
+  /** Our own proxies in front of the app; default TRUSTED_PROXY_HOPS. */
+  trustedHops?: number;
+  /** Handoffs per minute for one shop; default HANDOFF_SHOP_PER_MINUTE. */
+  shopPerMinute?: number;
+}
+
+/**
+ * The shopper's address: the one Shopify's app proxy saw. The request passed Shopify's signature check, so it came
+ * through Shopify's proxy, which appended the shopper's address; behind it our own `trustedHops` proxies appended
+ * theirs. So the entry one hop beyond ours, counted from the right; never the leftmost, which the shopper writes.
+ */
+export function shopperAddress(request: Request, peer: string | undefined, trustedHops: number): string {
+  return forwardedAddress(request.headers.get("x-forwarded-for"), peer, trustedHops + 1);
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -52,10 +71,12 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
       graphql: deps.graphql,
       storefront: deps.storefrontFor?.(shop),
       budget: deps.budget,
+      shopPerMinute: deps.shopPerMinute ?? env().HANDOFF_SHOP_PER_MINUTE,
+      gate: deps.gate,
       loadSettings: () => loadHandoffSettings(deps.prisma, shop),
       service: deps.service,
     },
-    { shop, customerId, ip: (request.headers.get("x-forwarded-for") ?? "").split(",")[0].trim(), raw },
+    { shop, customerId, ip: shopperAddress(request, deps.peer, deps.trustedHops ?? env().TRUSTED_PROXY_HOPS), raw },
   );
   // Only a claim URL on the configured service's origin (https, or http on loopback) is followed: the browser is
   // never sent to a javascript: or data: address, nor to another site (./claim-url.ts).

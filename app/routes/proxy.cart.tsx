@@ -5,6 +5,7 @@ import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
+import { handoffGate } from "../runtime/service-scheduler.server";
 import { unauthenticated } from "../shopify.server";
 
 // Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
@@ -15,10 +16,12 @@ const budget = new Budget(); // per process, see app/handoff/budget.ts
 
 export const loader = () => redirect("/cart", { status: 303, headers: { "Cache-Control": "no-store" } });
 
-export const action = ({ request }: ActionFunctionArgs) =>
+export const action = ({ request, context }: ActionFunctionArgs) =>
   handleContinueCart(request, {
     prisma,
     budget,
+    gate: handoffGate, // the service's rate budget, shared with the imports
+    peer: context.remoteAddress, // server/app.ts
     verify: verifyAppProxy,
     graphql: adminGraphqlViaShopify,
     // The same offline token, as the Storefront API's private token (the library's own way to call it).

@@ -18,7 +18,8 @@ import { logger } from "../lib/logger.server";
 import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
 import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
 import { clientKeyOf, scheduledFetch } from "../sync/scheduled-fetch.server";
-import { RateScheduler } from "../sync/scheduler.server";
+import type { RateScheduler } from "../sync/scheduler.server";
+import { serviceScheduler } from "./service-scheduler.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
 export const syncLog = () => logger("sync");
@@ -28,8 +29,9 @@ export function createSyncDeps(
   options: { postgres: boolean; logger?: SyncLogger; scheduler?: RateScheduler },
 ): SyncDeps {
   const log = options.logger ?? syncLog();
-  // One rate budget per service client for this whole process; requests queue in it per shop (fairness).
-  const scheduler = options.scheduler ?? new RateScheduler();
+  // One rate budget per service client for this whole process, shared with Continue cart's handoffs
+  // (service-scheduler.server.ts); requests queue in it per shop (fairness).
+  const scheduler = options.scheduler ?? serviceScheduler();
   // The worker hands the import its grant store, not the shop: remember whose store it is.
   const shopOf = new WeakMap<GrantStore, string>();
   const context = (settings: ServiceSettings, store: GrantStore) =>

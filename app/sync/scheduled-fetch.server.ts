@@ -19,3 +19,33 @@ export function scheduledFetch(scheduler: RateScheduler, client: string, lane: s
 
 /** One budget per client id at one service origin. */
 export const clientKeyOf = (baseUrl: string, clientId: string) => `${new URL(baseUrl).origin} ${clientId}`;
+
+export type InteractiveSlot = { ok: true; fetch: typeof fetch } | { ok: false; retryAfterMs: number };
+
+/**
+ * For a caller that must not wait in line (a shopper on the Continue cart button): a slot now, with a fetch that
+ * sends its first request on it and feeds every answer back; or a refusal with the wait. A retry inside that fetch
+ * asks for a slot again and, refused, gets a local 429 with Retry-After (nothing is sent), which the service
+ * client treats like the service's own.
+ */
+export function interactiveSlot(scheduler: RateScheduler, client: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): InteractiveSlot {
+  const first = scheduler.tryAcquire(client);
+  if (!first.ok) return first;
+  let held = true;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!LIMITED.test(url.pathname)) return inner(input, init);
+    if (!held) {
+      const slot = scheduler.tryAcquire(client);
+      if (!slot.ok) {
+        const headers = { "content-type": "application/json", "retry-after": String(Math.ceil(slot.retryAfterMs / 1000)) };
+        return new Response(JSON.stringify({ error: "rate_limited" }), { status: 429, headers });
+      }
+    }
+    held = false;
+    const response = await inner(input, init);
+    scheduler.observe(client, response.status, response.headers);
+    return response;
+  };
+  return { ok: true, fetch };
+}

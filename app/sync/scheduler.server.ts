@@ -9,18 +9,38 @@
 //
 // Waiting requests queue per shop; a free slot goes to the next shop in turn, so one shop's backfill of thousands of
 // orders takes every other turn at most, and another shop's new order waits for one turn, not for the backlog.
+//
+// Interactive requests (a shopper waiting on "Continue cart") share the same budget but never queue: `tryAcquire`
+// grants a slot now or refuses at once with the wait, so a flood of clicks can neither pile up here nor push the
+// client into 429s (the ceiling is the same). Neither side starves the other:
+// - while interactive requests were asked for within the last window (capacity / rate), queued requests keep out
+//   of the top `interactiveReserve` of the bucket, so a shopper finds a slot at once even during a backfill;
+// - while queued requests wait, interactive ones get at most `interactiveShare` of the rate (their own small
+//   token bucket), so the queue drains at no less than the rest of it, whatever the flood. With nothing queued,
+//   interactive requests may use the whole rate; with no interactive traffic, the queue uses the whole bucket.
 export interface RateSchedulerOptions {
   now?: () => number;
   /** Requests of headroom kept below the bucket's capacity, for clock skew between us and the service. */
   headroom?: number;
   /** Wait after a 429 that says nothing about when to come back. */
   fallbackWaitMs?: number;
+  /** Share of the bucket's capacity queued requests leave free while interactive ones are about (default 1/4). */
+  interactiveReserve?: number;
+  /** Share of the rate interactive requests may take while queued ones wait (default 1/2). */
+  interactiveShare?: number;
+  /**
+   * The budget interactive requests assume until the service announces one: the contract's (40 requests, 2 a
+   * second). A service that only announces its budget on a 429 would otherwise see a flood unpaced until then.
+   */
+  assumedPolicy?: Policy;
 }
 
-interface Policy {
+export interface Policy {
   capacity: number;
   perSecond: number;
 }
+
+const CONTRACT_POLICY: Policy = { capacity: 40, perSecond: 2 };
 
 interface ClientState {
   policy?: Policy;
@@ -32,6 +52,11 @@ interface ClientState {
   /** Round-robin position: the lane served last. */
   turn: string[];
   timer: NodeJS.Timeout | null;
+  /** Until when queued requests leave the interactive reserve free (an interactive request was asked for). */
+  interactiveUntil: number;
+  /** Interactive requests' own bucket (tokens at `interactiveAt`): their share while the queue waits. */
+  interactiveTokens: number;
+  interactiveAt: number;
 }
 
 /** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
@@ -65,11 +90,40 @@ export class RateScheduler {
   private readonly now: () => number;
   private readonly headroom: number;
   private readonly fallbackWaitMs: number;
+  private readonly reserveShare: number;
+  private readonly rateShare: number;
+  private readonly assumed: Policy;
 
   constructor(options: RateSchedulerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.headroom = options.headroom ?? 1;
     this.fallbackWaitMs = options.fallbackWaitMs ?? 1_000;
+    this.reserveShare = options.interactiveReserve ?? 0.25;
+    this.rateShare = options.interactiveShare ?? 0.5;
+    this.assumed = options.assumedPolicy ?? CONTRACT_POLICY;
+  }
+
+  /**
+   * A slot for one interactive request now, or a refusal with the wait in ms; never queues. A granted slot counts
+   * against the budget like any other, and its answer goes to `observe`.
+   */
+  tryAcquire(client: string): { ok: true } | { ok: false; retryAfterMs: number } {
+    const state = this.state(client);
+    const now = this.now();
+    this.leak(state, now);
+    const policy = state.policy ?? this.assumed; // counted from the first interactive request on
+    let waitMs = state.blockedUntil - now;
+    state.interactiveUntil = now + (policy.capacity / policy.perSecond) * 1000;
+    const reserve = this.reserveOf(policy);
+    const rate = policy.perSecond * this.rateShare;
+    state.interactiveTokens = Math.min(reserve, state.interactiveTokens + ((now - state.interactiveAt) / 1000) * rate);
+    state.interactiveAt = now;
+    waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(policy)) / policy.perSecond) * 1000);
+    if (state.turn.length > 0) waitMs = Math.max(waitMs, ((1 - state.interactiveTokens) / rate) * 1000);
+    if (waitMs > 0) return { ok: false, retryAfterMs: Math.ceil(waitMs) };
+    state.level += 1;
+    state.interactiveTokens = Math.max(0, state.interactiveTokens - 1);
+    return { ok: true };
   }
 
   /** Resolves when `client` may send one request for `lane` (the shop); that request then counts against the budget. */
@@ -115,14 +169,25 @@ export class RateScheduler {
   private state(client: string): ClientState {
     let state = this.clients.get(client);
     if (!state) {
-      state = { level: 0, at: this.now(), blockedUntil: 0, lanes: new Map(), turn: [], timer: null };
+      const now = this.now();
+      state = { level: 0, at: now, blockedUntil: 0, lanes: new Map(), turn: [], timer: null, interactiveUntil: 0, interactiveTokens: 0, interactiveAt: now };
       this.clients.set(client, state);
     }
     return state;
   }
 
+  private ceilingOf(policy: Policy): number {
+    return Math.max(1, policy.capacity - this.headroom);
+  }
+
+  private reserveOf(policy: Policy): number {
+    return Math.max(1, Math.round(policy.capacity * this.reserveShare));
+  }
+
   private leak(state: ClientState, now: number) {
-    if (state.policy) state.level = Math.max(0, state.level - ((now - state.at) / 1000) * state.policy.perSecond);
+    // Before a budget is announced only interactive requests are counted, against the assumed one.
+    const policy = state.policy ?? this.assumed;
+    state.level = Math.max(0, state.level - ((now - state.at) / 1000) * policy.perSecond);
     state.at = now;
   }
 
@@ -136,7 +201,9 @@ export class RateScheduler {
       this.leak(state, now);
       let waitMs = state.blockedUntil - now;
       if (state.policy) {
-        const ceiling = Math.max(1, state.policy.capacity - this.headroom);
+        // Queued requests leave the interactive reserve free while shoppers are about (see the top).
+        const reserve = now < state.interactiveUntil ? this.reserveOf(state.policy) : 0;
+        const ceiling = Math.max(1, this.ceilingOf(state.policy) - reserve);
         waitMs = Math.max(waitMs, ((state.level + 1 - ceiling) / state.policy.perSecond) * 1000);
       }
       if (waitMs > 0) {

@@ -60,7 +60,11 @@ describe("leaky bucket", () => {
     const other = await getTokens(t, { clientId: "other-client" });
     expect((await postImport(t, "orders", order(), { token: tokens.access_token })).status).toBe(201);
     expect((await postImport(t, "shipments", shipment(), { token: tokens.access_token })).status).toBe(201);
-    expect((await postHandoff(t)).status).toBe(201);
+    const handoff = await postHandoff(t);
+    expect(handoff.status).toBe(201);
+    // An accepted handoff carries the budget too, as imports do.
+    expect(handoff.headers.get("ratelimit-policy")).toBe('"default";q=4;w=4');
+    expect(handoff.headers.get("ratelimit")).toMatch(/^"default";r=\d+;t=\d+$/);
     expect((await postImport(t, "orders", order(), { token: tokens.access_token })).status).toBe(201);
     const limitedHandoff = await postHandoff(t);
     expect(limitedHandoff.status).toBe(429);

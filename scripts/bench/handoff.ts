@@ -65,7 +65,8 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
       return new Response(JSON.stringify(body), { status: 201, headers: { "content-type": "application/json" } });
     },
   };
-  const deps = { prisma, budget: new Budget(), graphql, service, verify: verifyAppProxy };
+  // Every sample is a new shopper of one shop: the shop-wide cap (HANDOFF_SHOP_PER_MINUTE) would stop the run.
+  const deps = { prisma, budget: new Budget(), shopPerMinute: 1_000_000, graphql, service, verify: verifyAppProxy };
 
   const request = () => {
     const query = signProxyQuery(

@@ -95,4 +95,61 @@ describe("rate scheduler", () => {
     expect(log[10].at).toBeGreaterThanOrEqual(1_100);
     expect(log[11].at).toBeGreaterThanOrEqual(1_200);
   });
+
+  describe("interactive requests (Continue cart)", () => {
+    it("get a slot now or a refusal with the wait, never a place in a queue; the budget is the same", async () => {
+      const scheduler = new RateScheduler({ headroom: 0 });
+      scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=3;t=0' }));
+      const answers = Array.from({ length: 5 }, () => scheduler.tryAcquire("svc A"));
+      expect(answers.slice(0, 3)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+      expect(answers[3]).toEqual({ ok: false, retryAfterMs: 100 });
+      expect(scheduler.waiting("svc A")).toEqual({});
+      await vi.advanceTimersByTimeAsync(100);
+      expect(scheduler.tryAcquire("svc A")).toEqual({ ok: true });
+    });
+
+    it("are paced by the contract's budget (40, 2 a second) before the service announces one", () => {
+      const scheduler = new RateScheduler(); // one request of headroom: 39
+      const granted = Array.from({ length: 50 }, () => scheduler.tryAcquire("svc A")).filter((a) => a.ok);
+      expect(granted).toHaveLength(39);
+      expect(scheduler.tryAcquire("svc A")).toEqual({ ok: false, retryAfterMs: 500 });
+    });
+
+    it("honour a 429's Retry-After", async () => {
+      const scheduler = new RateScheduler();
+      scheduler.observe("svc A", 429, answer({ "retry-after": "3" }));
+      expect(scheduler.tryAcquire("svc A")).toEqual({ ok: false, retryAfterMs: 3_000 });
+      await vi.advanceTimersByTimeAsync(3_000);
+      expect(scheduler.tryAcquire("svc A").ok).toBe(true);
+    });
+
+    it("a flood takes at most half the rate while imports queue, and the imports still drain at the rest", async () => {
+      const scheduler = new RateScheduler({ headroom: 0 });
+      scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=0;t=1' }));
+      const log: { lane: string; at: number }[] = [];
+      const backlog = ask(scheduler, "svc A", "shop-1", 40, log);
+      let interactive = 0;
+      // A shopper's click every 10 ms for 4 s: far more than the whole budget.
+      for (let t = 0; t < 4_000; t += 10) {
+        if (scheduler.tryAcquire("svc A").ok) interactive += 1;
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      const imported = log.length;
+      await vi.advanceTimersByTimeAsync(10_000);
+      await Promise.all(backlog);
+      // 4 s at 10 a second: 40 slots. Shoppers got some (not starved), at most half plus their reserve of 3.
+      expect(interactive).toBeGreaterThanOrEqual(10);
+      expect(interactive).toBeLessThanOrEqual(20 + 3);
+      expect(imported).toBeGreaterThanOrEqual(17);
+      expect(imported + interactive).toBeLessThanOrEqual(41);
+    });
+
+    it("without interactive traffic, queued requests keep the whole bucket", async () => {
+      const scheduler = new RateScheduler({ headroom: 0 });
+      scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=10;t=0' }));
+      const log: { lane: string; at: number }[] = [];
+      await Promise.all(ask(scheduler, "svc A", "shop-1", 10, log));
+      expect(log.every((g) => g.at === 0)).toBe(true);
+    });
+  });
 });
