@@ -12,7 +12,7 @@ const ROOT = path.resolve(__dirname, "../..");
 const REQUIRED = ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "ENCRYPTION_KEYS"];
 
 /** Runs a command with only `env` (plus PATH), stops it if it is still running after 30 s; its exit code and output. */
-async function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
+async function run(command: string, args: string[], env: Record<string, string>) {
   const dataDir = mkdtempSync(path.join(tmpdir(), "harden-prod-"));
   const child = spawn(command, args, {
     cwd: ROOT,
