@@ -17,7 +17,8 @@ async function run(command: string, args: string[], env: Record<string, string>)
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: true, // its own process group: a stop reaches npm's child too
-    env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", PGLITE_DATA_DIR: path.join(dataDir, "pglite"), ...env },
+    // NODE_ENV only when the case sets it (the app's typings make it required).
+    env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", PGLITE_DATA_DIR: path.join(dataDir, "pglite"), ...env } as unknown as NodeJS.ProcessEnv,
   });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
