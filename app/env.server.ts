@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { CUSTOM_DOMAIN } from "./shopify/custom-domain";
 
 const LOCAL_DEFAULTS = {
   SHOPIFY_API_KEY: "local-dev-api-key",
@@ -31,7 +32,11 @@ const schema = z.object({
   SHOPIFY_API_SECRET: z.string().min(1),
   SHOPIFY_APP_URL: z.url({ message: "must be the app's public https URL" }),
   SCOPES: z.string().default("read_orders,read_fulfillments,read_customers,read_products,read_themes,write_app_proxy,unauthenticated_read_checkouts,unauthenticated_read_product_listings"),
-  SHOP_CUSTOM_DOMAIN: z.string().optional(),
+  SHOP_CUSTOM_DOMAIN: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .refine((s) => CUSTOM_DOMAIN.test(s), { message: 'must be a bare domain such as "shops.example.com" (no scheme, no path)' })
+    .optional(),
   ENCRYPTION_KEYS: keyList,
   WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),

@@ -11,6 +11,7 @@ import { createOfflineTokenRefresher } from "./crypto/offline-token-refresh.serv
 import { defaultKeyring } from "./crypto/secret-box.server";
 import { env } from "./env.server";
 import { onAppInstalled } from "./privacy/lifecycle.server";
+import { customDomainTransformations } from "./shopify/custom-domain";
 
 const config = env();
 
@@ -19,6 +20,8 @@ if (!(Object.values(ApiVersion) as string[]).includes(SHOPIFY_API_VERSION)) {
   throw new Error(`Shopify API version ${SHOPIFY_API_VERSION} is not known to @shopify/shopify-api`);
 }
 const apiVersion = SHOPIFY_API_VERSION as ApiVersion;
+// Shops at SHOP_CUSTOM_DOMAIN are accepted besides *.myshopify.com (app/shopify/custom-domain.ts).
+const customDomains = customDomainTransformations(config.SHOP_CUSTOM_DOMAIN);
 
 // Shopify's library has its own logger; follow LOG_LEVEL (it has no "off", so silent keeps errors only).
 const shopifyLogLevel = {
@@ -54,6 +57,7 @@ const tokenApi = shopifyApi({
   hostScheme: new URL(config.SHOPIFY_APP_URL).protocol === "http:" ? "http" : "https",
   isEmbeddedApp: true,
   logger: { level: shopifyLogLevel },
+  domainTransformations: customDomains,
 });
 const refreshOfflineToken = createOfflineTokenRefresher({
   prisma: () => prisma,
@@ -82,7 +86,7 @@ const shopify = shopifyApp({
     },
   },
   logger: { level: shopifyLogLevel },
-  ...(config.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [config.SHOP_CUSTOM_DOMAIN] } : {}),
+  domainTransformations: customDomains,
 });
 
 export default shopify;

@@ -1,6 +1,8 @@
 // `npm start`: serves the production build (after `npm run build`) on PORT (default 3000). `npm run build` bundles
 // this file (and server/app.ts) to build/server-main.js, so production runs plain `node`, no TypeScript loader.
 // The web process's wiring lives in app/runtime/web.server.ts: this file starts it by name, through the build.
+// NODE_ENV defaults to production (./production-env, first, before anything reads it).
+import "./production-env";
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import path from "node:path";

@@ -1,8 +1,10 @@
-// `npm run worker` (development, tsx) / `npm run start:worker` (production: `npm run build` bundles this file to
+// `npm run worker` (tsx) / `npm run start:worker` (production: `npm run build` bundles this file to
 // build/server-worker.js, run with plain `node`): the sync worker as its own process, for scaling workers apart
 // from the web server. Needs DATABASE_URL (PostgreSQL): PGlite is one process's database, and there the worker
 // runs inside the app. Start as many as you like; they share the queue safely (FOR UPDATE SKIP LOCKED leases).
 // Stops cleanly on SIGTERM/SIGINT: no new leases, running jobs finish, then the database closes.
+// NODE_ENV defaults to production (./production-env, first, before anything reads it).
+import "./production-env";
 import { openConfiguredDatabase, setDatabase } from "../app/db.server";
 import { env } from "../app/env.server";
 import { syncLog } from "../app/runtime/worker-deps.server";

@@ -10,6 +10,9 @@ import type { Db } from "../db/sql.server";
 import { orderKeyOf } from "../sync/mapping.server";
 import { grantToken, pendingToken, queueRevocations } from "../connections/revocations.server";
 import { tokensMayGoTo } from "../service/client.server";
+import { retentionDaysSql } from "../db/shop-settings.server";
+import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake-batch.server";
+import { DEFAULT_RETENTION_DAYS } from "./retention.server";
 
 // A grant's tokens go only to the server that issued them: after the service's address changed, they are deleted here
 // but not sent to the new address (app/service/origins.server.ts).
@@ -65,6 +68,10 @@ export async function redactCustomer(
   const now = options.now ?? new Date();
   const settings = await settingsOrNull(prisma, shop, options.keyring);
   return prisma.$transaction(async (tx) => {
+    // First: a past-orders page running now holds its Backfill row until it commits (app/sync/backfill.server.ts),
+    // so this waits for it and the statements below see what it queued; one that starts later finds no row and
+    // writes nothing.
+    await tx.backfill.deleteMany({ where: { shop, customerId } });
     const grants = await tx.customerGrant.findMany({ where: { shop, customerId } });
     const states = await tx.oAuthState.findMany({ where: { shop, customerId, pendingTokensEnc: { not: null } } });
     const revocationsQueued = await queueRevocations(
@@ -105,9 +112,14 @@ export async function redactCustomer(
       where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }], state: { in: ["pending", "waiting"] } },
       data: { state: "skipped", reason: REDACTED_REASON },
     });
-    await tx.syncRecord.updateMany({ where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }] }, data: { customerId: null } });
-    await tx.backfill.deleteMany({ where: { shop, customerId } });
-    await tx.cartHandoff.updateMany({ where: { shop, customerId }, data: { customerId: null, cartTokenHash: "redacted" } });
+    // The redaction count fences a job that read one of these records before now: it cannot write the customer back
+    // (app/sync/record-state.server.ts checks the count in the same UPDATE).
+    await tx.syncRecord.updateMany({
+      where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }] },
+      data: { customerId: null, redactions: { increment: 1 } },
+    });
+    // Their cart handoffs go whole: the lines are their cart, the claim URL a bearer link to it.
+    await tx.cartHandoff.deleteMany({ where: { shop, customerId } });
     await tx.dataRequest.deleteMany({ where: { shop, customerId } });
     return { grantsDeleted, revocationsQueued, ordersRedacted: orderIds.length, jobsCancelled: cancelled };
   });
@@ -123,7 +135,34 @@ export function shopScopedModels(): string[] {
   return Prisma.dmmf.datamodel.models.filter((m) => m.fields.some((f) => f.name === "shop" && f.kind === "scalar")).map((m) => m.name);
 }
 
-/** shop/redact: revokes every grant and pending connection of the shop (queued), then deletes all its rows. */
+/**
+ * What shop/redact keeps: the shop's webhook receipts (ids, topic and times; no payload, nothing of a customer),
+ * until the shop's retention period after each was received, so an old delivery replayed after a reinstall is
+ * answered as a redelivery and not acted on or imported again. Housekeeping deletes them when they expire.
+ */
+export const KEPT_BY_SHOP_REDACT = ["WebhookReceipt"];
+
+/**
+ * The ids of the shop's sync deliveries become receipts (the intake refuses a delivery whose receipt exists,
+ * app/sync/intake-batch.server.ts), and every receipt of the shop gets its expiry.
+ */
+async function keepReceipts(tx: Prisma.TransactionClient, shop: string): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "WebhookReceipt" (key, shop, topic, "receivedAt", "expiresAt")
+    SELECT ${DELIVERY_RECEIPT_PREFIX} || d.shop || ':' || d."eventId", d.shop, d.topic, d."receivedAt",
+      d."receivedAt" + make_interval(days => ${retentionDaysSql("d", DEFAULT_RETENTION_DAYS)})
+    FROM "WebhookDelivery" d
+    WHERE d.shop = ${shop}
+    ON CONFLICT (key) DO NOTHING`;
+  await tx.$executeRaw`
+    UPDATE "WebhookReceipt" r SET "expiresAt" = r."receivedAt" + make_interval(days => ${retentionDaysSql("r", DEFAULT_RETENTION_DAYS)})
+    WHERE r.shop = ${shop} AND r."expiresAt" IS NULL`;
+}
+
+/**
+ * shop/redact: revokes every grant and pending connection of the shop (queued), then deletes all its rows except
+ * the webhook receipts (KEPT_BY_SHOP_REDACT), which expire.
+ */
 export async function redactShop(
   prisma: PrismaClient,
   shop: string,
@@ -139,8 +178,9 @@ export async function redactShop(
       [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring))],
       { keyring: options.keyring, now: options.now },
     );
+    await keepReceipts(tx, shop); // before the deliveries and the settings (its retention period) go
     let rowsDeleted = 0;
-    for (const model of shopScopedModels()) {
+    for (const model of shopScopedModels().filter((m) => !KEPT_BY_SHOP_REDACT.includes(m))) {
       const delegate = (tx as unknown as Record<string, { deleteMany(args: { where: { shop: string } }): Promise<{ count: number }> }>)[lowerFirst(model)];
       rowsDeleted += (await delegate.deleteMany({ where: { shop } })).count;
     }

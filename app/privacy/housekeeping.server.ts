@@ -1,5 +1,6 @@
 // What every worker does between jobs, on a timer (a periodic task app/runtime hands to startWorker): revocations that are due, the
-// tokens of connections abandoned between the service's consent and the store's completion step, and retention.
+// tokens of connections abandoned between the service's consent and the store's completion step, expired connection
+// states, and retention.
 // Each part runs on its own: one failing does not stop the others, and none of them touches a job being run.
 import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
@@ -8,6 +9,7 @@ import { loadServiceSettings } from "../connections/settings.server";
 import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "../connections/revocations.server";
 import { pruneExpired, type PruneReport } from "./retention.server";
 import { tokensMayGoTo } from "../service/client.server";
+import { STATE_RETENTION_MS } from "../connections/oauth-common.server";
 
 /**
  * Connections whose state expired while still holding the exchanged tokens (the shopper never reached the store's
@@ -39,9 +41,20 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
   return moved;
 }
 
+/**
+ * Connection states a day past their expiry that hold no tokens (those are swept above first): deleted. The connect
+ * page also deletes them when someone starts a connection; this does it when nobody does.
+ */
+export async function deleteExpiredStates(prisma: PrismaClient, options: { now?: Date } = {}): Promise<number> {
+  const before = new Date((options.now ?? new Date()).getTime() - STATE_RETENTION_MS);
+  const { count } = await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: before }, pendingTokensEnc: null } });
+  return count;
+}
+
 export interface HousekeepingReport {
   revocations?: DrainReport;
   abandoned?: number;
+  statesDeleted?: number;
   pruned?: PruneReport;
   errors: string[];
 }
@@ -60,6 +73,7 @@ export async function runHousekeeping(
     }
   };
   report.abandoned = await part("abandoned connections", () => sweepAbandonedConnections(prisma, options));
+  report.statesDeleted = await part("expired connection states", () => deleteExpiredStates(prisma, options));
   report.revocations = await part("revocations", () => drainRevocations(prisma, options));
   report.pruned = await part("retention", () => pruneExpired(prisma, { now: options.now }));
   return report;

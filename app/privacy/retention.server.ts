@@ -6,7 +6,9 @@
 //   is cancelled (there is nothing left to send);
 // - finished jobs (the attempt log: attempts, last error) are deleted, except the latest job of a record that was
 //   not imported (the merchant's retry button uses it);
-// - deliveries no job points at, handled data requests and old cart handoffs are deleted.
+// - deliveries no job points at, the log of sends to the service (SyncAttempt), handled data requests and old cart
+//   handoffs are deleted;
+// - webhook receipts a shop/redact kept (ids only) are deleted when they expire (their receipt time + the period).
 // The sync records themselves (ids, states, times) stay: they are the merchant's proof of what was sent.
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { readSections, retentionDaysSql, writeSection } from "../db/shop-settings.server";
@@ -23,6 +25,8 @@ export interface PruneReport {
   deliveriesDeleted: number;
   dataRequestsDeleted: number;
   handoffsDeleted: number;
+  attemptsDeleted: number;
+  receiptsDeleted: number;
 }
 
 /** `alias.column` is older than its shop's retention period at `now`. */
@@ -96,7 +100,13 @@ export async function pruneExpired(prisma: PrismaClient, options: { now?: Date; 
   const handoffsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
     DELETE FROM "CartHandoff" WHERE id IN (
       SELECT h.id FROM "CartHandoff" h WHERE ${expired(now, "h", "createdAt")} LIMIT ${batch})`);
-  return { payloadsCleared, jobsDeleted, deliveriesDeleted, dataRequestsDeleted, handoffsDeleted };
+  const attemptsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+    DELETE FROM "SyncAttempt" WHERE id IN (
+      SELECT a.id FROM "SyncAttempt" a WHERE ${expired(now, "a", "at")} LIMIT ${batch})`);
+  const receiptsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+    DELETE FROM "WebhookReceipt" WHERE key IN (
+      SELECT key FROM "WebhookReceipt" WHERE "expiresAt" < ${ts(now)} LIMIT ${batch})`);
+  return { payloadsCleared, jobsDeleted, deliveriesDeleted, dataRequestsDeleted, handoffsDeleted, attemptsDeleted, receiptsDeleted };
 }
 
 export type RetentionResult = { ok: true; days: number; message: string } | { ok: false; message: string };

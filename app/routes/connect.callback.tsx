@@ -4,12 +4,16 @@ import { useLoaderData } from "@remix-run/react";
 import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
 import { handleOAuthCallback } from "../connections/oauth-callback.server";
+import { neverFramedHeaders } from "../shopify/frame-ancestors";
 
 // The OAuth redirect_uri (${SHOPIFY_APP_URL}/connect/callback), on the app's own domain. The state row says which
 // shop and customer this is; app/connections/oauth-callback.server.ts does the checks and the exchange, and keeps the
 // tokens pending. Nothing is stored here: a success goes on to the store's completion step (proxy.connect.complete),
 // where the logged-in customer must be the one who started; every other outcome with a known store goes back to
 // the store's connect page with a result code.
+
+// The service sends the shopper's browser here, top level: never inside the admin or anyone's frame.
+export const headers = neverFramedHeaders;
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const outcome = await handleOAuthCallback(prisma, request.url, { log: logEvent });

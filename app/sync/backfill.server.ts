@@ -267,6 +267,10 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Backf
   const orders = page.data!.orders!;
   const now = deps.now();
   await prisma.$transaction(async (tx) => {
+    // The Backfill row is locked first: a customers/redact deletes it first too, so it either waits for this page
+    // (and then erases what it queued) or went before, and then nothing of the customer is written back here.
+    const [alive] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Backfill" WHERE id = ${payload.backfillId} FOR UPDATE`;
+    if (!alive) return; // the customer was erased: this page is not queued
     for (const node of orders.nodes) {
       const order = restOrderFromGraphql(node);
       const orderId = String(order.id);

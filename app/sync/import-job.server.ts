@@ -110,7 +110,7 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   if (record.sentHash === meaning && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
     // this very content is already at the service
     const data = { ...(record.customerId !== stored ? { customerId: record.customerId } : {}), ...newer };
-    await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, data } : undefined);
+    await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, redactions: record.redactions, data } : undefined);
     return;
   }
   // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
@@ -143,6 +143,7 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
       contentHash: hash,
       workspaceId: route.grant.workspaceId,
       customerId: record.customerId,
+      redactions: record.redactions,
       serviceId: outcome.data.id ?? null,
       serviceStatus: status,
       attempts: job.attempts,
@@ -186,10 +187,10 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
   }
   if (RETRY.has(outcome.kind) || outcome.retryable) {
     if (job.attempts >= job.maxAttempts) {
-      return giveUp(deps, job, record.id, { code: "attempts_exhausted", details: { attempts: job.attempts, detail: outcome.message } });
+      return giveUp(deps, job, record, { code: "attempts_exhausted", details: { attempts: job.attempts, detail: outcome.message } });
     }
     const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, outcome.retryAfterMs, deps.random));
     return retryLater(deps, job, record, outcome.message, runAt);
   }
-  await giveUp(deps, job, record.id, { code: "rejected", details: { detail: outcome.message } });
+  await giveUp(deps, job, record, { code: "rejected", details: { detail: outcome.message } });
 }

@@ -73,6 +73,13 @@ interface Row {
 
 const keyOf = (d: Pick<Delivery, "shop" | "eventId">) => `${d.shop}\u0000${d.eventId}`;
 
+/**
+ * A sync delivery's id kept as a WebhookReceipt ("delivery:<shop>:<event id>") when shop/redact deletes the delivery
+ * (app/privacy/compliance.server.ts): the intake answers a replay of it as a redelivery, so an old order is not
+ * imported again after a reinstall. Built in SQL here and there, from this prefix.
+ */
+export const DELIVERY_RECEIPT_PREFIX = "delivery:";
+
 function toRow(received: Delivery): Row {
   const kind = syncKindOf(received.topic) ?? null;
   // Only what the sync needs is ever stored: no shopper contact data (app/sync/minimise.server.ts).
@@ -99,7 +106,8 @@ function toRow(received: Delivery): Row {
  * The intake statement: deliveries (ON CONFLICT DO NOTHING), their records (one per
  * resource even when two deliveries of one order share the batch; an existing record is only touched) and one job
  * per new importable delivery, in arrival order so jobs keep their `seq` order. Unique keys are inserted in key
- * order, so two batches racing on the same redeliveries wait for each other instead of deadlocking. Returns, per delivery key, the
+ * order, so two batches racing on the same redeliveries wait for each other instead of deadlocking. A delivery whose
+ * id shop/redact kept as a receipt is a redelivery too. Returns, per delivery key, the
  * delivery id and the job id when this statement created them; a key missing from the result was a redelivery.
  */
 export async function writeDeliveries(prisma: PrismaClient, rows: Row[]): Promise<Map<string, { deliveryId: string; jobId: string | null }>> {
@@ -115,7 +123,9 @@ export async function writeDeliveries(prisma: PrismaClient, rows: Row[]): Promis
       VALUES ${values}
     ), d AS (
       INSERT INTO "WebhookDelivery" (id, shop, topic, "eventId", "webhookId", payload, "receivedAt")
-      SELECT id, shop, topic, "eventId", "webhookId", body::jsonb, now() AT TIME ZONE 'UTC' FROM input ORDER BY shop, "eventId"
+      SELECT id, shop, topic, "eventId", "webhookId", body::jsonb, now() AT TIME ZONE 'UTC' FROM input
+      WHERE NOT EXISTS (SELECT 1 FROM "WebhookReceipt" k WHERE k.key = ${DELIVERY_RECEIPT_PREFIX} || input.shop || ':' || input."eventId")
+      ORDER BY shop, "eventId"
       ON CONFLICT (shop, "eventId") DO NOTHING
       RETURNING id
     ), fresh AS (

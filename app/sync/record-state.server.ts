@@ -1,6 +1,10 @@
 // A SyncRecord's state transitions while its job holds the lease: settle (skipped/failed), wait, retry, give up,
 // imported. Each moves the job (a write fenced by its lease) and, only when that worked, writes the record, in one
 // transaction: a worker whose lease was taken over (it hung past it) must not overwrite what its successor recorded.
+// Record writes are also fenced by the record's redaction count (SyncRecord.redactions, bumped by customers/redact):
+// a job that read the record before a redaction must not write the customer back. The check is in the UPDATE's own
+// WHERE clause, so a redaction committing at the same moment either comes after the write (and erases it) or before
+// (and the write is refused).
 import { randomUUID } from "node:crypto";
 import { ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
@@ -18,16 +22,29 @@ export type Why = SyncReasonCode | { code: SyncReasonCode; details: ReasonDetail
 const fields = (why: Why) =>
   typeof why === "string" ? because(why) : "reasonCode" in why ? why : because(why.code, why.details);
 
+/** A record write by a job: `redactions` is the count the job read (the write is refused when it changed). */
+export interface RecordWrite {
+  id: string;
+  redactions: number;
+  data: Prisma.SyncRecordUpdateManyMutationInput;
+}
+
 export async function transition(
   deps: Resolved,
   moveJob: (tx: Prisma.TransactionClient) => Promise<boolean>,
-  record?: { id: string; data: Prisma.SyncRecordUpdateInput },
+  record?: RecordWrite,
 ): Promise<boolean> {
   const moved = await deps.prisma.$transaction(async (tx) => {
     if (!(await moveJob(tx))) return false;
-    if (record) await tx.syncRecord.update({ where: { id: record.id }, data: record.data });
+    if (!record) return true;
+    const written = await tx.syncRecord.updateMany({ where: { id: record.id, redactions: record.redactions }, data: record.data });
+    if (written.count === 0) {
+      // The customer was erased while this job ran: what the redaction wrote stands.
+      deps.logger.info({ recordId: record.id }, "record redacted while its job ran; not written");
+      return true;
+    }
     // Becoming failed starts a failure episode: Shopify Flow hears of it once (app/sync/flow-trigger.server.ts).
-    if (record?.data.state === "failed") await queueFlowTriggerOnFailure(tx, record.id, deps.now());
+    if (record.data.state === "failed") await queueFlowTriggerOnFailure(tx, record.id, deps.now());
     return true;
   });
   if (!moved) deps.logger.warn({ recordId: record?.id }, "lease lost; the new holder records the outcome");
@@ -60,13 +77,13 @@ export async function settle(
   record: SyncRecord,
   state: "skipped" | "failed",
   why: Why,
-  newer: Partial<SyncRecord> = {},
+  newer: { sourceUpdatedAt?: Date } = {},
 ): Promise<boolean> {
   const reason = fields(why);
   const settled = await transition(
     deps,
     (tx) => (state === "failed" ? failJob(tx, job, reason.reason, deps.now()) : completeJob(tx, job, deps.now())),
-    { id: record.id, data: { state, ...reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId, ...newer } },
+    { id: record.id, redactions: record.redactions, data: { state, ...reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId, ...newer } },
   );
   if (settled) deps.logger.info({ jobId: job.id, recordId: record.id, state, reasonCode: reason.reasonCode }, "record settled");
   return settled;
@@ -87,10 +104,15 @@ export async function wait(
     async (tx) => {
       const runAt = new Date(deps.now().getTime() + delayMs);
       if (!(await rescheduleJob(tx, job, { runAt, error: reason.reason, countAttempt: false }))) return false;
-      if (payload !== undefined) await tx.job.update({ where: { id: job.id }, data: { payload } });
+      // The job's payload may name the customer (past orders): not written back over a redaction's empty one.
+      if (payload !== undefined) {
+        await tx.$executeRaw`
+          UPDATE "Job" SET payload = ${JSON.stringify(payload)}::jsonb
+          WHERE id = ${job.id} AND EXISTS (SELECT 1 FROM "SyncRecord" WHERE id = ${record.id} AND redactions = ${record.redactions}::int)`;
+      }
       return true;
     },
-    { id: record.id, data: { state: "waiting", ...reason, lastAttemptAt: deps.now(), customerId: record.customerId } },
+    { id: record.id, redactions: record.redactions, data: { state: "waiting", ...reason, lastAttemptAt: deps.now(), customerId: record.customerId } },
   );
 }
 
@@ -99,6 +121,7 @@ export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, m
   const at = formatUtcTime(runAt);
   await transition(deps, (tx) => rescheduleJob(tx, job, { runAt, error: message }), {
     id: record.id,
+    redactions: record.redactions,
     data: {
       state: IMPORTED.has(record.state) ? record.state : "pending",
       ...because("retrying", { detail: message, at, attempts: job.attempts, maxAttempts: job.maxAttempts }),
@@ -106,13 +129,18 @@ export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, m
   });
 }
 
-/** Final failure of the job and, when it has one, its record (retrying cannot fix it, or attempts ran out). */
-export async function giveUp(deps: Resolved, job: Job, recordId: string | null, why: Why, jobError?: string) {
+/**
+ * Final failure of the job and, when it has one, its record (retrying cannot fix it, or attempts ran out). A job
+ * that has not read its record (a crash before) writes over no redaction either: the count is read here.
+ */
+export async function giveUp(deps: Resolved, job: Job, record: string | Pick<SyncRecord, "id" | "redactions"> | null, why: Why, jobError?: string) {
   const reason = fields(why);
+  const current =
+    typeof record === "string" ? await deps.prisma.syncRecord.findUnique({ where: { id: record }, select: { id: true, redactions: true } }) : record;
   await transition(
     deps,
     (tx) => failJob(tx, job, jobError ?? reason.reason, deps.now()),
-    recordId ? { id: recordId, data: { state: "failed", ...reason } } : undefined,
+    current ? { id: current.id, redactions: current.redactions, data: { state: "failed", ...reason } } : undefined,
   );
 }
 
@@ -126,7 +154,7 @@ export async function recordFailedSend(deps: Resolved, job: Job, record: SyncRec
   await deps.prisma.$executeRaw`
     UPDATE "SyncRecord" SET "contentHash" = ${contentHash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
       "customerId" = ${record.customerId}::text, "updatedAt" = ${now}
-    WHERE id = ${record.id}
+    WHERE id = ${record.id} AND redactions = ${record.redactions}::int
       AND EXISTS (SELECT 1 FROM "Job" WHERE id = ${job.id} AND status = 'running' AND "leasedBy" = ${job.leasedBy})`;
 }
 
@@ -137,6 +165,8 @@ export interface ImportedFacts {
   contentHash: string;
   workspaceId: string;
   customerId: string | null;
+  /** The record's redaction count when the job read it: changed since, the customer id is not written. */
+  redactions: number;
   serviceId: string | null;
   serviceStatus: string;
   /** The job's attempts so far, shown on the record. */
@@ -186,7 +216,9 @@ export async function recordImported(
     ), attempt AS (${options.attempt}
     ), recorded AS (
       UPDATE "SyncRecord" SET state = ${facts.state}, "sentHash" = ${facts.sentHash}, "contentHash" = ${facts.contentHash},
-        "workspaceId" = ${facts.workspaceId}, "customerId" = ${facts.customerId}::text, "serviceId" = ${facts.serviceId}::text,
+        "workspaceId" = ${facts.workspaceId}, "serviceId" = ${facts.serviceId}::text,
+        -- The service has it, so the record says so; the customer is written only if no redaction came in between.
+        "customerId" = CASE WHEN redactions = ${facts.redactions}::int THEN ${facts.customerId}::text END,
         "serviceStatus" = ${facts.serviceStatus}, reason = NULL, "reasonCode" = NULL, "flowNotifiedAt" = NULL, attempts = ${facts.attempts}::int,
         "sourceUpdatedAt" = COALESCE(${facts.sourceUpdatedAt ? ts(facts.sourceUpdatedAt) : null}, "sourceUpdatedAt"),
         "lastAttemptAt" = ${now}, "importedAt" = ${now}, "updatedAt" = ${now}

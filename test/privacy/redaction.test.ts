@@ -9,6 +9,7 @@ import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { bindings, sealFor } from "~/crypto/secret-box.server";
 import { redactCustomer, redactShop, REDACTED_REASON, shopScopedModels } from "~/privacy/compliance.server";
 import { recordDataRequest } from "~/privacy/export.server";
+import { DEFAULT_RETENTION_DAYS, pruneExpired } from "~/privacy/retention.server";
 import { drainRevocations } from "~/connections/revocations.server";
 import { refreshTokens, serviceOrigins, type GrantStore } from "~/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
@@ -72,6 +73,8 @@ async function connect(shop: string, shopper: Shopper) {
   return workspace;
 }
 
+const claimUrlOf = (shopper: Shopper) => `https://service.example/claim/${shopper.id}-secret`;
+
 let event = 0;
 const deliver = (shop: string, topic: string, payload: unknown) =>
   recordSyncDelivery(db.prisma, { shop, topic, eventId: `evt-${++event}`, payload });
@@ -113,7 +116,18 @@ async function unfinished(shop: string, shopper: Shopper) {
     },
   });
   await db.prisma.cartHandoff.create({
-    data: { shop, customerId: String(shopper.id), cartTokenHash: "c".repeat(64), contentHash: "h", externalCartId: "cart-1", idempotencyKey: `k-${shopper.id}`, lineCount: 1, lines: [] },
+    data: {
+      shop,
+      customerId: String(shopper.id),
+      cartTokenHash: "c".repeat(64),
+      contentHash: "h",
+      externalCartId: "cart-1",
+      idempotencyKey: `k-${shopper.id}`,
+      lineCount: 1,
+      lines: [{ variantId: "1", title: `Engraved for ${shopper.lastName}`, quantity: 1 }],
+      state: "created",
+      claimUrl: claimUrlOf(shopper),
+    },
   });
   await db.prisma.backfill.create({ data: { shop, customerId: String(shopper.id), days: 60 } });
   await recordDataRequest(db.prisma, { shop, customerId: String(shopper.id), requestId: `dr-${shopper.id}`, ordersRequested: [] });
@@ -151,7 +165,7 @@ describe("customers/redact", () => {
 
     const report = await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id), ordersToRedact: [String(guest.id)] });
     expect(report).toMatchObject({ grantsDeleted: 1, revocationsQueued: 1 });
-    for (const value of [shopper.email, shopper.phone, `${shopper.firstName} ${shopper.lastName}`, shopper.lastName, "Grace H."]) {
+    for (const value of [shopper.email, shopper.phone, `${shopper.firstName} ${shopper.lastName}`, shopper.lastName, "Grace H.", claimUrlOf(shopper)]) {
       const hits = await findEverywhere(db.prisma, value);
       // The bystander shares the first name: only their own rows may say "Grace H.".
       if (value === "Grace H.") {
@@ -164,6 +178,8 @@ describe("customers/redact", () => {
     }
     expect(await db.prisma.customerGrant.count({ where: { customerId: String(shopper.id) } })).toBe(0);
     expect(await db.prisma.customerGrant.count({ where: { customerId: String(bystander.id) } })).toBe(1);
+    // Their cart handoffs are gone (lines and claim link); the bystander's stay.
+    expect(await db.prisma.cartHandoff.findMany({ select: { claimUrl: true } })).toEqual([{ claimUrl: claimUrlOf(bystander) }]);
 
     // The sync log keeps ids, states and times; what had not run is not sent, and says why.
     const imported = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(order.id) } });
@@ -184,6 +200,41 @@ describe("customers/redact", () => {
     await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id), ordersToRedact: [String(guest.id)] });
     expect(await findEverywhere(db.prisma, String(bystander.id))).toEqual(snapshot);
     expect(await db.prisma.tokenRevocation.count()).toBe(0);
+  });
+});
+
+describe("a job running during customers/redact", () => {
+  // The customer is erased while their order's job waits for the service's answer; what the job writes afterwards
+  // must not bring the customer id back (the record's redaction count fences it).
+  it.each([
+    ["the service accepts the order", "imported"],
+    ["the service fails", "skipped"],
+  ] as const)("cannot write the customer back when %s", async (_, stateAfter) => {
+    await configure(SHOP);
+    const shopper = newShopper();
+    await connect(SHOP, shopper);
+    const order = orderWithContactData(shopper);
+    await deliver(SHOP, "ORDERS_CREATE", order);
+    const deps = { ...syncDeps(db.prisma, emu, stores), loadSettings: async () => emulatorSettings(emu.url) };
+    let sends = 0;
+    const ran = await drainJobs(
+      {
+        ...deps,
+        importOrder: async (settings, store, request, options) => {
+          sends += 1;
+          await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id) });
+          if (stateAfter === "skipped") return { ok: false, kind: "server_error", retryable: true, status: 503, message: "The service failed.", attempts: 1 };
+          return deps.importOrder(settings, store, request, options);
+        },
+      },
+      { maxRounds: 1 },
+    );
+    expect([ran, sends]).toEqual([1, 1]);
+    const record = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(order.id) } });
+    // Accepted: the record says so (the service has it), without the customer. Failed: the redaction's word stands.
+    expect(record).toMatchObject({ state: stateAfter, customerId: null });
+    if (stateAfter === "skipped") expect(record.reason).toBe(REDACTED_REASON);
+    expect(await findEverywhere(db.prisma, String(shopper.id))).toEqual([]);
   });
 });
 
@@ -232,15 +283,41 @@ describe("shop/redact", () => {
     }
     const otherBefore = await Promise.all(scoped.map((m) => count(m, OTHER_SHOP)));
 
+    const deliveries = await db.prisma.webhookDelivery.findMany({ where: { shop: SHOP }, select: { eventId: true, topic: true, receivedAt: true } });
+    await db.prisma.webhookReceipt.create({ data: { key: `event:${SHOP}:APP_UNINSTALLED:evt-bye`, shop: SHOP, topic: "APP_UNINSTALLED" } });
     const report = await redactShop(db.prisma, SHOP);
     expect(report.revocationsQueued).toBe(2);
-    for (const model of scoped) expect(await count(model, SHOP), model).toBe(0);
-    expect(await findEverywhere(db.prisma, SHOP)).toEqual([]);
+    for (const model of scoped.filter((m) => m !== "WebhookReceipt")) expect(await count(model, SHOP), model).toBe(0);
+    // What is kept: the ids of its deliveries (no payload, nothing of a customer), until the retention period
+    // (default 90 days) after each arrived, so a replay after a reinstall is a redelivery.
+    const receipts = await db.prisma.webhookReceipt.findMany({ where: { shop: SHOP }, orderBy: { key: "asc" } });
+    expect(receipts.map((r) => r.key)).toEqual(
+      [`event:${SHOP}:APP_UNINSTALLED:evt-bye`, ...deliveries.map((d) => `delivery:${SHOP}:${d.eventId}`)].sort(),
+    );
+    for (const r of receipts) expect(r.expiresAt!.getTime() - r.receivedAt.getTime()).toBe(DEFAULT_RETENTION_DAYS * 86_400_000);
+    expect(await findEverywhere(db.prisma, SHOP)).toEqual(["WebhookReceipt.key", "WebhookReceipt.shop"]);
+    for (const shopper of [a, b]) expect(await findEverywhere(db.prisma, String(shopper.order.customer.id))).toEqual([]);
     expect(await Promise.all(scoped.map((m) => count(m, OTHER_SHOP)))).toEqual(otherBefore);
+    const replayed = await recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: deliveries[0].eventId, payload: a.order });
+    expect(replayed).toMatchObject({ duplicate: true });
+    expect(await db.prisma.syncRecord.count({ where: { shop: SHOP } })).toBe(0);
+    expect(await db.prisma.job.count({ where: { shop: SHOP } })).toBe(0);
+    // New deliveries of the shop are taken.
+    expect(await deliver(SHOP, "ORDERS_CREATE", a.order)).toMatchObject({ duplicate: false });
+    await db.prisma.job.deleteMany({ where: { shop: SHOP } });
+    await db.prisma.jobShop.deleteMany({ where: { shop: SHOP } });
+    await db.prisma.syncRecord.deleteMany({ where: { shop: SHOP } });
+    await db.prisma.webhookDelivery.deleteMany({ where: { shop: SHOP } });
+    // Once they expire, housekeeping's retention deletes them.
+    const [earliest, latest] = [Math.min(...receipts.map((r) => r.expiresAt!.getTime())), Math.max(...receipts.map((r) => r.expiresAt!.getTime()))];
+    expect(await pruneExpired(db.prisma, { now: new Date(earliest - 1) })).toMatchObject({ receiptsDeleted: 0 });
+    expect(await pruneExpired(db.prisma, { now: new Date(latest + 1) })).toMatchObject({ receiptsDeleted: receipts.length });
+    expect(await findEverywhere(db.prisma, SHOP)).toEqual([]);
 
     expect(await drainRevocations(db.prisma)).toMatchObject({ revoked: 2 });
     for (const { workspace } of [a, b]) expect((await refreshTokens(emulatorSettings(emu.url), workspace.refreshToken)).ok).toBe(false);
     expect(await redactShop(db.prisma, SHOP)).toEqual({ revocationsQueued: 0, rowsDeleted: 0 });
+    expect(await db.prisma.webhookReceipt.count({ where: { shop: SHOP } })).toBe(0);
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import { recordDataRequest, markDataRequestHandled } from "~/privacy/export.server";
+import { runHousekeeping } from "~/privacy/housekeeping.server";
 import { DEFAULT_RETENTION_DAYS, pruneExpired, RETENTION_NOTICE, saveRetentionDays } from "~/privacy/retention.server";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
@@ -68,12 +69,15 @@ describe("retention", () => {
     await db.prisma.webhookDelivery.updateMany({ where: { id: (await deliveryOf(fresh))!.id }, data: { receivedAt: clock.now() } });
     await db.prisma.job.updateMany({ where: { recordId: (await recordOf(fresh)).id }, data: { createdAt: clock.now() } });
     await drainJobs(deps);
-    const freshBefore = { record: await recordOf(fresh), jobs: await jobsOf(fresh), delivery: await deliveryOf(fresh) };
+    const attemptsOf = async (order: { id: number }) => db.prisma.syncAttempt.findMany({ where: { recordId: (await recordOf(order)).id } });
+    expect(await attemptsOf(imported)).toHaveLength(1);
+    const freshBefore = { record: await recordOf(fresh), jobs: await jobsOf(fresh), delivery: await deliveryOf(fresh), attempts: await attemptsOf(fresh) };
+    expect(freshBefore.attempts).toHaveLength(1);
     expect(freshBefore.record.state).toBe("imported");
 
     // Small batches: one round of one row per kind touches one record only.
     const first = await pruneExpired(db.prisma, { now: clock.now(), batch: 1, rounds: 1 });
-    expect(first).toMatchObject({ payloadsCleared: 1, jobsDeleted: 1, dataRequestsDeleted: 1 });
+    expect(first).toMatchObject({ payloadsCleared: 1, jobsDeleted: 1, dataRequestsDeleted: 1, attemptsDeleted: 1 });
     expect(await pruneExpired(db.prisma, { now: clock.now() })).toMatchObject({ payloadsCleared: 2, dataRequestsDeleted: 0 });
 
     // States kept, every one.
@@ -95,15 +99,41 @@ describe("retention", () => {
     expect((await deliveryOf(otherShop))!.payload).toMatchObject({ id: otherShop.id });
     expect((await recordOf(otherShop)).reason).not.toContain(RETENTION_NOTICE);
     // Newer than the period: untouched.
-    expect({ record: await recordOf(fresh), jobs: await jobsOf(fresh), delivery: await deliveryOf(fresh) }).toEqual(freshBefore);
+    expect({ record: await recordOf(fresh), jobs: await jobsOf(fresh), delivery: await deliveryOf(fresh), attempts: await attemptsOf(fresh) }).toEqual(freshBefore);
+    // The log of sends to the service goes with the period too.
+    expect(await attemptsOf(imported)).toEqual([]);
     expect(await db.prisma.dataRequest.findMany({ select: { id: true } })).toEqual([{ id: open.id }]);
 
     // Again: nothing more to do, and the notice is not repeated.
-    expect(await pruneExpired(db.prisma, { now: clock.now() })).toEqual({ payloadsCleared: 0, jobsDeleted: 0, deliveriesDeleted: 0, dataRequestsDeleted: 0, handoffsDeleted: 0 });
+    expect(await pruneExpired(db.prisma, { now: clock.now() })).toEqual({
+      payloadsCleared: 0,
+      jobsDeleted: 0,
+      deliveriesDeleted: 0,
+      dataRequestsDeleted: 0,
+      handoffsDeleted: 0,
+      attemptsDeleted: 0,
+      receiptsDeleted: 0,
+    });
     expect((await recordOf(failed)).reason).toBe(`${failedReason} ${RETENTION_NOTICE}`);
     // The waiting order's customer reconnects: there is nothing left to send, so nothing is sent.
     await db.prisma.customerGrant.updateMany({ where: { customerId: "7000000002" }, data: { status: "active" } });
     clock.advance(7 * 3600_000);
     expect(await drainJobs(deps)).toBe(0);
+  });
+});
+
+describe("housekeeping", () => {
+  it("deletes connection states a day past their expiry, whether or not anyone starts a connection", async () => {
+    const now = clock.now();
+    const state = (name: string, expiresAt: Date) =>
+      db.prisma.oAuthState.create({
+        data: { state: name, shop: SHOP, customerId: "7000000009", codeVerifierEnc: "enc:v1:unused", redirectUri: "https://app.test/connect/callback", expiresAt },
+      });
+    await state("long-expired", new Date(now.getTime() - 2 * DAY));
+    await state("just-expired", new Date(now.getTime() - 3600_000));
+    await state("running", new Date(now.getTime() + 600_000));
+    const report = await runHousekeeping(db.prisma, { now });
+    expect(report).toMatchObject({ statesDeleted: 1, errors: [] });
+    expect((await db.prisma.oAuthState.findMany({ select: { state: true }, orderBy: { state: "asc" } })).map((s) => s.state)).toEqual(["just-expired", "running"]);
   });
 });

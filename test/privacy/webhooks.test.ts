@@ -9,7 +9,7 @@ import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { bindings, sealFor } from "~/crypto/secret-box.server";
-import { shopScopedModels } from "~/privacy/compliance.server";
+import { KEPT_BY_SHOP_REDACT, shopScopedModels } from "~/privacy/compliance.server";
 import { refreshTokens, serviceOrigins } from "~/service/client.server";
 import { enqueueJob, leaseJobs } from "~/sync/queue.server";
 import { startApp, type RunningApp } from "../helpers/app";
@@ -262,16 +262,19 @@ describe("shop/redact", () => {
     await seedOfflineSession(db.prisma, SHOP);
     await configure(SHOP);
     const workspace = await connect(SHOP, "9300", "Shop Customer", "shop.customer@example.com");
-    expect((await sendWebhook(app.url, "orders/create", orderWithContactData(newShopper()), { shop: SHOP })).status).toBe(200);
-    expect((await sendWebhook(app.url, "app/uninstalled", { id: 2 }, { shop: SHOP })).status).toBe(200);
+    const order = orderWithContactData(newShopper());
+    expect((await sendWebhook(app.url, "orders/create", order, { shop: SHOP, eventId: "evt-order" })).status).toBe(200);
+    expect((await sendWebhook(app.url, "app/uninstalled", { id: 2 }, { shop: SHOP, eventId: "evt-gone" })).status).toBe(200);
     const others = await snapshot();
 
     expect((await sendWebhook(app.url, "shop/redact", { shop_id: 2, shop_domain: SHOP }, { shop: SHOP, eventId: "evt-erase" })).status).toBe(200);
-    for (const model of shopScopedModels()) {
+    for (const model of shopScopedModels().filter((m) => !KEPT_BY_SHOP_REDACT.includes(m))) {
       const count = await (db.prisma as unknown as Record<string, { count(a: object): Promise<number> }>)[model.charAt(0).toLowerCase() + model.slice(1)].count({ where: { shop: SHOP } });
       expect(count, model).toBe(0);
     }
-    expect(await findEverywhere(db.prisma, SHOP)).toEqual([]);
+    // Only the receipts of its deliveries stay (ids, no payload), until they expire.
+    expect(await findEverywhere(db.prisma, SHOP)).toEqual(["WebhookReceipt.key", "WebhookReceipt.shop"]);
+    expect(await db.prisma.webhookReceipt.count({ where: { shop: SHOP, expiresAt: null } })).toBe(0);
     await eventually(async () => (await db.prisma.tokenRevocation.count()) === 0, "the revocation");
     expect((await refreshTokens(emulatorSettings(emu.url), workspace.refreshToken)).ok).toBe(false);
     // Nothing of the other shops changed (their rows are all still there).
@@ -279,6 +282,17 @@ describe("shop/redact", () => {
     const after = await snapshot();
     expect((await sendWebhook(app.url, "shop/redact", { shop_id: 2, shop_domain: SHOP }, { shop: SHOP, eventId: "evt-erase" })).status).toBe(200);
     expect(await snapshot()).toEqual(after);
+
+    // The merchant installs again; old deliveries replayed now are answered 200 and change nothing: the order is
+    // not imported again, the old uninstall does not stop the shop.
+    await seedOfflineSession(db.prisma, SHOP);
+    const reinstalled = await snapshot();
+    expect((await sendWebhook(app.url, "orders/create", order, { shop: SHOP, eventId: "evt-order" })).status).toBe(200);
+    expect((await sendWebhook(app.url, "app/uninstalled", { id: 2 }, { shop: SHOP, eventId: "evt-gone" })).status).toBe(200);
+    expect(await snapshot()).toEqual(reinstalled);
+    // A new order is taken.
+    expect((await sendWebhook(app.url, "orders/create", orderWithContactData(newShopper()), { shop: SHOP, eventId: "evt-new" })).status).toBe(200);
+    expect(await db.prisma.syncRecord.count({ where: { shop: SHOP } })).toBe(1);
   });
 });
 

@@ -6,8 +6,12 @@ import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
 import { useState } from "react";
 import { login } from "../../shopify.server";
 import { loginErrorMessage } from "./error.server";
+import { neverFramedHeaders } from "../../shopify/frame-ancestors";
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
+
+// The login form is a page of its own, outside the admin (a request naming a valid shop is sent on to it).
+export const headers = neverFramedHeaders;
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const errors = loginErrorMessage(await login(request));
