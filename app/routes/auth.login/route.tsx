@@ -1,11 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { AppProvider, Button, Card, FormLayout, Page, Text, TextField } from "@shopify/polaris";
-import polarisTranslations from "@shopify/polaris/locales/en.json";
+import { Button, Card, FormLayout, Page, Text, TextField } from "@shopify/polaris";
+import { AppProvider } from "@shopify/shopify-app-remix/react";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
 import { useState } from "react";
 import { login } from "../../shopify.server";
 import { loginErrorMessage } from "./error.server";
+import { env } from "../../env.server";
 import { neverFramedHeaders } from "../../shopify/frame-ancestors";
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
@@ -15,7 +16,7 @@ export const headers = neverFramedHeaders;
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const errors = loginErrorMessage(await login(request));
-  return { errors };
+  return { errors, apiKey: env().SHOPIFY_API_KEY };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -28,8 +29,9 @@ export default function Auth() {
   const actionData = useActionData<typeof action>();
   const [shop, setShop] = useState("");
   const { errors } = actionData || loaderData;
+  // Shopify's provider, not embedded here: Polaris with its English texts, as the app's own pages get them.
   return (
-    <AppProvider i18n={polarisTranslations}>
+    <AppProvider isEmbeddedApp={false} apiKey={loaderData.apiKey}>
       <Page>
         <Card>
           <Form method="post">
