@@ -53,6 +53,7 @@ function prepareDataDir(options: DemoOptions) {
 async function main() {
   if (process.argv.includes("--help") || process.argv.includes("-h")) return console.log(USAGE);
   const options = parseDemoArgs(process.argv.slice(2));
+  keptDataDir = options.dataDir;
   prepareDataDir(options);
   const logFile = path.join(options.dataDir, LOG_FILE);
   logTo(logFile);
@@ -200,13 +201,16 @@ Data stays in ${options.dataDir}${options.databaseUrl ? " and the PostgreSQL dat
 
 const closers: (() => Promise<void>)[] = [];
 let stopping = false;
+/** Where the app's data stays, said when the demo stops (set once the options are read). */
+let keptDataDir: string | null = null;
 async function shutdown(code: number, reason?: string) {
   if (stopping) return;
   stopping = true;
-  if (reason) console.error(`Stopping the demo: ${reason}.`);
+  console.error(reason ? `Stopping the demo: ${reason}.` : "Stopping the demo…");
   await Promise.all(closers.map((close) => close().catch(() => {})));
   await stopAll();
   await closeLog();
+  if (keptDataDir && (code === 130 || code === 143)) console.error(`Stopped. The app's data stays in ${keptDataDir}: \`npm run demo\` starts it again where it left off.`);
   process.exit(code);
 }
 process.on("SIGINT", () => void shutdown(130));

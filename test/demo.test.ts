@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { launchBrowser, newContext, screenshotPath } from "./helpers/browser";
 import { injectFault } from "./helpers/emulator";
 
@@ -352,6 +352,8 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     };
     for (const deadline = Date.now() + 10_000; pids.some(alive) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
     for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow();
+    // and tells the newcomer what became of their data
+    await vi.waitFor(() => expect(demo.output()).toContain(`Stopped. The app's data stays in ${demo.dataDir}: \`npm run demo\` starts it again where it left off.`), { timeout: 5_000 });
   }, 30_000);
 
   it("npm run demo again on the same data dir: ready with the same data, its customer connected again, and a new order reaches the emulator", async () => {
