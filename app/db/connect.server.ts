@@ -7,9 +7,12 @@ import { mkdirSync } from "node:fs";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { applyMigrations, readMigrations, type SqlExecutor } from "./migrations.server";
+import type { SqlClient } from "./sql.server";
 
 export interface Database {
   prisma: PrismaClient;
+  /** The same database through its driver, without Prisma (the intake's statement); waits for the migrations too. */
+  sql: SqlClient;
   kind: "postgres" | "pglite";
   /** Resolves once pending migrations are applied. Queries through `prisma` wait for it on their own. */
   ready: Promise<void>;
@@ -58,9 +61,25 @@ export function openDatabase(options: OpenOptions = {}): Database {
   if (options.url) {
     const url = options.url;
     const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
-    const adapter = new PrismaPg({ connectionString: url, max: options.poolSize ?? 10 });
-    const prisma = gateOn(ready, new PrismaClient({ adapter }));
-    return { prisma, kind: "postgres", ready, close: () => prisma.$disconnect() };
+    // One pool for Prisma and the driver-level statements, so a process holds `poolSize` connections in all.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPg(pool) }));
+    const sql: SqlClient = {
+      async query<T>(text: string, params: unknown[], name?: string) {
+        await ready;
+        return (await pool.query({ text, values: params, name })).rows as T[];
+      },
+    };
+    return {
+      prisma,
+      sql,
+      kind: "postgres",
+      ready,
+      async close() {
+        await prisma.$disconnect();
+        if (!pool.ended) await pool.end();
+      },
+    };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = options.pglite ?? new PGlite(options.dataDir);
@@ -69,8 +88,15 @@ export function openDatabase(options: OpenOptions = {}): Database {
     await applyMigrations(pgliteExecutor(pglite), await readMigrations(options.migrationsDir));
   })();
   const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPGlite(pglite) }));
+  const sql: SqlClient = {
+    async query<T>(text: string, params: unknown[]) {
+      await ready;
+      return (await pglite.query<T>(text, params)).rows;
+    },
+  };
   return {
     prisma,
+    sql,
     kind: "pglite",
     ready,
     async close() {

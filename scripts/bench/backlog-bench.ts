@@ -5,7 +5,7 @@
 // system) of the worker processes per 1,000 imports. The backlog is written with SQL (backlog.ts), not through
 // webhooks, and topped up to its level before each measurement.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
@@ -13,7 +13,7 @@ import { openDatabase, type Database } from "../../app/db/connect.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
 import { fillImports } from "./backlog";
-import { appEnv, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import { appEnv, cpuSeconds, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 
 const LEVELS = (process.env.BENCH_BACKLOGS ?? "1000,10000,100000").split(",").map(Number);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as ("postgres" | "pglite")[];
@@ -25,12 +25,6 @@ const WINDOW = { postgres: Number(process.env.BENCH_BACKLOG_WINDOW_PG ?? 1000), 
 /** Processes: two on PostgreSQL (shows whether the machine or the worker is the ceiling); PGlite has one owner. */
 const PROCESSES = { postgres: 2, pglite: 1 };
 const CUSTOMER = "7000000001";
-
-/** CPU seconds (user + system) of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
 
 const imported = (emulator: RunningEmulator) =>
   emulatorInternals(emulator).store.requests.reduce((n, r) => n + (r.path === "/api/v1/orders" && r.status === 201 ? 1 : 0), 0);
