@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { applyMigrations, readMigrations, type SqlExecutor } from "./migrations.server";
+import { logger } from "../lib/logger.server";
 import type { SqlClient } from "./sql.server";
 
 export interface Database {
@@ -63,6 +64,9 @@ export function openDatabase(options: OpenOptions = {}): Database {
     const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
     // One pool for Prisma and the driver-level statements, so a process holds `poolSize` connections in all.
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on demand; without
+    // a listener its 'error' would end the process (Prisma listens only while it is connected).
+    pool.on("error", (error) => logger("db").warn({ err: error.message }, "idle database connection lost"));
     const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPg(pool) }));
     const sql: SqlClient = {
       async query<T>(text: string, params: unknown[], name?: string) {

@@ -47,7 +47,7 @@ const rows: Row[] = runs[0].map((first, i) => {
 
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load average (1/5/15 min) ${load(loadBefore)} before, ${load(loadAfter)} after${repeat > 1 ? `, ${repeat} runs` : ""}, node ${process.version}`;
-const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(1)) : "-");
+const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "-");
 const table = [
   ["figure", "value", "baseline", "", "ratio", "target", "met?"],
   ...rows.map((r) => [r.figure, `${num(r.value)}`, `${num(r.baseline)}`, r.baselineLabel, `${num(r.ratio)}x`, r.target, r.met ? "yes" : "NO"]),
