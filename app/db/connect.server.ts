@@ -30,7 +30,29 @@ export interface OpenOptions {
   migrationsDir?: string;
   /** Pool size per process on PostgreSQL. */
   poolSize?: number;
+  /** PostgreSQL settings for PGlite (`-c name=value` at its start); default PGLITE_SETTINGS. */
+  pgliteSettings?: Record<string, string>;
 }
+
+/**
+ * PGlite runs PostgreSQL inside this process, with a server's defaults: shared_buffers 128MB, all of it touched at
+ * start, so the buffer pool alone made a third of the web process's RSS (measured with
+ * scripts/bench/pglite-memory.ts: PGlite started on an existing data directory added 207 MiB to the process, 81
+ * MiB with these settings). The data directory is in the OS's page cache anyway, so a small pool costs the
+ * one-shop deployments PGlite serves little speed (README, Performance: memory).
+ */
+export const PGLITE_SETTINGS: Record<string, string> = {
+  shared_buffers: "16MB",
+  wal_buffers: "1MB",
+  temp_buffers: "2MB",
+  work_mem: "2MB",
+  maintenance_work_mem: "16MB",
+};
+
+const pgliteStartParams = (settings: Record<string, string>) => [
+  ...PGlite.defaultStartParams,
+  ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+];
 
 export function pgliteExecutor(db: PGlite): SqlExecutor {
   return {
@@ -86,7 +108,7 @@ export function openDatabase(options: OpenOptions = {}): Database {
     };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = options.pglite ?? new PGlite(options.dataDir);
+  const pglite = options.pglite ?? new PGlite(options.dataDir, { startParams: pgliteStartParams(options.pgliteSettings ?? PGLITE_SETTINGS) });
   const ready = (async () => {
     await pglite.waitReady;
     await applyMigrations(pgliteExecutor(pglite), await readMigrations(options.migrationsDir));

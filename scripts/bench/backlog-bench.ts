@@ -162,6 +162,19 @@ export const backlogBench: Bench = {
                   met: worker.cpuPer1000 <= 2 * floor.cpuPer1000,
                 }),
               );
+              if (level === LEVELS[LEVELS.length - 1]) {
+                rows.push(
+                  ratioRow({
+                    figure: `peak RSS of the worker, ${label} (MiB)`,
+                    value: worker.rss,
+                    unit: "MiB",
+                    baselineLabel: "floor worker",
+                    baseline: floor.rss,
+                    target: backend === "pglite" ? "< 300 MiB" : "report",
+                    met: backend === "pglite" ? worker.rss < 300 : true,
+                  }),
+                );
+              }
               emulatorInternals(emulator).store.requests.length = 0;
             }
             if (paces.length > 1) {

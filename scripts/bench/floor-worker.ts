@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { PGLITE_SETTINGS } from "../../app/db/connect.server";
 import { mapOrder } from "../../app/sync/mapping.server";
 
 const url = process.env.BENCH_SERVICE_URL!;
@@ -16,7 +17,9 @@ type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
 let query: Query;
 let close: () => Promise<void>;
 if (process.env.BENCH_PGLITE_DIR) {
-  const db = new PGlite(process.env.BENCH_PGLITE_DIR);
+  // The app's PGlite settings (its buffer pool), so the two processes' RSS compare like for like.
+  const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  const db = new PGlite(process.env.BENCH_PGLITE_DIR, { startParams });
   await db.waitReady;
   query = async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows;
   close = () => db.close();

@@ -1,6 +1,9 @@
 // The intake statement alone: batches of N deliveries written one after another (no HTTP), its time per batch, and
-// EXPLAIN ANALYZE of one batch. `npx tsx scripts/bench/intake-statement.ts [pglite] [N]`.
+// EXPLAIN ANALYZE of one batch. `npx tsx scripts/bench/intake-statement.ts [pglite] [N] [-c name=value ...]`.
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { openDatabase } from "../../app/db/connect.server";
 import { createIntakeBatcher } from "../../app/sync/intake-batch.server";
 import { throwawayDatabase, orderBody, percentile } from "./common";
@@ -9,7 +12,10 @@ const pglite = process.argv.includes("pglite");
 const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 8);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const pg = pglite ? undefined : await throwawayDatabase(adminUrl, "intake_stmt");
-const db = openDatabase(pg ? { url: pg.url, poolSize: 4 } : {});
+// `-c name=value` arguments: PGlite settings instead of the app's (PGLITE_SETTINGS); PGlite runs on a data directory.
+const settings = Object.fromEntries(process.argv.flatMap((a, i) => (process.argv[i - 1] === "-c" ? [a.split("=")] : [])));
+const dataDir = pg ? undefined : mkdtempSync(path.join(tmpdir(), "intake-statement-"));
+const db = openDatabase(pg ? { url: pg.url, poolSize: 4 } : { dataDir, pgliteSettings: Object.keys(settings).length ? settings : undefined });
 await db.ready;
 try {
   const inStatement: number[] = [];
@@ -45,5 +51,6 @@ try {
 } finally {
   await db.close();
   await pg?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
 process.exit(0);
