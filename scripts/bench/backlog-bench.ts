@@ -39,8 +39,9 @@ interface Measured {
 async function measure(emulator: RunningEmulator, script: string, env: Record<string, string>, processes: number, window: number): Promise<Measured> {
   const children: Child[] = [];
   try {
-    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], env));
+    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], { ...env, BENCH_START_ON_SIGNAL: "1" }));
     const base = imported(emulator);
+    for (const child of children) child.process.kill("SIGUSR2"); // all at once, once all are up
     // the window opens at the first import after every process is up, so start-up is not in it
     let start = base;
     const deadline = Date.now() + 600_000;

@@ -60,7 +60,11 @@ async function loop() {
   }
 }
 
-const loops = Array.from({ length: concurrency }, () => loop());
+// BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2 (as worker-child.ts).
+let loops: Promise<void>[] = [];
+const start = () => void (loops = Array.from({ length: concurrency }, () => loop()));
+if (process.env.BENCH_START_ON_SIGNAL) process.once("SIGUSR2", start);
+else start();
 console.log("ready");
 process.once("SIGTERM", () => {
   stopping = true;
