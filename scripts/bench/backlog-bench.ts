@@ -47,6 +47,8 @@ async function measure(emulator: RunningEmulator, script: string, env: Record<st
     const deadline = Date.now() + 600_000;
     while ((start = imported(emulator)) === base) {
       if (Date.now() > deadline) throw new Error(`${script}: no import within 10 minutes`);
+      const dead = children.find((c) => c.process.exitCode !== null || c.process.signalCode !== null);
+      if (dead) throw new Error(`${script} ended (${dead.process.exitCode ?? dead.process.signalCode}): ${dead.output().slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 5));
     }
     const t0 = performance.now();

@@ -63,8 +63,13 @@ async function loop() {
 // BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2 (as worker-child.ts).
 let loops: Promise<void>[] = [];
 const start = () => void (loops = Array.from({ length: concurrency }, () => loop()));
-if (process.env.BENCH_START_ON_SIGNAL) process.once("SIGUSR2", start);
-else start();
+if (process.env.BENCH_START_ON_SIGNAL) {
+  const hold = setInterval(() => undefined, 60_000); // nothing else keeps the process alive until then
+  process.once("SIGUSR2", () => {
+    clearInterval(hold);
+    start();
+  });
+} else start();
 console.log("ready");
 process.once("SIGTERM", () => {
   stopping = true;

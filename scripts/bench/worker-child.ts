@@ -68,7 +68,12 @@ const start = () =>
 // BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2, so several processes start their work together (the backlog
 // section: the first process must not drain a small backlog while the second is still loading).
 let worker: ReturnType<typeof start> | undefined;
-if (process.env.BENCH_START_ON_SIGNAL) process.once("SIGUSR2", () => (worker = start()));
-else worker = start();
+if (process.env.BENCH_START_ON_SIGNAL) {
+  const hold = setInterval(() => undefined, 60_000); // nothing else keeps the process alive until then
+  process.once("SIGUSR2", () => {
+    clearInterval(hold);
+    worker = start();
+  });
+} else worker = start();
 console.log("ready");
 process.once("SIGTERM", () => void (worker?.stop() ?? Promise.resolve()).then(() => db.close()).then(() => process.exit(0)));
