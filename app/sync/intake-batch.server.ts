@@ -62,6 +62,7 @@ interface Row {
   key: string;
   deliveryId: string;
   delivery: Delivery;
+  body: string;
   kind: string | null;
   externalId: string | null;
   orderId: string | null;
@@ -85,6 +86,7 @@ function toRow(received: Delivery): Row {
     key: keyOf(delivery),
     deliveryId: randomUUID(),
     delivery,
+    body: JSON.stringify(delivery.payload ?? null),
     kind: importable ? kind : null,
     externalId: importable ? externalId : null,
     orderId: importable ? orderId : null,
@@ -98,32 +100,31 @@ function toRow(received: Delivery): Row {
 export type IntakeDb = PrismaClient | SqlClient;
 
 /**
- * Runs one of the intake's statements, whose only parameter ($1) is a JSON array of rows: through the driver as a
- * prepared statement (one text whatever the batch size, so PostgreSQL plans it once per connection), or through
- * Prisma's `$queryRaw` with the same text and the same bound parameter.
+ * Runs a statement given as the text around its parameters (`parts`, one more than `values`): through the driver
+ * with $1..$n, or through Prisma's `$queryRaw` with the same text and the same bound values. Unnamed on purpose: a
+ * prepared statement's generic plan for the intake cost PostgreSQL 1.5x the CPU of a plan made for each batch
+ * (scripts/bench/intake-statement.ts, backend CPU per delivery).
  */
-function run<T>(db: IntakeDb, name: string, text: string, rowsJson: string): Promise<T[]> {
-  if ("$queryRaw" in db) {
-    const parts = text.split("$1");
-    return db.$queryRaw<T[]>(Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray, rowsJson);
-  }
-  return db.query<T>(text, [rowsJson], name);
+function run<T>(db: IntakeDb, parts: string[], values: unknown[]): Promise<T[]> {
+  if ("$queryRaw" in db) return db.$queryRaw<T[]>(Object.assign([...parts], { raw: parts }) as unknown as TemplateStringsArray, ...values);
+  return db.query<T>(parts.reduce((text, part, i) => `${text}$${i}${part}`), values);
 }
+
+const COLUMNS = ["int", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text"];
 
 /**
  * The intake statement: deliveries (ON CONFLICT DO NOTHING), their records (one per
  * resource even when two deliveries of one order share the batch; an existing record is only touched) and one job
  * per new importable delivery, in arrival order so jobs keep their `seq` order. Unique keys are inserted in key
- * order, so two batches racing on the same redeliveries wait for each other instead of deadlocking. The batch is
- * one JSON parameter (`json_to_recordset`): each payload is serialised once, inside it, not as a string of its own.
+ * order, so two batches racing on the same redeliveries wait for each other instead of deadlocking.
  */
-const WRITE_DELIVERIES = `
-    WITH input AS (
-      SELECT * FROM json_to_recordset($1::json) AS x(ord int, id text, shop text, topic text, "eventId" text, "webhookId" text,
-        body jsonb, kind text, "externalId" text, "orderId" text, "orderKey" text, "orderName" text, "recordId" text, "jobId" text)
+const WRITE_HEAD = `
+    WITH input (ord, id, shop, topic, "eventId", "webhookId", body, kind, "externalId", "orderId", "orderKey", "orderName", "recordId", "jobId") AS (
+      VALUES `;
+const WRITE_TAIL = `
     ), d AS (
       INSERT INTO "WebhookDelivery" (id, shop, topic, "eventId", "webhookId", payload, "receivedAt")
-      SELECT id, shop, topic, "eventId", "webhookId", COALESCE(body, 'null'::jsonb), now() AT TIME ZONE 'UTC' FROM input ORDER BY shop, "eventId"
+      SELECT id, shop, topic, "eventId", "webhookId", body::jsonb, now() AT TIME ZONE 'UTC' FROM input ORDER BY shop, "eventId"
       ON CONFLICT (shop, "eventId") DO NOTHING
       RETURNING id
     ), fresh AS (
@@ -147,30 +148,31 @@ const WRITE_DELIVERIES = `
     )
     SELECT d.id AS "deliveryId", j.id AS "jobId" FROM d LEFT JOIN j ON j."deliveryId" = d.id`;
 
+/** The intake statement for these rows: the text around its parameters, and the parameters (14 a row). */
+export function deliveriesStatement(rows: Row[]): { parts: string[]; values: unknown[] } {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  let text = WRITE_HEAD;
+  rows.forEach((r, i) => {
+    values.push(i, r.deliveryId, r.delivery.shop, r.delivery.topic, r.delivery.eventId, r.delivery.webhookId ?? null, r.body, r.kind);
+    values.push(r.externalId, r.orderId, r.orderId ? orderKeyOf(r.orderId) : null, r.orderName, r.recordId, r.jobId);
+    COLUMNS.forEach((type, c) => {
+      parts.push(`${text}${c === 0 ? (i === 0 ? "(" : ", (") : ", "}`);
+      text = `::${type}`;
+    });
+    text += ")";
+  });
+  parts.push(text + WRITE_TAIL);
+  return { parts, values };
+}
+
 /**
  * Writes the rows with the intake statement. Returns, per delivery key, the delivery id and the job id when this
  * statement created them; a key missing from the result was a redelivery.
  */
 export async function writeDeliveries(db: IntakeDb, rows: Row[]): Promise<Map<string, { deliveryId: string; jobId: string | null }>> {
-  const input = JSON.stringify(
-    rows.map((r, i) => ({
-      ord: i,
-      id: r.deliveryId,
-      shop: r.delivery.shop,
-      topic: r.delivery.topic,
-      eventId: r.delivery.eventId,
-      webhookId: r.delivery.webhookId ?? null,
-      body: r.delivery.payload ?? null,
-      kind: r.kind,
-      externalId: r.externalId,
-      orderId: r.orderId,
-      orderKey: r.orderId ? orderKeyOf(r.orderId) : null,
-      orderName: r.orderName,
-      recordId: r.recordId,
-      jobId: r.jobId,
-    })),
-  );
-  const inserted = await run<{ deliveryId: string; jobId: string | null }>(db, "intake_write_deliveries", WRITE_DELIVERIES, input);
+  const { parts, values } = deliveriesStatement(rows);
+  const inserted = await run<{ deliveryId: string; jobId: string | null }>(db, parts, values);
   const byId = new Map(inserted.map((row) => [row.deliveryId, row.jobId]));
   const out = new Map<string, { deliveryId: string; jobId: string | null }>();
   for (const row of rows) {
@@ -179,13 +181,16 @@ export async function writeDeliveries(db: IntakeDb, rows: Row[]): Promise<Map<st
   return out;
 }
 
-const EXISTING_IDS = `
-    SELECT d.id, d.shop, d."eventId" FROM "WebhookDelivery" d
-    JOIN json_to_recordset($1::json) AS x(shop text, "eventId" text) ON d.shop = x.shop AND d."eventId" = x."eventId"`;
+// The redeliveries' ids: the keys as one JSON parameter.
+const EXISTING_IDS = [
+  `SELECT d.id, d.shop, d."eventId" FROM "WebhookDelivery" d
+    JOIN json_to_recordset(`,
+  `::json) AS x(shop text, "eventId" text) ON d.shop = x.shop AND d."eventId" = x."eventId"`,
+];
 
 async function existingIds(db: IntakeDb, deliveries: Delivery[]): Promise<Map<string, string>> {
   const keys = JSON.stringify(deliveries.map((d) => ({ shop: d.shop, eventId: d.eventId })));
-  const found = await run<{ id: string; shop: string; eventId: string }>(db, "intake_existing_ids", EXISTING_IDS, keys);
+  const found = await run<{ id: string; shop: string; eventId: string }>(db, EXISTING_IDS, [keys]);
   return new Map(found.map((f) => [keyOf(f), f.id]));
 }
 
