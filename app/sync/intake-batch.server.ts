@@ -102,8 +102,8 @@ export type IntakeDb = PrismaClient | SqlClient;
 /**
  * Runs a statement given as the text around its parameters (`parts`, one more than `values`): through the driver
  * with $1..$n, or through Prisma's `$queryRaw` with the same text and the same bound values. Unnamed on purpose: a
- * prepared statement's generic plan for the intake cost PostgreSQL 1.5x the CPU of a plan made for each batch
- * (scripts/bench/intake-statement.ts, backend CPU per delivery).
+ * prepared statement's generic plan for the intake (the batch as one JSON parameter) cost PostgreSQL 1.5x the CPU
+ * per delivery of the VALUES form planned per batch (measured on the backends serving the batches, issue 25).
  */
 function run<T>(db: IntakeDb, parts: string[], values: unknown[]): Promise<T[]> {
   if ("$queryRaw" in db) return db.$queryRaw<T[]>(Object.assign([...parts], { raw: parts }) as unknown as TemplateStringsArray, ...values);

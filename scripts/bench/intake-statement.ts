@@ -1,5 +1,5 @@
-// The intake statement alone: batches of N deliveries written one after another (no HTTP), its time per batch, and
-// EXPLAIN ANALYZE of one batch. `npx tsx scripts/bench/intake-statement.ts [pglite] [N] [-c name=value ...]`.
+// The intake statement alone: batches of N deliveries written one after another (no HTTP): the time per batch, the
+// statement's round trip, and this process's CPU per delivery. `npx tsx scripts/bench/intake-statement.ts [pglite] [N] [-c name=value ...]`.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
