@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, pgliteExecutor } from "~/db/connect.server";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { openDatabase, PGLITE_SETTINGS, pgliteExecutor } from "~/db/connect.server";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
 import { PGlite } from "@electric-sql/pglite";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "./helpers/db";
@@ -58,6 +61,23 @@ describe("migration runner", () => {
     const db = openDatabase({ pglite: new PGlite() });
     expect(await db.prisma.job.count()).toBe(0);
     await db.close();
+  });
+});
+
+describe("PGlite's memory", () => {
+  it("runs the app's PGlite with a small buffer pool, and the driver path reads what Prisma wrote", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "pglite-settings-"));
+    const db = openDatabase({ dataDir });
+    try {
+      await db.ready;
+      const [settings] = await db.sql.query<{ shared_buffers: string }>("SHOW shared_buffers", []);
+      expect(settings.shared_buffers).toBe(PGLITE_SETTINGS.shared_buffers);
+      await db.prisma.webhookDelivery.create({ data: { id: "d1", shop: "s.myshopify.com", topic: "ORDERS_CREATE", eventId: "e1", payload: {} } });
+      expect(await db.sql.query("SELECT id FROM \"WebhookDelivery\"", [])).toEqual([{ id: "d1" }]);
+    } finally {
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,9 +7,13 @@ import { mkdirSync } from "node:fs";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { applyMigrations, readMigrations, type SqlExecutor } from "./migrations.server";
+import { logger } from "../lib/logger.server";
+import type { SqlClient } from "./sql.server";
 
 export interface Database {
   prisma: PrismaClient;
+  /** The same database through its driver, without Prisma (the intake's statement); waits for the migrations too. */
+  sql: SqlClient;
   kind: "postgres" | "pglite";
   /** Resolves once pending migrations are applied. Queries through `prisma` wait for it on their own. */
   ready: Promise<void>;
@@ -26,7 +30,29 @@ export interface OpenOptions {
   migrationsDir?: string;
   /** Pool size per process on PostgreSQL. */
   poolSize?: number;
+  /** PostgreSQL settings for PGlite (`-c name=value` at its start); default PGLITE_SETTINGS. */
+  pgliteSettings?: Record<string, string>;
 }
+
+/**
+ * PGlite runs PostgreSQL inside this process, with a server's defaults: shared_buffers 128MB, all of it touched at
+ * start, so the buffer pool alone made a third of the web process's RSS (measured with
+ * scripts/bench/pglite-memory.ts: PGlite started on an existing data directory added 207 MiB to the process, 81
+ * MiB with these settings). The data directory is in the OS's page cache anyway, so a small pool costs the
+ * one-shop deployments PGlite serves little speed (README, Performance: memory).
+ */
+export const PGLITE_SETTINGS: Record<string, string> = {
+  shared_buffers: "16MB",
+  wal_buffers: "1MB",
+  temp_buffers: "2MB",
+  work_mem: "2MB",
+  maintenance_work_mem: "16MB",
+};
+
+const pgliteStartParams = (settings: Record<string, string>) => [
+  ...PGlite.defaultStartParams,
+  ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+];
 
 export function pgliteExecutor(db: PGlite): SqlExecutor {
   return {
@@ -58,19 +84,45 @@ export function openDatabase(options: OpenOptions = {}): Database {
   if (options.url) {
     const url = options.url;
     const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
-    const adapter = new PrismaPg({ connectionString: url, max: options.poolSize ?? 10 });
-    const prisma = gateOn(ready, new PrismaClient({ adapter }));
-    return { prisma, kind: "postgres", ready, close: () => prisma.$disconnect() };
+    // One pool for Prisma and the driver-level statements, so a process holds `poolSize` connections in all.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on demand; without
+    // a listener its 'error' would end the process (Prisma listens only while it is connected).
+    pool.on("error", (error) => logger("db").warn({ err: error.message }, "idle database connection lost"));
+    const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPg(pool) }));
+    const sql: SqlClient = {
+      async query<T>(text: string, params: unknown[], name?: string) {
+        await ready;
+        return (await pool.query({ text, values: params, name })).rows as T[];
+      },
+    };
+    return {
+      prisma,
+      sql,
+      kind: "postgres",
+      ready,
+      async close() {
+        await prisma.$disconnect();
+        if (!pool.ended) await pool.end();
+      },
+    };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = options.pglite ?? new PGlite(options.dataDir);
+  const pglite = options.pglite ?? new PGlite(options.dataDir, { startParams: pgliteStartParams(options.pgliteSettings ?? PGLITE_SETTINGS) });
   const ready = (async () => {
     await pglite.waitReady;
     await applyMigrations(pgliteExecutor(pglite), await readMigrations(options.migrationsDir));
   })();
   const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPGlite(pglite) }));
+  const sql: SqlClient = {
+    async query<T>(text: string, params: unknown[]) {
+      await ready;
+      return (await pglite.query<T>(text, params)).rows;
+    },
+  };
   return {
     prisma,
+    sql,
     kind: "pglite",
     ready,
     async close() {

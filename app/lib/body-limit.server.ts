@@ -32,6 +32,14 @@ const unreadable = () =>
     headers: { "Content-Type": "text/plain; charset=utf-8", Connection: "close" },
   });
 
+/**
+ * Bytes of a body the server already read in Node (server/direct-actions.ts: webhook deliveries, whose declared
+ * length it checked against the webhook limit first), set on the Request it hands to the route; `readBody` takes
+ * them instead of pulling the body through a Web stream. A registered symbol: the server's bundle and the app's
+ * bundle each have their own copy of this module.
+ */
+export const BODY_BYTES = Symbol.for("app.body-bytes");
+
 /** Reads the whole body, at most `limit` bytes (by kind or a number). Resolves; never rejects for the body's sake. */
 export async function readBody(request: Request, kind: BodyKind | number): Promise<BodyResult> {
   const limit = typeof kind === "number" ? kind : BODY_LIMITS[kind];
@@ -40,6 +48,8 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
     if (/^\d+$/.test(declared.trim())) return { ok: false, response: tooLarge(limit) };
     return { ok: false, response: unreadable() };
   }
+  const read = (request as Request & { [BODY_BYTES]?: Uint8Array<ArrayBuffer> })[BODY_BYTES];
+  if (read) return read.byteLength > limit ? { ok: false, response: tooLarge(limit) } : { ok: true, bytes: read };
   if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
   if (request.bodyUsed) return { ok: false, response: unreadable() };
 

@@ -28,7 +28,7 @@ let intake: { db: Database; intake: SyncIntake } | undefined;
 /** The webhook intake of this process (the sync webhooks.* routes answer through it). */
 export function syncIntake(): SyncIntake {
   const db = database();
-  if (intake?.db !== db) intake = { db, intake: createSyncIntake(db.prisma, { postgres: db.kind === "postgres" }) };
+  if (intake?.db !== db) intake = { db, intake: createSyncIntake(db.sql, { postgres: db.kind === "postgres" }) };
   return intake.intake;
 }
 

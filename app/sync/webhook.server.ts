@@ -1,9 +1,8 @@
 // Shared by the sync webhooks.* routes: verify (app/shopify/webhook.server.ts: body read once and bounded, HMAC,
 // topic, exact-id JSON), record durably (group commit), answer. Nothing else happens before the answer: no session
 // is read (intake needs none), and workers are woken after it.
-import type { PrismaClient } from "@prisma/client";
 import { verifyWebhook } from "../shopify/webhook.server";
-import { createIntakeBatcher, type IntakeBatcher } from "./intake-batch.server";
+import { createIntakeBatcher, type IntakeBatcher, type IntakeDb } from "./intake-batch.server";
 import { notifyWorkers } from "./signal.server";
 
 export interface SyncIntake {
@@ -19,9 +18,9 @@ export interface SyncIntake {
  * only once the delivery, its record and its job are committed; a database error answers 503 so Shopify delivers
  * it again.
  */
-export function createSyncIntake(prisma: PrismaClient, options: { postgres: boolean }): SyncIntake {
+export function createSyncIntake(db: IntakeDb, options: { postgres: boolean }): SyncIntake {
   // PGlite runs one statement at a time: one batch in flight lets the next one grow while it runs.
-  const batcher: IntakeBatcher = createIntakeBatcher(prisma, { maxInFlight: options.postgres ? 4 : 1 });
+  const batcher: IntakeBatcher = createIntakeBatcher(db, { maxInFlight: options.postgres ? 4 : 1 });
   return {
     async receive(request, routeTopic) {
       const check = await verifyWebhook(request, routeTopic);

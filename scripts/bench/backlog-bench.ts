@@ -5,7 +5,7 @@
 // system) of the worker processes per 1,000 imports. The backlog is written with SQL (backlog.ts), not through
 // webhooks, and topped up to its level before each measurement.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
@@ -13,7 +13,7 @@ import { openDatabase, type Database } from "../../app/db/connect.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
 import { fillImports } from "./backlog";
-import { appEnv, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import { appEnv, cpuSeconds, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 
 const LEVELS = (process.env.BENCH_BACKLOGS ?? "1000,10000,100000").split(",").map(Number);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as ("postgres" | "pglite")[];
@@ -25,12 +25,6 @@ const WINDOW = { postgres: Number(process.env.BENCH_BACKLOG_WINDOW_PG ?? 1000), 
 /** Processes: two on PostgreSQL (shows whether the machine or the worker is the ceiling); PGlite has one owner. */
 const PROCESSES = { postgres: 2, pglite: 1 };
 const CUSTOMER = "7000000001";
-
-/** CPU seconds (user + system) of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
 
 const imported = (emulator: RunningEmulator) =>
   emulatorInternals(emulator).store.requests.reduce((n, r) => n + (r.path === "/api/v1/orders" && r.status === 201 ? 1 : 0), 0);
@@ -45,13 +39,16 @@ interface Measured {
 async function measure(emulator: RunningEmulator, script: string, env: Record<string, string>, processes: number, window: number): Promise<Measured> {
   const children: Child[] = [];
   try {
-    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], env));
+    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], { ...env, BENCH_START_ON_SIGNAL: "1" }));
     const base = imported(emulator);
+    for (const child of children) child.process.kill("SIGUSR2"); // all at once, once all are up
     // the window opens at the first import after every process is up, so start-up is not in it
     let start = base;
     const deadline = Date.now() + 600_000;
     while ((start = imported(emulator)) === base) {
       if (Date.now() > deadline) throw new Error(`${script}: no import within 10 minutes`);
+      const dead = children.find((c) => c.process.exitCode !== null || c.process.signalCode !== null);
+      if (dead) throw new Error(`${script} ended (${dead.process.exitCode ?? dead.process.signalCode}): ${dead.output().slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 5));
     }
     const t0 = performance.now();
@@ -168,6 +165,19 @@ export const backlogBench: Bench = {
                   met: worker.cpuPer1000 <= 2 * floor.cpuPer1000,
                 }),
               );
+              if (level === LEVELS[LEVELS.length - 1]) {
+                rows.push(
+                  ratioRow({
+                    figure: `peak RSS of the worker, ${label} (MiB)`,
+                    value: worker.rss,
+                    unit: "MiB",
+                    baselineLabel: "floor worker",
+                    baseline: floor.rss,
+                    target: backend === "pglite" ? "< 300 MiB" : "report",
+                    met: backend === "pglite" ? worker.rss < 300 : true,
+                  }),
+                );
+              }
               emulatorInternals(emulator).store.requests.length = 0;
             }
             if (paces.length > 1) {

@@ -2,7 +2,8 @@
 // peak RSS, signed Shopify deliveries.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import autocannon from "autocannon";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
 
@@ -55,6 +56,12 @@ export interface Child {
   process: ChildProcess;
   /** Peak resident set size so far (VmHWM), in MiB. */
   peakRssMiB(): number;
+  /** Resident set size now (VmRSS), in MiB. */
+  rssMiB(): number;
+  /** CPU seconds (user + system) the process used so far. */
+  cpuSeconds(): number;
+  /** What it printed so far (stdout and stderr). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -77,7 +84,7 @@ export async function startNode(
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start: ${output.slice(-2000)}`)), 120_000);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      output = (output + chunk.toString()).slice(-20_000); // kept listening after start-up: the tail only
       if (ready instanceof RegExp && ready.test(output)) {
         clearTimeout(timer);
         resolve();
@@ -95,18 +102,12 @@ export async function startNode(
       poll();
     }
   });
-  child.stdout!.resume();
-  child.stderr!.resume();
   return {
     process: child,
-    peakRssMiB() {
-      try {
-        const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
-        return kb ? Number(kb[1]) / 1024 : NaN;
-      } catch {
-        return NaN;
-      }
-    },
+    peakRssMiB: () => statusMiB(child.pid!, "VmHWM"),
+    rssMiB: () => statusMiB(child.pid!, "VmRSS"),
+    cpuSeconds: () => cpuSeconds(child.pid!),
+    output: () => output,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -114,6 +115,56 @@ export async function startNode(
       const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
       await exited;
       clearTimeout(timer);
+    },
+  };
+}
+
+/** A /proc/<pid>/status field in kB, as MiB (NaN once the process is gone). */
+function statusMiB(pid: number, field: "VmHWM" | "VmRSS"): number {
+  try {
+    const kb = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return kb ? Number(kb[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds (user + system) of a process so far: steadier than rates on a shared machine. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/**
+ * A CPU profile of a window of a child's life, taken through the inspector (the child runs with
+ * `--inspect=127.0.0.1:0`), so start-up and module loading stay out of it: `start()` before the window, the
+ * returned `stop()` after it writes the profile to `file` (open it in Chrome's DevTools or speedscope).
+ */
+export async function profileWindow(child: Child, file: string): Promise<{ stop(): Promise<void> }> {
+  const url = /ws:\/\/127\.0\.0\.1:\d+\/[\w-]+/.exec(child.output())?.[0];
+  if (!url) throw new Error("the child was not started with --inspect=127.0.0.1:0");
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+  let id = 0;
+  const waiting = new Map<number, (result: unknown) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+    if (message.id !== undefined) waiting.get(message.id)?.(message.result);
+  };
+  const call = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      waiting.set(++id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  await call("Profiler.enable");
+  await call("Profiler.setSamplingInterval", { interval: 200 });
+  await call("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = (await call("Profiler.stop")) as { profile: unknown };
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+      socket.close();
     },
   };
 }

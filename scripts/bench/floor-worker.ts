@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { PGLITE_SETTINGS } from "../../app/db/connect.server";
 import { mapOrder } from "../../app/sync/mapping.server";
 
 const url = process.env.BENCH_SERVICE_URL!;
@@ -16,7 +17,9 @@ type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
 let query: Query;
 let close: () => Promise<void>;
 if (process.env.BENCH_PGLITE_DIR) {
-  const db = new PGlite(process.env.BENCH_PGLITE_DIR);
+  // The app's PGlite settings (its buffer pool), so the two processes' RSS compare like for like.
+  const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  const db = new PGlite(process.env.BENCH_PGLITE_DIR, { startParams });
   await db.waitReady;
   query = async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows;
   close = () => db.close();
@@ -57,7 +60,16 @@ async function loop() {
   }
 }
 
-const loops = Array.from({ length: concurrency }, () => loop());
+// BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2 (as worker-child.ts).
+let loops: Promise<void>[] = [];
+const start = () => void (loops = Array.from({ length: concurrency }, () => loop()));
+if (process.env.BENCH_START_ON_SIGNAL) {
+  const hold = setInterval(() => undefined, 60_000); // nothing else keeps the process alive until then
+  process.once("SIGUSR2", () => {
+    clearInterval(hold);
+    start();
+  });
+} else start();
 console.log("ready");
 process.once("SIGTERM", () => {
   stopping = true;

@@ -4,10 +4,12 @@
 // admin URL (throwaway databases beside it, dropped at the end). Needs the production build (npm run build).
 // BENCH_ONLY=intake,drain runs some sections (intake, drain, backlog, sync-log, handoff); `--repeat N` runs them N
 // times (min/median/max of each ratio); BENCH_CPU_PROF=1 profiles the app's processes (--cpu-prof, files in
-// bench/profiles/).
+// bench/profiles/; the intake's measured window only, through the inspector); BENCH_QUICK=1 runs every section at
+// small sizes (quick.ts), to check the whole run.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import "./quick"; // first: BENCH_QUICK's sizes before the sections read theirs
 import type { Row } from "./common";
 import { benches } from "./registry";
 
@@ -46,8 +48,8 @@ const rows: Row[] = runs[0].map((first, i) => {
 });
 
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
-const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load average (1/5/15 min) ${load(loadBefore)} before, ${load(loadAfter)} after${repeat > 1 ? `, ${repeat} runs` : ""}, node ${process.version}`;
-const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(1)) : "-");
+const machine = `${process.env.BENCH_QUICK ? "QUICK RUN (small sizes, not for quoting): " : ""}${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load average (1/5/15 min) ${load(loadBefore)} before, ${load(loadAfter)} after${repeat > 1 ? `, ${repeat} runs` : ""}, node ${process.version}`;
+const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "-");
 const table = [
   ["figure", "value", "baseline", "", "ratio", "target", "met?"],
   ...rows.map((r) => [r.figure, `${num(r.value)}`, `${num(r.baseline)}`, r.baselineLabel, `${num(r.ratio)}x`, r.target, r.met ? "yes" : "NO"]),

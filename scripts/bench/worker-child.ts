@@ -54,15 +54,26 @@ const db = process.env.BENCH_PGLITE_DIR
   ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })
   : openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
-const worker = startWorker(
-  {
-    prisma: db.prisma,
-    loadSettings: async () => settings,
-    grantStore: (grant) => stores.get(`${grant.shop} ${grant.customerId}`)!,
-    importOrder: (_s, store, request, options) => importOrder(context(store), store, request, options),
-    importShipment: (_s, store, request, options) => importShipment(context(store), store, request, options),
-  },
-  { concurrency: Number(process.env.WORKER_CONCURRENCY), pollMs: 20 },
-);
+const start = () =>
+  startWorker(
+    {
+      prisma: db.prisma,
+      loadSettings: async () => settings,
+      grantStore: (grant) => stores.get(`${grant.shop} ${grant.customerId}`)!,
+      importOrder: (_s, store, request, options) => importOrder(context(store), store, request, options),
+      importShipment: (_s, store, request, options) => importShipment(context(store), store, request, options),
+    },
+    { concurrency: Number(process.env.WORKER_CONCURRENCY), pollMs: 20 },
+  );
+// BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2, so several processes start their work together (the backlog
+// section: the first process must not drain a small backlog while the second is still loading).
+let worker: ReturnType<typeof start> | undefined;
+if (process.env.BENCH_START_ON_SIGNAL) {
+  const hold = setInterval(() => undefined, 60_000); // nothing else keeps the process alive until then
+  process.once("SIGUSR2", () => {
+    clearInterval(hold);
+    worker = start();
+  });
+} else worker = start();
 console.log("ready");
-process.once("SIGTERM", () => void worker.stop().then(() => db.close()).then(() => process.exit(0)));
+process.once("SIGTERM", () => void (worker?.stop() ?? Promise.resolve()).then(() => db.close()).then(() => process.exit(0)));

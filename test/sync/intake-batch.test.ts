@@ -147,3 +147,40 @@ describe("intake group commit", () => {
     expect(jobs).toHaveLength(2);
   });
 });
+
+describe("intake group commit through the database driver (production's path, no Prisma)", () => {
+  it("stores batches of any size, exact 64-bit ids, redeliveries once", async () => {
+    const batcher = createIntakeBatcher(db.sql, { windowMs: 5 });
+    const big = "820982911946154508"; // above 2^53: kept exact as the parser hands it over (a string)
+    const first = await batcher.submit({ ...order(1, "evt-big"), payload: { id: big, customer: { id: big }, line_items: [] } });
+    // Batches of other sizes: a statement of 14 parameters a row, each size its own text.
+    const sizes = [1, 5, 17];
+    for (const [n, size] of sizes.entries()) {
+      const results = await Promise.all(Array.from({ length: size }, (_, i) => batcher.submit(order(100 * (n + 1) + i))));
+      expect(results.every((r) => !r.duplicate && r.jobId)).toBe(true);
+    }
+    const again = await Promise.all([batcher.submit(order(1, "evt-big")), batcher.submit(order(2, "evt-two")), batcher.submit(order(2, "evt-two"))]);
+    expect(again.map((r) => r.duplicate)).toEqual([true, false, true]);
+    expect(again[0].deliveryId).toBe(first.deliveryId);
+    expect(again[2].deliveryId).toBe(again[1].deliveryId);
+    const stored = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: "evt-big" } });
+    expect(stored.payload).toMatchObject({ id: big });
+    const record = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: big } });
+    expect(record).toMatchObject({ shop, kind: "order", orderId: big, state: "pending" });
+    expect(await db.prisma.webhookDelivery.count()).toBe(1 + 1 + 5 + 17 + 1);
+    expect(await db.prisma.job.count()).toBe(1 + 1 + 5 + 17 + 1);
+  });
+
+  it("answers only after the commit: the delivery and its job are visible to another connection at the answer", async () => {
+    const batcher = createIntakeBatcher(db.sql, { windowMs: 5 });
+    const seen = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        batcher.submit(order(5000 + i)).then(async (result) => Boolean(await db.prisma.job.findFirst({ where: { deliveryId: result.deliveryId } }))),
+      ),
+    );
+    expect(seen).toEqual(Array(12).fill(true));
+    const jobs = await db.prisma.job.findMany({ orderBy: { seq: "asc" }, select: { recordId: true } });
+    const records = new Map((await db.prisma.syncRecord.findMany()).map((r) => [r.id, r.externalId]));
+    expect(jobs.map((j) => records.get(j.recordId!))).toEqual(Array.from({ length: 12 }, (_, i) => String(5000 + i)));
+  });
+});

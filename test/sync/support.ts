@@ -3,6 +3,7 @@
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
+import type { SqlClient } from "~/db/sql.server";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
@@ -100,7 +101,7 @@ export async function clearSyncTables(prisma: PrismaClient) {
 }
 
 /** A fresh database for the test file, its sync tables emptied before each test. */
-export function withSyncDatabase(): { readonly prisma: PrismaClient } {
+export function withSyncDatabase(): { readonly prisma: PrismaClient; readonly sql: SqlClient } {
   let db: TestDatabase | undefined;
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -112,6 +113,9 @@ export function withSyncDatabase(): { readonly prisma: PrismaClient } {
   return {
     get prisma() {
       return db!.prisma;
+    },
+    get sql() {
+      return db!.sql;
     },
   };
 }
