@@ -7,29 +7,9 @@ import type { PrismaClient } from "@prisma/client";
 import { isSyncPaused } from "../sync/status.server";
 import { RETRYABLE_STATES } from "../sync/states";
 import { resolveRecords, retryRecord, type ActionResult } from "./log-actions.server";
+import type { BlockRecord, OrderBlockView } from "./order-block-view";
 
-export interface BlockRecord {
-  id: string;
-  kind: "order" | "shipment";
-  externalId: string;
-  state: string;
-  /** The time that matters for the state: imported at, else the last attempt, else when it arrived (ISO). */
-  at: string;
-  reason: string | null;
-  reasonCode: string | null;
-  /** The workspace it went to, or (not imported yet) the one its customer is connected to now. */
-  workspaceId: string | null;
-  resolved: boolean;
-  canRetry: boolean;
-  canResolve: boolean;
-  /** The record's page in the app (relative to the app). */
-  path: string;
-}
-
-export type OrderBlockView =
-  | { status: "unknown"; paused: boolean }
-  | { status: "no_workspace"; paused: boolean; order: BlockRecord | null; shipments: BlockRecord[] }
-  | { status: "ok"; paused: boolean; order: BlockRecord | null; shipments: BlockRecord[] };
+export type { BlockRecord, OrderBlockView };
 
 /** "gid://shopify/Order/123" (what the admin hands the block) or "123": the numeric id, or null. */
 export function orderIdOf(input: unknown): string | null {

@@ -4,49 +4,24 @@
 // merchant would. In Chromium: the account page's Connect workspace block → the connect page → the service's
 // consent → the OAuth return to the store's completion step → the connect page, all on the changed path; and the
 // cart page's Continue cart block → the claim page. Over HTTP: a path_prefix not of Shopify's shape is refused.
-import type { AddressInfo } from "node:net";
-import type http from "node:http";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoCatalog } from "../../dev/admin-api/demo";
-import { adminApiHandlers } from "../../dev/admin-api/handlers";
+import { describe, expect, it } from "vitest";
 import { DEMO_CUSTOMERS } from "../../dev/demo-store";
-import { createStandIn } from "../../dev/storefront/server";
-import { saveSettings } from "~/connections/settings.server";
+import { withStorefrontStandIn } from "../helpers/storefront-stand-in";
 import { newContext, screenshotPath } from "../helpers/browser";
-import { emulatorSettings } from "../helpers/emulator-oauth";
-import { withHarness } from "../helpers/harness";
-import { proxyUrl, TEST_API_KEY, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
+import { proxyUrl, TEST_SHOP } from "../helpers/shopify";
 
 const PROXY_PATH = "/tools/team-space";
 const ADA = DEMO_CUSTOMERS[0];
 
-const mock = setupServer(...adminApiHandlers(demoCatalog(), TEST_SHOP));
-// Before the app starts: Shopify's library keeps the fetch it finds when the build loads.
-beforeAll(() => mock.listen({ onUnhandledRequest: "bypass" }));
-const h = withHarness({ app: {}, emulator: "oauth", browser: true });
-let standIn: http.Server;
-let store = "";
-
-beforeAll(async () => {
-  expect((await saveSettings(h.db.prisma, TEST_SHOP, emulatorSettings(h.emulator.url))).ok).toBe(true);
-  standIn = createStandIn({ appUrl: h.app.url, shop: TEST_SHOP, apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET, proxyPrefix: PROXY_PATH });
-  await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
-  store = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-}, 240_000);
-
-afterAll(async () => {
-  mock.close();
-  await new Promise<void>((resolve) => (standIn ? (standIn.close(() => resolve()), standIn.closeAllConnections()) : resolve()));
-});
+const { h, store: storeUrl } = withStorefrontStandIn({ proxyPrefix: PROXY_PATH });
 
 /** A shopper logged in as Ada; the store's own domain (where the app's OAuth return goes) is the stand-in. */
 async function ada() {
   const context = await newContext(h.browser);
-  await context.addCookies([{ name: "customer_id", value: ADA.id, url: store }]);
+  await context.addCookies([{ name: "customer_id", value: ADA.id, url: storeUrl() }]);
   await context.route(`https://${TEST_SHOP}/**`, (route) => {
     const url = new URL(route.request().url());
-    return route.fulfill({ status: 302, headers: { location: `${store}${url.pathname}${url.search}` } });
+    return route.fulfill({ status: 302, headers: { location: `${storeUrl()}${url.pathname}${url.search}` } });
   });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -58,17 +33,17 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
   it("connect: the account block links to the changed path, and the OAuth return comes back to it", async () => {
     const s = await ada();
     try {
-      await s.page.goto(`${store}/account`);
+      await s.page.goto(`${storeUrl()}/account`);
       const link = s.page.locator(".connect-workspace-block__button");
       expect(await link.getAttribute("href")).toBe(`${PROXY_PATH}/connect`);
       await link.click();
-      await s.page.waitForURL(`${store}${PROXY_PATH}/connect`);
+      await s.page.waitForURL(`${storeUrl()}${PROXY_PATH}/connect`);
       // The page's own form posts to the changed path too.
       expect(await s.page.locator("form:has([data-action=connect])").getAttribute("action")).toBe(`${PROXY_PATH}/connect/`);
       await s.page.click("[data-action=connect]");
       await s.page.waitForURL(`${h.emulator.url}/oauth/authorize**`);
       await s.page.click("button[value=approve]");
-      await s.page.waitForURL(`${store}${PROXY_PATH}/connect?result=connected`);
+      await s.page.waitForURL(`${storeUrl()}${PROXY_PATH}/connect?result=connected`);
       await s.page.waitForSelector("[data-result=connected]");
       expect(await s.page.textContent("[data-status=connected]")).toContain("ws-acme");
       await s.page.screenshot({ path: screenshotPath("proxy-path-connected"), fullPage: true });
@@ -84,10 +59,10 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
   it("Continue cart: the cart page's block posts to the changed path and lands on the claim page", async () => {
     const s = await ada();
     try {
-      await s.page.goto(`${store}/products/blue-mug`);
+      await s.page.goto(`${storeUrl()}/products/blue-mug`);
       await s.page.click("[data-add-to-cart]");
       await s.page.waitForFunction(() => document.querySelector("[data-cart-count]")?.textContent?.trim() === "1");
-      await s.page.goto(`${store}/cart`);
+      await s.page.goto(`${storeUrl()}/cart`);
       const form = s.page.locator("main form[data-continue-cart]");
       expect(await form.getAttribute("action")).toBe(`${PROXY_PATH}/cart`);
       await form.getByRole("button", { name: "Continue cart" }).click();
@@ -103,7 +78,7 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
   }, 60_000);
 
   it("the old path is not the app's on this store", async () => {
-    const response = await fetch(`${store}/apps/workspace/connect`, { headers: { cookie: `customer_id=${ADA.id}` }, redirect: "manual" });
+    const response = await fetch(`${storeUrl()}/apps/workspace/connect`, { headers: { cookie: `customer_id=${ADA.id}` }, redirect: "manual" });
     expect(response.status).toBe(404);
   });
 });

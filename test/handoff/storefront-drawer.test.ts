@@ -3,40 +3,14 @@
 // the app's build, the Admin API stand-in and the emulator. What a shopper meets: no stray button on pages where
 // there is nothing to continue; in the drawer, exactly one button however often the theme re-renders it, following
 // the drawer's cart; and a click hands off the lines the drawer shows.
-import type { AddressInfo } from "node:net";
-import type http from "node:http";
-import { setupServer } from "msw/node";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { demoCatalog } from "../../dev/admin-api/demo";
-import { adminApiHandlers } from "../../dev/admin-api/handlers";
+import { beforeEach, describe, expect, it } from "vitest";
 import { loadAppBlocks, renderAppBlock } from "../../dev/storefront/liquid";
-import { createStandIn } from "../../dev/storefront/server";
-import { saveSettings } from "~/connections/settings.server";
+import { withStorefrontStandIn } from "../helpers/storefront-stand-in";
 import { newContext, screenshotPath } from "../helpers/browser";
 import { resetEmulator } from "../helpers/emulator";
-import { emulatorSettings } from "../helpers/emulator-oauth";
-import { withHarness } from "../helpers/harness";
-import { TEST_API_KEY, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 
-const mock = setupServer(...adminApiHandlers(demoCatalog(), TEST_SHOP));
-// Before the app starts: Shopify's library keeps the fetch it finds when the build loads.
-beforeAll(() => mock.listen({ onUnhandledRequest: "bypass" }));
-const h = withHarness({ app: {}, emulator: "oauth", browser: true });
-let standIn: http.Server;
-let store = "";
-
-beforeAll(async () => {
-  expect((await saveSettings(h.db.prisma, TEST_SHOP, emulatorSettings(h.emulator.url))).ok).toBe(true);
-  standIn = createStandIn({ appUrl: h.app.url, shop: TEST_SHOP, apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET });
-  await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
-  store = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-}, 240_000);
-
-afterAll(async () => {
-  mock.close();
-  await new Promise<void>((resolve) => (standIn ? (standIn.close(() => resolve()), standIn.closeAllConnections()) : resolve()));
-});
+const { h, store: storeUrl } = withStorefrontStandIn();
 
 beforeEach(() => resetEmulator(h.emulator));
 
@@ -56,7 +30,7 @@ const visibleButtons = (page: Page) =>
   page.locator(".continue-cart__button").evaluateAll((els) => els.filter((el) => (el as HTMLElement).offsetParent !== null || el.getClientRects().length > 0).length);
 
 async function addToCart(page: Page, handle: string, expectedCount: number) {
-  await page.goto(`${store}/products/${handle}`);
+  await page.goto(`${storeUrl()}/products/${handle}`);
   await page.click("[data-add-to-cart]");
   await page.locator("cart-drawer.active #CartDrawer").waitFor();
   await page.waitForFunction((n) => document.querySelector("#CartDrawer [data-cart-drawer-line]") && document.querySelectorAll("#CartDrawer [data-cart-drawer-line]").length === n, expectedCount);
@@ -78,7 +52,7 @@ describe("the Continue cart embed on the demo storefront", () => {
     const s = await shopper();
     try {
       for (const path of ["/", "/products/blue-mug", "/cart"]) {
-        await s.page.goto(`${store}${path}`);
+        await s.page.goto(`${storeUrl()}${path}`);
         await s.page.waitForLoadState("load");
         // The embed's script has run (it loads on pages with a cart drawer) before we look.
         await s.page.waitForFunction(() => "__continueCart" in window);
@@ -98,7 +72,7 @@ describe("the Continue cart embed on the demo storefront", () => {
       await addToCart(s.page, "blue-mug", 1);
       expect(await settledButtons(s.page, 1)).toBe(1);
       // A second product: Dawn's product form replaces #CartDrawer's inner HTML again.
-      await s.page.goto(`${store}/products/wool-beanie`);
+      await s.page.goto(`${storeUrl()}/products/wool-beanie`);
       await s.page.fill('input[name="quantity"]', "2");
       await s.page.click("[data-add-to-cart]");
       await s.page.waitForFunction(() => document.querySelectorAll("#CartDrawer [data-cart-drawer-line]").length === 2);
@@ -134,7 +108,7 @@ describe("the Continue cart embed on the demo storefront", () => {
     const s = await shopper();
     const assets: string[] = [];
     s.page.on("request", (r) => (r.url().includes("/cdn/extensions/") ? assets.push(new URL(r.url()).pathname) : undefined));
-    await s.page.route(`${store}/test-page/**`, (route) =>
+    await s.page.route(`${storeUrl()}/test-page/**`, (route) =>
       route.fulfill({
         contentType: "text/html",
         body: route.request().url().endsWith("with-drawer")
@@ -143,12 +117,12 @@ describe("the Continue cart embed on the demo storefront", () => {
       }),
     );
     try {
-      await s.page.goto(`${store}/test-page/plain`);
+      await s.page.goto(`${storeUrl()}/test-page/plain`);
       await s.page.waitForLoadState("networkidle");
       expect(assets).toEqual([]);
       expect(await s.page.evaluate(() => "__continueCart" in window)).toBe(false);
       expect(await visibleButtons(s.page)).toBe(0);
-      await s.page.goto(`${store}/test-page/with-drawer`);
+      await s.page.goto(`${storeUrl()}/test-page/with-drawer`);
       await s.page.waitForFunction(() => "__continueCart" in window);
       expect(assets.sort()).toEqual(["/cdn/extensions/continue-cart/assets/continue-cart.css", "/cdn/extensions/continue-cart/assets/continue-cart.js"]);
       expect(await settledButtons(s.page, 1)).toBe(1);

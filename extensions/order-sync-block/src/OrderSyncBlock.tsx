@@ -5,39 +5,20 @@
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import type { BlockRecord, OrderBlockView } from "../../../app/admin/order-block-view";
 
 export default async () => {
   render(<OrderSyncBlock />, document.body);
 };
 
-/** What /api/order-block answers (app/admin/order-block.server.ts, OrderBlockView). */
-interface BlockRecord {
-  id: string;
-  kind: "order" | "shipment";
-  externalId: string;
-  state: string;
-  at: string;
-  reason: string | null;
-  workspaceId: string | null;
-  resolved: boolean;
-  canRetry: boolean;
-  canResolve: boolean;
-  path: string;
-}
-interface BlockData {
-  status: "unknown" | "no_workspace" | "ok";
-  paused: boolean;
-  order?: BlockRecord | null;
-  shipments?: BlockRecord[];
-}
 type Intent = "retry" | "resolve";
-type View = { phase: "loading" } | { phase: "error" } | { phase: "ready"; data: BlockData };
+type View = { phase: "loading" } | { phase: "error" } | { phase: "ready"; data: OrderBlockView };
 type Outcome = { tone: "success" | "critical"; message: string } | null;
 
 const t = (key: string, options?: Record<string, unknown>) => String(shopify.i18n.translate(key, options));
 
 /** One call to the app's backend; relative URLs reach the app from Shopify's admin. */
-async function call(orderId: string, body?: { intent: Intent; recordId: string }): Promise<{ ok: boolean; data: BlockData }> {
+async function call(orderId: string, body?: { intent: Intent; recordId: string }): Promise<{ ok: boolean; data: OrderBlockView }> {
   const token = await shopify.auth.idToken();
   if (!token) throw new Error("no session token");
   const response = await fetch(`/api/order-block?order=${encodeURIComponent(orderId)}`, {
@@ -145,7 +126,7 @@ export function OrderSyncBlock() {
     );
   }
   const { data } = view;
-  const records = [...(data.order ? [data.order] : []), ...(data.shipments ?? [])];
+  const records = data.status === "unknown" ? [] : [...(data.order ? [data.order] : []), ...data.shipments];
   return (
     <s-admin-block heading={t("name")}>
       <s-stack direction="block" gap="base">
