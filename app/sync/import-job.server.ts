@@ -5,7 +5,7 @@ import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import type { Failure } from "../service/outcomes.server";
 import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
 import { customerIdOf, orderKeyOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
-import { backoffMs, completeJob, failJob, requeueJob, requeueLatest } from "./queue.server";
+import { backoffMs, completeJob, failJob, requeueJob, requeueLatest, type LeasedJob } from "./queue.server";
 import { errorMessage } from "../lib/errors";
 import { attemptInsert, recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";
@@ -17,8 +17,10 @@ const WAIT_FOR_PERSON_MS = 6 * 3600_000;
 const WAIT_FOR_SETTINGS_MS = 10 * 60_000;
 const WAIT_FOR_ORDER_MS = 60_000;
 
-async function payloadOf(deps: Resolved, job: Job): Promise<unknown> {
-  if (job.deliveryId) {
+async function payloadOf(deps: Resolved, job: LeasedJob): Promise<unknown> {
+  // The lease read the delivery already (leaseJobs); a job that reached here otherwise reads it now.
+  if (job.deliveryFound) return job.deliveryPayload;
+  if (job.deliveryId && job.deliveryFound === undefined) {
     const [delivery] = await deps.prisma.$queryRaw<{ payload: unknown }[]>`SELECT payload FROM "WebhookDelivery" WHERE id = ${job.deliveryId}`;
     if (delivery) return delivery.payload;
   }

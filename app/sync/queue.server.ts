@@ -104,10 +104,10 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
  *   job queued meanwhile (invisible to this snapshot) changes it.
  * So a lease reads O(limit) jobs whatever the backlog (see app/sync/README.md, "Leasing").
  */
-export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<Job[]> {
+export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<LeasedJob[]> {
   const now = options.now ?? new Date();
   await reclaimExpired(prisma, now);
-  const [, leased] = await prisma.$transaction([prisma.$queryRaw(LEASE_PLANNER_SETTINGS), prisma.$queryRaw<Job[]>(leaseStatement({ ...options, now }))]);
+  const [, leased] = await prisma.$transaction([prisma.$queryRaw(LEASE_PLANNER_SETTINGS), prisma.$queryRaw<LeasedJob[]>(leaseStatement({ ...options, now }))]);
   return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
 
@@ -118,6 +118,12 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
  * plan left walks the (shop, seq) index and stops at the limit. JIT is never worth it for a 1 ms statement.
  */
 export const LEASE_PLANNER_SETTINGS = Prisma.sql`SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
+
+/**
+ * A leased job, with the webhook delivery it imports read by the same statement (one round trip less per import):
+ * `deliveryFound` false when the job has no delivery or the delivery is gone (redacted), then `deliveryPayload` is null.
+ */
+export type LeasedJob = Job & { deliveryPayload?: unknown; deliveryFound?: boolean };
 
 /** The lease's one statement (exported for the plan test and the bench's EXPLAIN ANALYZE). */
 export function leaseStatement(options: LeaseOptions): Prisma.Sql {
@@ -187,7 +193,8 @@ export function leaseStatement(options: LeaseOptions): Prisma.Sql {
       FROM looked k
       WHERE t.shop = k.shop AND (k.served OR k.idle) AND NOT (k."nextRunAt" IS NULL AND t.version = k.version)
     )
-    SELECT * FROM leased`;
+    SELECT l.*, d.payload AS "deliveryPayload", d.id IS NOT NULL AS "deliveryFound"
+    FROM leased l LEFT JOIN "WebhookDelivery" d ON d.id = l."deliveryId"`;
 }
 
 /** Marks a leased job done. False when the lease was lost (another worker took the job over). */

@@ -10,6 +10,7 @@ import {
   retryRecordJob,
 } from "~/sync/queue.server";
 import { orderKeyOf } from "~/sync/mapping.server";
+import { recordSyncDelivery } from "~/sync/intake-batch.server";
 
 const db = withSyncDatabase();
 const shop = "queue-shop.myshopify.com";
@@ -23,6 +24,20 @@ describe("job queue", () => {
     expect(await leaseJobs(db.prisma, { workerId: "w2" })).toHaveLength(0);
     expect(await completeJob(db.prisma, job)).toBe(true);
     expect((await db.prisma.job.findUniqueOrThrow({ where: { id } })).status).toBe("done");
+  });
+
+  it("a leased job carries the delivery it imports (read in the lease's statement), and says when that delivery is gone", async () => {
+    const order = { id: 7_700_000_000_001, name: "#7001", line_items: [{ id: 9_900_000_000_001, title: "Mug", quantity: 1 }] };
+    const { jobId, deliveryId } = await recordSyncDelivery(db.prisma, { shop, topic: "ORDERS_CREATE", eventId: "evt-lease-1", payload: order });
+    const [job] = await leaseJobs(db.prisma, { workerId: "w1" });
+    expect(job).toMatchObject({ id: jobId, deliveryId, deliveryFound: true, deliveryPayload: { id: order.id, name: "#7001" } });
+    expect(await failJob(db.prisma, job, "test")).toBe(true);
+
+    // The delivery redacted while its job waits: the lease says so (the import then falls back to the job's own payload).
+    await db.prisma.job.update({ where: { id: job.id }, data: { status: "queued", runAt: new Date(0) } });
+    await db.prisma.webhookDelivery.delete({ where: { id: deliveryId } });
+    const [again] = await leaseJobs(db.prisma, { workerId: "w1" });
+    expect(again).toMatchObject({ id: jobId, deliveryFound: false, deliveryPayload: null });
   });
 
   it("does not lease jobs before their run time", async () => {
