@@ -202,6 +202,13 @@ export async function recordImported(
         UPDATE "Job" SET "runAt" = ${now}, "updatedAt" = ${now}
         WHERE shop = ${job.shop} AND "orderKey" = ${order.orderKey} AND kind = 'shipment' AND status = 'queued' AND "runAt" > ${now}
           AND EXISTS (SELECT 1 FROM recorded)
+      ), named AS (
+        -- shipments that arrived before their order had no order name to show or to be searched by: they get it now
+        UPDATE "SyncRecord" s SET "orderName" = o."orderName"
+        FROM "SyncRecord" o
+        WHERE o.id = ${recordId} AND o."orderName" IS NOT NULL
+          AND s.shop = ${job.shop} AND s.kind = 'shipment' AND s."orderId" = ${order.orderId} AND s."orderName" IS NULL
+          AND EXISTS (SELECT 1 FROM recorded)
       )`
     : Prisma.empty;
   const sleeping = order

@@ -141,10 +141,11 @@ describe("orders and shipments", () => {
     const fulfillment = shopifyFulfillment(order);
     await deliver("FULFILLMENTS_CREATE", fulfillment);
     await drainJobs(deps);
-    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "waiting", reason: "Waiting for its order to be imported first." });
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "waiting", reason: "Waiting for its order to be imported first.", orderName: null });
     await deliver("ORDERS_CREATE", order);
     await settle();
-    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
+    // imported, and named after its order now that the order is known (the sync log shows and finds it by that name)
+    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported", orderName: order.name });
     const state = await emulatorState(emulator);
     const ok = state.requests.filter((r) => r.status === 201);
     expect(ok.map((r) => r.path)).toEqual(["/api/v1/orders", "/api/v1/shipments"]);
