@@ -76,7 +76,7 @@ export interface BudgetedDeps {
   budget?: AdminCostBudget;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const MAX_THROTTLED_RETRIES = 8;
 
 const codeOf = (answer: GraphqlAnswer, code: string) => answer.errors?.some((e) => e?.extensions?.code === code) ?? false;

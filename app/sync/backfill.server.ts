@@ -9,6 +9,7 @@ import type { AdminGraphql } from "../shopify/admin-api.server";
 import { idString, orderKeyOf, orderNameOf } from "./mapping.server";
 import type { ShopifyFulfillment, ShopifyOrder } from "./mapping.server";
 import { enqueueJob } from "./queue.server";
+import { WorkerStopping } from "./stopping";
 import { budgetedQuery, MaxCostExceeded, type BudgetedDeps, type GraphqlAnswer } from "./admin-budget.server";
 
 
@@ -252,6 +253,7 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Backf
       await completeFulfillments(deps, job.shop, node, sizes.fulfillments);
     }
   } catch (error) {
+    if (error instanceof WorkerStopping) throw error; // not a failure: the page runs again at the next start
     // A bare network error says only "fetch failed" (undici) or "Failed to fetch": name what could not be reached.
     const unreachable = error instanceof TypeError && /fetch/i.test(error.message);
     const message = unreachable ? "Shopify's Admin API could not be reached" : errorMessage(error);

@@ -12,16 +12,22 @@ import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, leaseJobs, reschedul
 import { giveUp } from "./record-state.server";
 import { onWorkNotified } from "./signal.server";
 import { createHeartbeat } from "./heartbeat.server";
+import { stoppableSleep, WorkerStopping } from "./stopping";
+import { realSleep } from "./admin-budget.server";
 
 export type { ImportFn, SyncDeps, SyncLogger } from "./job-context.server";
 
-/** Runs one leased job to its next state. Never throws: a crash becomes a retry, then a final failure. */
-export async function runJob(input: SyncDeps, job: Job): Promise<void> {
+/**
+ * Runs one leased job to its next state. Never throws: a crash becomes a retry, then a final failure. `stopping`
+ * (the worker's stop) cuts a past-orders page's waits short: its lease is given back, the attempt not counted.
+ */
+export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal): Promise<void> {
   const deps = resolve(input);
   try {
     if (job.kind === "backfill") {
       if (!deps.adminGraphql) throw new Error("no Admin API client configured for backfills");
-      await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep: deps.sleep, budget: deps.adminBudget });
+      const sleep = stopping ? stoppableSleep(deps.sleep ?? realSleep, stopping) : deps.sleep;
+      await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep, budget: deps.adminBudget });
       await completeJob(deps.prisma, job, deps.now());
       return;
     }
@@ -35,6 +41,11 @@ export async function runJob(input: SyncDeps, job: Job): Promise<void> {
     }
     await runImportJob(deps, job, job.kind);
   } catch (error) {
+    if (error instanceof WorkerStopping) {
+      const released = await rescheduleJob(deps.prisma, job, { runAt: deps.now(), error: "The worker stopped during this job; it runs again.", countAttempt: false }).catch(() => false);
+      deps.logger.info({ jobId: job.id, kind: job.kind, released }, "job handed back: the worker is stopping");
+      return;
+    }
     const message = errorMessage(error);
     deps.logger.error({ jobId: job.id, kind: job.kind, err: message }, "job crashed");
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
@@ -99,8 +110,9 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
 
   const heartbeat = createHeartbeat(deps.prisma, id);
   const running = new Set<Promise<void>>();
+  const stopSignal = new AbortController();
   const start = (job: Job) => {
-    const run: Promise<void> = runJob(deps, job).finally(() => {
+    const run: Promise<void> = runJob(deps, job, stopSignal.signal).finally(() => {
       running.delete(run);
       kick();
     });
@@ -159,6 +171,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
     id,
     async stop() {
       stopping = true;
+      stopSignal.abort();
       wake?.();
       unsubscribe();
       await loop;

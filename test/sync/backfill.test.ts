@@ -1,7 +1,7 @@
 // Backfill when a customer connects: their recent orders come from the Admin GraphQL API (MSW stands in for
 // Shopify), page by page, into the same queue; progress is the Backfill row.
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
@@ -10,7 +10,7 @@ import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { setDatabase } from "~/db.server";
 import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, startWorker, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
@@ -333,4 +333,26 @@ describe("backfill on connect", () => {
       error: "Retrying: Shopify's Admin API could not be reached",
     });
   });
+});
+
+describe("a worker stopping during a backfill", () => {
+  it("hands back a page that waits for Shopify's query budget at once (no lease left to expire), and the page runs again", async () => {
+    // Real time here: the page really waits (seconds) for the points an emptied bucket restores.
+    const limiter = new QueryCostLimiter();
+    mock.use(...orderHandlers({ limiter }));
+    limiter.take(SHOP, limiter.maximumAvailable);
+    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const worker = startWorker({ ...deps, adminBudget: new AdminCostBudget() }, { pollMs: 50 });
+    await vi.waitFor(async () => expect(limiter.throttled).toBeGreaterThan(0), { timeout: 10_000, interval: 20 }); // the page is waiting now
+
+    const stopping = Date.now();
+    await worker.stop();
+    expect(Date.now() - stopping).toBeLessThan(2_000); // not the seconds the page would still have waited
+    const job = await db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
+    expect(job).toMatchObject({ status: "queued", leasedBy: null, leaseUntil: null, attempts: 0 });
+    expect(job.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    // Not a failure the merchant sees: the backfill is still running, with no error.
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "running", error: null });
+  }, 30_000);
 });
