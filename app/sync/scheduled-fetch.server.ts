@@ -6,15 +6,24 @@ import type { RateScheduler } from "./scheduler.server";
 /** The service's rate-limited endpoints (the OAuth endpoints are not limited). */
 const LIMITED = /^\/api\/v1\//;
 
-export function scheduledFetch(scheduler: RateScheduler, client: string, lane: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): typeof fetch {
+/**
+ * `inner`, with every request to a rate-limited endpoint sent only once `slot` allows it (a Response from `slot` is
+ * answered instead, nothing sent) and every answer's RateLimit headers fed back to the scheduler.
+ */
+function limitedFetch(scheduler: RateScheduler, client: string, inner: typeof fetch, slot: () => Promise<void> | Response | undefined): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (!LIMITED.test(url.pathname)) return inner(input, init);
-    await scheduler.acquire(client, lane);
+    const local = await slot();
+    if (local) return local;
     const response = await inner(input, init);
     scheduler.observe(client, response.status, response.headers);
     return response;
   };
+}
+
+export function scheduledFetch(scheduler: RateScheduler, client: string, lane: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): typeof fetch {
+  return limitedFetch(scheduler, client, inner, () => scheduler.acquire(client, lane));
 }
 
 /** One budget per client id at one service origin. */
@@ -32,20 +41,15 @@ export function interactiveSlot(scheduler: RateScheduler, client: string, inner:
   const first = scheduler.tryAcquire(client);
   if (!first.ok) return first;
   let held = true;
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!LIMITED.test(url.pathname)) return inner(input, init);
-    if (!held) {
-      const slot = scheduler.tryAcquire(client);
-      if (!slot.ok) {
-        const headers = { "content-type": "application/json", "retry-after": String(Math.ceil(slot.retryAfterMs / 1000)) };
-        return new Response(JSON.stringify({ error: "rate_limited" }), { status: 429, headers });
-      }
+  const fetch = limitedFetch(scheduler, client, inner, () => {
+    if (held) {
+      held = false; // the slot granted above
+      return undefined;
     }
-    held = false;
-    const response = await inner(input, init);
-    scheduler.observe(client, response.status, response.headers);
-    return response;
-  };
+    const slot = scheduler.tryAcquire(client);
+    if (slot.ok) return undefined;
+    const headers = { "content-type": "application/json", "retry-after": String(Math.ceil(slot.retryAfterMs / 1000)) };
+    return new Response(JSON.stringify({ error: "rate_limited" }), { status: 429, headers });
+  });
   return { ok: true, fetch };
 }
