@@ -19,6 +19,29 @@ import { DEFAULT_RETENTION_DAYS } from "./retention.server";
 const mayRevokeAt = (grant: { boundOrigins: string | null }, settings: ServiceSettings | null) =>
   settings !== null && tokensMayGoTo(grant.boundOrigins, settings);
 
+/**
+ * Queues the revocation of every token of the grants and pending connections `where` names (a shop, or one of its
+ * customers), each only towards the server that issued it.
+ */
+async function revokeTokensOf(
+  tx: Prisma.TransactionClient,
+  settings: ServiceSettings | null,
+  where: { shop: string; customerId?: string },
+  options: { keyring?: Keyring; now?: Date },
+): Promise<number> {
+  const grants = await tx.customerGrant.findMany({ where });
+  const states = await tx.oAuthState.findMany({ where: { ...where, pendingTokensEnc: { not: null } } });
+  return queueRevocations(
+    tx,
+    settings,
+    [
+      ...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)),
+      ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring)),
+    ],
+    options,
+  );
+}
+
 export const REDACTED_REASON = "Not sent: the customer's data was erased at their request (customers/redact).";
 const REDACTED_JOB = "Cancelled: the customer's data was erased (customers/redact).";
 
@@ -72,14 +95,7 @@ export async function redactCustomer(
     // so this waits for it and the statements below see what it queued; one that starts later finds no row and
     // writes nothing.
     await tx.backfill.deleteMany({ where: { shop, customerId } });
-    const grants = await tx.customerGrant.findMany({ where: { shop, customerId } });
-    const states = await tx.oAuthState.findMany({ where: { shop, customerId, pendingTokensEnc: { not: null } } });
-    const revocationsQueued = await queueRevocations(
-      tx,
-      settings,
-      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring))],
-      { keyring: options.keyring, now },
-    );
+    const revocationsQueued = await revokeTokensOf(tx, settings, { shop, customerId }, { keyring: options.keyring, now });
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
     await tx.oAuthState.deleteMany({ where: { shop, customerId } });
 
@@ -170,14 +186,7 @@ export async function redactShop(
 ): Promise<{ revocationsQueued: number; rowsDeleted: number }> {
   const settings = await settingsOrNull(prisma, shop, options.keyring);
   return prisma.$transaction(async (tx) => {
-    const grants = await tx.customerGrant.findMany({ where: { shop } });
-    const states = await tx.oAuthState.findMany({ where: { shop, pendingTokensEnc: { not: null } } });
-    const revocationsQueued = await queueRevocations(
-      tx,
-      settings,
-      [...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)), ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring))],
-      { keyring: options.keyring, now: options.now },
-    );
+    const revocationsQueued = await revokeTokensOf(tx, settings, { shop }, { keyring: options.keyring, now: options.now });
     await keepReceipts(tx, shop); // before the deliveries and the settings (its retention period) go
     let rowsDeleted = 0;
     for (const model of shopScopedModels().filter((m) => !KEPT_BY_SHOP_REDACT.includes(m))) {
