@@ -11,7 +11,8 @@ import { disconnectGrant, getCustomerConnection } from "./grant-lifecycle.server
 import { loadServiceSettings } from "./settings.server";
 import { startConnect } from "./oauth-start.server";
 import { completeOnStorefront } from "./storefront-completion.server";
-import { DEFAULT_PROXY_PREFIX, type ConnectResultCode, type ConnectStepOptions } from "./oauth-common.server";
+import { type ConnectResultCode, type ConnectStepOptions } from "./oauth-common.server";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
 
 export type ProfileStatus =
   | { status: "not_configured" }

@@ -20,6 +20,7 @@ import type { PrismaClient } from "@prisma/client";
 import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
 import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "./settings.server";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;
 /** Expired states are kept a day so a late callback is told "expired" rather than "not recognised". */
@@ -27,8 +28,6 @@ export const STATE_RETENTION_MS = 24 * 60 * 60 * 1000;
 const CALLBACK_PATH = "/connect/callback";
 /** The storefront completion step, under the connect page's path (…/connect/complete). */
 export const COMPLETE_SUFFIX = "/complete";
-import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
-export { DEFAULT_PROXY_PREFIX };
 
 export type ConnectResultCode =
   | "connected"

@@ -4,7 +4,8 @@ import type { PrismaClient } from "@prisma/client";
 import { SERVICE_SCOPES, startAuthorization, type ServiceSettings } from "../service/client.server";
 import { bindings, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { resultMessage } from "./connect-page.server";
-import { callbackUrl, DEFAULT_PROXY_PREFIX, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
+import { callbackUrl, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
 import { loadServiceSettings } from "./settings.server";
 
 // Display-only values the storefront's Liquid filled in: one line, bounded.
