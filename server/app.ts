@@ -1,6 +1,7 @@
 // The production HTTP server around the Remix build (what remix-serve does, minus its request log: that one
 // prints full URLs, and Shopify puts session tokens, OAuth codes and signatures in query strings).
 // Shared by `npm start` and the tests, so the tests run the very server a deployment runs.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
@@ -10,7 +11,7 @@ import type { Logger } from "pino";
 import { BODY_LIMITS } from "../app/lib/body-limit.server";
 
 import { bodyCeiling } from "./body-ceiling";
-import { directWebhookActions } from "./direct-actions";
+import { directWebhookDispatch } from "./direct-actions";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
@@ -28,8 +29,13 @@ export interface AppServerOptions {
   logger?: Logger;
 }
 
+/**
+ * The request handler for Node's HTTP server (or, in the tests, for an outer Express app): webhook deliveries go
+ * straight to their route's action (direct-actions.ts), everything else through Express and Remix.
+ */
 export function createAppServer({ build, clientDir, logger }: AppServerOptions) {
   const app = express();
+  const direct = directWebhookDispatch(build);
   app.disable("x-powered-by");
   // A body a handler refused part way (413) is not read into memory, but it is not left unread either: closing a
   // socket with unread data resets the connection, and the client may lose the answer. Whatever is still coming
@@ -54,7 +60,6 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
   });
   // Then every body is counted against its route's limit, whatever the framing (body-ceiling.ts).
   app.use(bodyCeiling());
-  app.use(directWebhookActions(build));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static(clientDir, { maxAge: "1h" }));
@@ -79,5 +84,7 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
     if (res.headersSent) return next(err);
     res.status(500).type("text/plain").send("Internal Server Error");
   });
-  return app;
+  return (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
+    if (!direct(req, res)) app(req as express.Request, res as express.Response, next as express.NextFunction);
+  };
 }

@@ -4,7 +4,7 @@
 // NODE_ENV defaults to production (./production-env, first, before anything reads it).
 import "./production-env";
 import { existsSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
@@ -61,9 +61,9 @@ async function main() {
     process.exit(1);
   })) as ServerBuild;
   web = (build.entry.module as unknown as WebEntry).startWebProcess();
-  const app = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
+  const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
   const port = Number(process.env.PORT ?? 3000);
-  server = app.listen(port, process.env.HOST ?? "0.0.0.0", () => {
+  server = createServer(handler).listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
   // A slow client holds a connection at most this long: headers within 20 s, the whole request within 60 s
