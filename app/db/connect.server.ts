@@ -8,7 +8,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { applyMigrations, readMigrations, type SqlExecutor } from "./migrations.server";
 import { logger } from "../lib/logger.server";
-import type { SqlClient } from "./sql.server";
+import { registerDriver, type SqlClient } from "./sql.server";
 
 export interface Database {
   prisma: PrismaClient;
@@ -96,6 +96,7 @@ export function openDatabase(options: OpenOptions = {}): Database {
         return (await pool.query({ text, values: params, name })).rows as T[];
       },
     };
+    registerDriver(prisma, sql);
     return {
       prisma,
       sql,
@@ -120,6 +121,7 @@ export function openDatabase(options: OpenOptions = {}): Database {
       return (await pglite.query<T>(text, params)).rows;
     },
   };
+  registerDriver(prisma, sql);
   return {
     prisma,
     sql,

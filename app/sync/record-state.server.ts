@@ -6,7 +6,7 @@
 // WHERE clause, so a redaction committing at the same moment either comes after the write (and erases it) or before
 // (and the write is refused).
 import { randomUUID } from "node:crypto";
-import { ts } from "../db/sql.server";
+import { rawQuery, ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
 import { Prisma, type Job, type SyncRecord } from "@prisma/client";
 import { completeJob, failJob, rescheduleJob } from "./queue.server";
@@ -51,21 +51,38 @@ export async function transition(
   return moved;
 }
 
+/**
+ * Every column of a SyncRecord, from the schema, its timestamps read as UTC instants (`rawQuery`: the same Dates
+ * through the driver and through Prisma).
+ */
+const RECORD_COLUMNS = Prisma.raw(
+  Prisma.dmmf.datamodel.models
+    .find((model) => model.name === "SyncRecord")!
+    .fields.filter((field) => field.kind !== "object")
+    .map((field) => (field.type === "DateTime" ? `"${field.name}" AT TIME ZONE 'UTC' AS "${field.name}"` : `"${field.name}"`))
+    .join(", "),
+);
+
 /** The job's record: the one the intake created with it, or found or created by its Shopify id. */
 export async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId: string, orderId: string): Promise<SyncRecord> {
   // SQL throughout (docs/decisions/0002): this runs for every job. Reading the intake's record writes nothing.
   if (job.recordId) {
-    const [own] = await deps.prisma.$queryRaw<SyncRecord[]>`
-      SELECT * FROM "SyncRecord" WHERE id = ${job.recordId} AND shop = ${job.shop} AND kind = ${kind} AND "externalId" = ${externalId}`;
+    const [own] = await rawQuery<SyncRecord>(
+      deps.prisma,
+      Prisma.sql`SELECT ${RECORD_COLUMNS} FROM "SyncRecord" WHERE id = ${job.recordId} AND shop = ${job.shop} AND kind = ${kind} AND "externalId" = ${externalId}`,
+    );
     if (own) return own;
   }
   // The no-op update makes RETURNING give the existing row too; the unique key makes a concurrent insert wait, not fail.
   const now = ts(deps.now());
-  const [record] = await deps.prisma.$queryRaw<SyncRecord[]>`
+  const [record] = await rawQuery<SyncRecord>(
+    deps.prisma,
+    Prisma.sql`
     INSERT INTO "SyncRecord" (id, shop, kind, "externalId", "orderId", "createdAt", "updatedAt")
     VALUES (${randomUUID()}, ${job.shop}, ${kind}, ${externalId}, ${orderId}, ${now}, ${now})
     ON CONFLICT (shop, kind, "externalId") DO UPDATE SET shop = EXCLUDED.shop
-    RETURNING *`;
+    RETURNING ${RECORD_COLUMNS}`,
+  );
   if (job.recordId !== record.id) await deps.prisma.job.update({ where: { id: job.id }, data: { recordId: record.id } });
   return record;
 }
@@ -215,7 +232,9 @@ export async function recordImported(
     ? Prisma.sql`ARRAY(SELECT id FROM "SyncRecord" WHERE shop = ${job.shop} AND kind = 'shipment' AND "orderId" = ${order.orderId}
         AND (state = 'waiting' OR (state = 'skipped' AND "reasonCode" = 'order_not_imported')))`
     : Prisma.sql`ARRAY[]::text[]`;
-  const [row] = await deps.prisma.$queryRaw<{ recorded: number; sleeping: string[] }[]>`
+  const [row] = await rawQuery<{ recorded: number; sleeping: string[] }>(
+    deps.prisma,
+    Prisma.sql`
     WITH moved AS (
       UPDATE "Job" SET status = 'done', "finishedAt" = ${now}, "leaseUntil" = NULL, "lastError" = NULL, "updatedAt" = ${now}
       WHERE id = ${job.id} AND status = 'running' AND "leasedBy" = ${job.leasedBy}
@@ -232,7 +251,8 @@ export async function recordImported(
       WHERE id = ${recordId} AND EXISTS (SELECT 1 FROM moved)
       RETURNING id
     )${wake}
-    SELECT (SELECT count(*) FROM recorded)::int AS recorded, ${sleeping} AS sleeping`;
+    SELECT (SELECT count(*) FROM recorded)::int AS recorded, ${sleeping} AS sleeping`,
+  );
   const recorded = row.recorded === 1;
   if (!recorded) deps.logger.warn({ recordId }, "lease lost; the new holder records the outcome");
   // What the statement saw of the shipments is from before it ran: only a recorded import may wake them.

@@ -1,5 +1,6 @@
 // Which workspace an order goes to: the one the ordering customer connected (CustomerGrant by shop + customer id).
-import type { PrismaClient } from "@prisma/client";
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { rawQuery } from "../db/sql.server";
 
 export interface RoutedGrant {
   id: string;
@@ -18,9 +19,11 @@ export type Route =
 
 export async function routeCustomer(prisma: PrismaClient, shop: string, customerId: string): Promise<Route> {
   // Once per job: SQL, like the worker's other per-job statements (docs/decisions/0002).
-  const [grant] = await prisma.$queryRaw<RoutedGrant[]>`
-    SELECT id, shop, "customerId", "workspaceId", status, "statusReason" FROM "CustomerGrant"
-    WHERE shop = ${shop} AND "customerId" = ${customerId}`;
+  const [grant] = await rawQuery<RoutedGrant>(
+    prisma,
+    Prisma.sql`SELECT id, shop, "customerId", "workspaceId", status, "statusReason" FROM "CustomerGrant"
+      WHERE shop = ${shop} AND "customerId" = ${customerId}`,
+  );
   if (!grant) return { kind: "not_connected" };
   if (grant.status !== "active") return { kind: "needs_reconnect", grant };
   return { kind: "grant", grant };
