@@ -1,7 +1,8 @@
 // The client's GrantStore over the CustomerGrant row of one (shop, customer): tokens are encrypted on the way in
 // and decrypted on the way out. The sync engine uses it for imports; token refreshes are compare-and-set on
 // tokenVersion, so two workers refreshing at once cannot both save (the loser reloads and uses the winner's).
-import type { PrismaClient } from "@prisma/client";
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { rawQuery, ts } from "../db/sql.server";
 import type { GrantStore, GrantTokens, StoredGrant } from "../service/client.server";
 import { bindings, openFor, openOptional, sealFor, sealOptional, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
 
@@ -28,14 +29,39 @@ export interface GrantStoreOptions {
   advisoryLock?: boolean;
 }
 
+/** What load() reads of the row, through the driver on every import (rawQuery: its time read as a UTC instant). */
+interface GrantRow {
+  accessTokenEnc: string;
+  accessTokenExpiresAt: Date | null;
+  refreshTokenEnc: string | null;
+  scopes: string;
+  workspaceId: string;
+  status: string;
+  statusReason: string | null;
+  tokenVersion: number;
+  boundOrigins: string | null;
+}
+
+/**
+ * "Last used" (the Customers page) is written at most this often per grant and process: it was a write (a
+ * transaction of three round trips) for every import.
+ */
+export const MARK_USED_EVERY_MS = 60_000;
+
 export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, options: GrantStoreOptions = {}): GrantStore {
   const { keyring } = options;
   const where = { shop: key.shop, customerId: key.customerId };
   const accessBinding = bindings.customerGrant(where, "accessTokenEnc");
   const refreshBinding = bindings.customerGrant(where, "refreshTokenEnc");
+  let markedAt = -Infinity;
 
   async function load(): Promise<StoredGrant | null> {
-    const row = await prisma.customerGrant.findUnique({ where: { shop_customerId: where } });
+    const [row] = await rawQuery<GrantRow>(
+      prisma,
+      Prisma.sql`SELECT "accessTokenEnc", "accessTokenExpiresAt" AT TIME ZONE 'UTC' AS "accessTokenExpiresAt", "refreshTokenEnc", scopes,
+          "workspaceId", status, "statusReason", "tokenVersion", "boundOrigins"
+        FROM "CustomerGrant" WHERE shop = ${key.shop} AND "customerId" = ${key.customerId}`,
+    );
     if (!row) return null;
     const grant = {
       accessTokenExpiresAt: row.accessTokenExpiresAt,
@@ -87,8 +113,14 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, opti
     markNeedsReconnect,
 
     async markUsed(at: Date): Promise<void> {
+      if (Math.abs(at.getTime() - markedAt) < MARK_USED_EVERY_MS) return;
+      markedAt = at.getTime();
       try {
-        await prisma.customerGrant.updateMany({ where, data: { lastUsedAt: at } });
+        await rawQuery(
+          prisma,
+          Prisma.sql`UPDATE "CustomerGrant" SET "lastUsedAt" = ${ts(at)}, "updatedAt" = ${ts(new Date())}
+            WHERE shop = ${key.shop} AND "customerId" = ${key.customerId}`,
+        );
       } catch {
         // Bookkeeping only: an import that succeeded must not fail because of it.
       }

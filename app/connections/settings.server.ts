@@ -15,7 +15,7 @@ import {
   type ServiceSettings,
 } from "../service/client.server";
 import { bindings, openFor, sealFor, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
-import { readSections, writeSection, type Section, type ServiceSettingsRow } from "../db/shop-settings.server";
+import { readSections, readServiceRow, writeSection, type Section, type ServiceSettingsRow } from "../db/shop-settings.server";
 
 export const SETTINGS_FIELDS = [
   "environment",
@@ -219,7 +219,7 @@ export async function loadServiceSettings(
   shop: string,
   keyring?: Keyring,
 ): Promise<ServiceSettings | null> {
-  return serviceSettingsFromRow(shop, await readSections(prisma, shop, "service"), keyring);
+  return serviceSettingsFromRow(shop, await readServiceRow(prisma, shop), keyring);
 }
 
 /** The shop's ShopSettings row → the decrypted settings the client takes, or null while any part is missing. */

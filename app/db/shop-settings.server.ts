@@ -5,7 +5,7 @@
 // too, so a renamed column is found in one file. The meaning of each section stays with its area (validation,
 // decryption, wording).
 import { Prisma, type ShopSettings } from "@prisma/client";
-import type { Db } from "./sql.server";
+import { rawQuery, type Db } from "./sql.server";
 
 /** The columns of each section (prisma/schema.prisma, model ShopSettings). */
 export const SECTIONS = {
@@ -69,11 +69,16 @@ export interface HandoffRow extends ServiceSettingsRow {
   handoffExpirySeconds: number;
 }
 
+const SERVICE_ROW = Prisma.sql`environment, "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc"`;
+
+/** The service section as stored, for each import job (through the driver: rawQuery). */
+export async function readServiceRow(db: Db, shop: string): Promise<ServiceSettingsRow | null> {
+  const [row] = await rawQuery<ServiceSettingsRow>(db, Prisma.sql`SELECT ${SERVICE_ROW} FROM "ShopSettings" WHERE shop = ${shop}`);
+  return row ?? null;
+}
+
 export async function readHandoffRow(db: Db, shop: string): Promise<HandoffRow | null> {
-  const [row] = await db.$queryRaw<HandoffRow[]>`
-    SELECT environment, "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc",
-      "cartButtonEnabled", "handoffExpirySeconds"
-    FROM "ShopSettings" WHERE shop = ${shop}`;
+  const [row] = await rawQuery<HandoffRow>(db, Prisma.sql`SELECT ${SERVICE_ROW}, "cartButtonEnabled", "handoffExpirySeconds" FROM "ShopSettings" WHERE shop = ${shop}`);
   return row ?? null;
 }
 

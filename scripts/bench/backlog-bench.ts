@@ -5,14 +5,15 @@
 // system) of the worker processes per 1,000 imports. The backlog is written with SQL (backlog.ts), not through
 // webhooks, and topped up to its level before each measurement.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase, type Database } from "../../app/db/connect.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
-import { fillImports } from "./backlog";
+import { backlogShop, fillImports } from "./backlog";
+import { connectShops } from "./connected-shops";
 import { appEnv, cpuSeconds, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 
 const LEVELS = (process.env.BENCH_BACKLOGS ?? "1000,10000,100000").split(",").map(Number);
@@ -36,10 +37,10 @@ interface Measured {
 }
 
 /** Starts the processes, waits for `window` more imports at the emulator, and times them (from the first one seen). */
-async function measure(emulator: RunningEmulator, script: string, env: Record<string, string>, processes: number, window: number): Promise<Measured> {
+async function measure(emulator: RunningEmulator, script: string, env: Record<string, string>, processes: number, window: number, flags: string[] = []): Promise<Measured> {
   const children: Child[] = [];
   try {
-    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], { ...env, BENCH_START_ON_SIGNAL: "1" }));
+    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], { ...env, BENCH_START_ON_SIGNAL: "1" }, flags));
     const base = imported(emulator);
     for (const child of children) child.process.kill("SIGUSR2"); // all at once, once all are up
     // the window opens at the first import after every process is up, so start-up is not in it
@@ -104,25 +105,17 @@ export const backlogBench: Bench = {
       ["orders:write", "shipments:write"],
       Date.now(),
     );
-    const grantsFile = path.join(mkdtempSync(path.join(tmpdir(), "bench-grants-")), "grants.json");
     try {
       for (const backend of BACKENDS) {
         for (const shops of SHOPS) {
           const t = await target(backend, ctx.adminUrl);
           const prefix = `b${shops}`;
           try {
-            // One grant per shop (one customer, one workspace, the same tokens: the service does not know shops).
-            const grants = Array.from({ length: shops }, (_, n) => ({
-              shop: `${prefix}-${n}.myshopify.com`,
-              customerId: CUSTOMER,
-              workspaceId: "ws-acme",
-              accessToken: tokens.access_token,
-              refreshToken: tokens.refresh_token,
-            }));
-            writeFileSync(grantsFile, JSON.stringify(grants));
-            await withDb(t, (prisma) =>
-              prisma.customerGrant.createMany({ data: grants.map((g) => ({ shop: g.shop, customerId: CUSTOMER, workspaceId: "ws-acme", scopes: tokens.scope, accessTokenEnc: "bench" })) }),
-            );
+            // The worker processes run the app's own collaborators: every shop's settings and its customer's grant
+            // stored sealed with their key (the floor posts with one token it is handed).
+            const env = appEnv({ ...t.env, BENCH_SERVICE_URL: emulator.url, BENCH_TOKEN: tokens.access_token, ALLOW_LOOPBACK_SERVICE_URLS: "true", WORKER_CONCURRENCY: CONCURRENCY, WORKER_POOL_SIZE: POOL });
+            const shopNames = Array.from({ length: shops }, (_, n) => backlogShop(prefix, n));
+            await withDb(t, (prisma) => connectShops(prisma, emulator, shopNames, CUSTOMER, env.ENCRYPTION_KEYS));
             let from = 0;
             const topUp = (level: number) =>
               withDb(t, async (prisma) => {
@@ -131,7 +124,6 @@ export const backlogBench: Bench = {
                 from += Math.max(0, missing);
                 if (backend === "postgres") await prisma.$executeRawUnsafe(`ANALYZE "Job"`);
               });
-            const env = appEnv({ ...t.env, BENCH_SERVICE_URL: emulator.url, BENCH_GRANTS_FILE: grantsFile, BENCH_TOKEN: tokens.access_token, WORKER_CONCURRENCY: CONCURRENCY, WORKER_POOL_SIZE: POOL });
             const paces: number[] = [];
             for (const level of LEVELS) {
               const window = Math.min(WINDOW[backend], Math.floor(level / 2));
@@ -139,7 +131,7 @@ export const backlogBench: Bench = {
               ctx.log(`backlog: ${label}: filling`);
               await topUp(level);
               ctx.log(`backlog: ${label}: worker, ${window} imports`);
-              const worker = await measure(emulator, "scripts/bench/worker-child.ts", env, PROCESSES[backend], window);
+              const worker = await measure(emulator, "scripts/bench/worker-child.ts", env, PROCESSES[backend], window, ctx.nodeFlags);
               await topUp(level);
               ctx.log(`backlog: ${label}: floor`);
               const floor = await measure(emulator, "scripts/bench/floor-worker.ts", env, PROCESSES[backend], window);
@@ -201,7 +193,6 @@ export const backlogBench: Bench = {
       }
     } finally {
       await emulator.close();
-      rmSync(path.dirname(grantsFile), { recursive: true, force: true });
     }
     return rows;
   },

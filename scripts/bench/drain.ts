@@ -9,7 +9,8 @@ import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
 import { createIntakeBatcher } from "../../app/sync/intake-batch.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
-import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
+import { emulatorInternals, startEmulator } from "../../emulator/server";
+import { connectShops } from "./connected-shops";
 import { appEnv, measuredLoad, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 
 // A worker process tuned for throughput, as a deployment that scales workers would set it (.env.example): jobs
@@ -18,18 +19,6 @@ const WORKER_SETTINGS = { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? 
 const BIG = "backfill-shop.myshopify.com";
 const SMALL = "other-shop.myshopify.com";
 const CUSTOMER = "7000000001";
-
-async function grants(prisma: PrismaClient, emulator: RunningEmulator) {
-  const ctx = emulatorInternals(emulator);
-  const out = [];
-  for (const shop of [BIG, SMALL]) {
-    const workspaceId = "ws-acme";
-    const tokens = ctx.oauth.issueTokens({ id: randomUUID(), clientId: "sandbox-client", workspaceId, revoked: false }, ["orders:write", "shipments:write"], Date.now());
-    await prisma.customerGrant.create({ data: { shop, customerId: CUSTOMER, workspaceId, scopes: tokens.scope, accessTokenEnc: "bench" } });
-    out.push({ shop, customerId: CUSTOMER, workspaceId, accessToken: tokens.access_token, refreshToken: tokens.refresh_token });
-  }
-  return out;
-}
 
 async function queueOrders(prisma: PrismaClient, shop: string, count: number): Promise<string[]> {
   const batcher = createIntakeBatcher(prisma, { maxItems: 200 });
@@ -74,12 +63,9 @@ async function drain(
   const children: Child[] = [];
   try {
     await app.ready;
-    const env = appEnv({
-      DATABASE_URL: db.url,
-      BENCH_SERVICE_URL: emulator.url,
-      BENCH_GRANTS: JSON.stringify(await grants(app.prisma, emulator)),
-      ...WORKER_SETTINGS,
-    });
+    const env = appEnv({ DATABASE_URL: db.url, ALLOW_LOOPBACK_SERVICE_URLS: "true", ...WORKER_SETTINGS });
+    // The worker processes run the app's own collaborators: settings and grants stored sealed with their key.
+    await connectShops(app.prisma, emulator, [BIG, SMALL], CUSTOMER, env.ENCRYPTION_KEYS);
     // Workers first (their start-up is not drain time), then the backlog lands at once.
     for (let i = 0; i < workers; i++) children.push(await startNode("scripts/bench/worker-child.ts", [], env, flags));
     const started = Date.now();

@@ -37,6 +37,7 @@ describe("Prisma grant store", () => {
     expect(await store.load()).toMatchObject({
       accessToken: "at-1",
       refreshToken: "rt-1",
+      accessTokenExpiresAt: new Date("2030-01-01T00:00:00Z"),
       scopes: ["orders:write"],
       workspaceId: "ws-acme",
       status: "active",
@@ -69,6 +70,17 @@ describe("Prisma grant store", () => {
       statusReason: null,
       tokenVersion: 2,
     });
+  });
+
+  it("writes 'last used' at most once a minute per grant (each import used to write it)", async () => {
+    const store = createPrismaGrantStore(db.prisma, { shop: SHOP, customerId: "101" }, { keyring });
+    const lastUsed = async () => (await db.prisma.customerGrant.findFirstOrThrow({ where: { shop: SHOP, customerId: "101" } })).lastUsedAt?.toISOString();
+    await store.markUsed!(new Date("2026-11-23T10:00:00Z"));
+    expect(await lastUsed()).toBe("2026-11-23T10:00:00.000Z");
+    await store.markUsed!(new Date("2026-11-23T10:00:59Z"));
+    expect(await lastUsed()).toBe("2026-11-23T10:00:00.000Z");
+    await store.markUsed!(new Date("2026-11-23T10:01:00Z"));
+    expect(await lastUsed()).toBe("2026-11-23T10:01:00.000Z");
   });
 
   it("is scoped to one shop and customer; grantStoreFor shares one store per grant", async () => {

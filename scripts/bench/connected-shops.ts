@@ -1,0 +1,42 @@
+// Shops as a deployment has them, for the bench's worker processes (worker-child.ts runs the app's own
+// collaborators): the service settings saved with their secrets sealed, and one connected customer per shop whose
+// tokens (minted in the emulator) are sealed in its grant row, all with the key the worker processes are given.
+import { randomUUID } from "node:crypto";
+import type { PrismaClient } from "@prisma/client";
+import { bindings, parseKeyring, sealFor } from "../../app/crypto/secret-box.server";
+import { serviceOrigins } from "../../app/service/origins.server";
+import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
+
+export const BENCH_CLIENT = { clientId: "sandbox-client", clientSecret: "sandbox-client-secret", signingSecret: "whsec-sandbox-0001" };
+
+/** Saves the emulator as every shop's service and connects `customerId` of each shop to workspace ws-acme. */
+export async function connectShops(prisma: PrismaClient, emulator: RunningEmulator, shops: string[], customerId: string, encryptionKeys: string): Promise<void> {
+  const keyring = parseKeyring(encryptionKeys);
+  const urls = { baseUrl: emulator.url, sandboxBaseUrl: emulator.url, authUrl: emulator.url };
+  const oauth = emulatorInternals(emulator).oauth;
+  await prisma.shopSettings.createMany({
+    data: shops.map((shop) => ({
+      shop,
+      environment: "sandbox",
+      ...urls,
+      clientId: BENCH_CLIENT.clientId,
+      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), BENCH_CLIENT.clientSecret, keyring),
+      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), BENCH_CLIENT.signingSecret, keyring),
+    })),
+  });
+  await prisma.customerGrant.createMany({
+    data: shops.map((shop) => {
+      const tokens = oauth.issueTokens({ id: randomUUID(), clientId: BENCH_CLIENT.clientId, workspaceId: "ws-acme", revoked: false }, ["orders:write", "shipments:write"], Date.now());
+      const row = { shop, customerId };
+      return {
+        ...row,
+        workspaceId: "ws-acme",
+        scopes: tokens.scope,
+        accessTokenEnc: sealFor(bindings.customerGrant(row, "accessTokenEnc"), tokens.access_token, keyring),
+        accessTokenExpiresAt: new Date(Date.now() + tokens.expires_in * 1000),
+        refreshTokenEnc: sealFor(bindings.customerGrant(row, "refreshTokenEnc"), tokens.refresh_token, keyring),
+        boundOrigins: serviceOrigins(urls),
+      };
+    }),
+  });
+}
