@@ -37,7 +37,7 @@ export async function fillQueue(prisma: PrismaClient, backlog: Backlog): Promise
   }
 }
 
-interface PlanNode {
+export interface PlanNode {
   "Relation Name"?: string;
   "Actual Rows"?: number;
   "Actual Loops"?: number;
@@ -46,14 +46,17 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** Rows of "Job" that the plan's scans returned or filtered out, over all their loops. */
-export function jobRowsTouched(node: PlanNode): number {
+/** Rows of `relation` (every table when absent) that the plan's scans returned or filtered out, over all their loops. */
+export function rowsTouched(node: PlanNode, relation?: string): number {
   const own =
-    node["Relation Name"] === "Job"
+    node["Relation Name"] && (relation === undefined || node["Relation Name"] === relation)
       ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) * (node["Actual Loops"] ?? 1)
       : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + jobRowsTouched(child), 0);
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsTouched(child, relation), 0);
 }
+
+/** Rows of "Job" that the plan's scans returned or filtered out, over all their loops. */
+export const jobRowsTouched = (node: PlanNode) => rowsTouched(node, "Job");
 
 export interface LeasePlan {
   /** The plan, as EXPLAIN (ANALYZE, FORMAT JSON) gave it. */
