@@ -5,9 +5,11 @@ import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { bindings, parseKeyring, sealFor } from "../../app/crypto/secret-box.server";
 import { serviceOrigins } from "../../app/service/origins.server";
+import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
 
-export const BENCH_CLIENT = { clientId: "sandbox-client", clientSecret: "sandbox-client-secret", signingSecret: "whsec-sandbox-0001" };
+// The bench's emulators run with the documented sandbox app (DEFAULT_CONFIG, its rate limit changed).
+const CLIENT = DEFAULT_CONFIG.clients[0];
 
 /** Saves the emulator as every shop's service and connects `customerId` of each shop to workspace ws-acme. */
 export async function connectShops(prisma: PrismaClient, emulator: RunningEmulator, shops: string[], customerId: string, encryptionKeys: string): Promise<void> {
@@ -19,14 +21,14 @@ export async function connectShops(prisma: PrismaClient, emulator: RunningEmulat
       shop,
       environment: "sandbox",
       ...urls,
-      clientId: BENCH_CLIENT.clientId,
-      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), BENCH_CLIENT.clientSecret, keyring),
-      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), BENCH_CLIENT.signingSecret, keyring),
+      clientId: CLIENT.client_id,
+      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), CLIENT.client_secret, keyring),
+      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), CLIENT.signing_secrets[0], keyring),
     })),
   });
   await prisma.customerGrant.createMany({
     data: shops.map((shop) => {
-      const tokens = oauth.issueTokens({ id: randomUUID(), clientId: BENCH_CLIENT.clientId, workspaceId: "ws-acme", revoked: false }, ["orders:write", "shipments:write"], Date.now());
+      const tokens = oauth.issueTokens({ id: randomUUID(), clientId: CLIENT.client_id, workspaceId: "ws-acme", revoked: false }, ["orders:write", "shipments:write"], Date.now());
       const row = { shop, customerId };
       return {
         ...row,
