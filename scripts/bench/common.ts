@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import autocannon from "autocannon";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
@@ -181,6 +182,8 @@ export function orderBody(customerId = 7_000_000_001): string {
   const id = 6_000_000_000_000 + counter + Math.floor(Math.random() * 1e9) * 1000;
   return JSON.stringify({
     id,
+    name: `#${1000 + counter}`,
+    order_number: 1000 + counter,
     created_at: "2026-11-20T10:15:00-05:00",
     updated_at: "2026-11-20T10:15:03-05:00",
     currency: "USD",
@@ -247,4 +250,54 @@ export function measuredLoad(options: autocannon.Options): Promise<Measured> {
       last = performance.now();
     });
   });
+}
+
+export interface Paced {
+  /** Latency percentiles in ms, each from the moment its request was due, not from when it was sent. */
+  p50: number;
+  p99: number;
+  max: number;
+  failed: number;
+}
+
+/**
+ * Open-loop load: `rate` requests a second for `seconds`, each sent when it is due whatever the answers before it
+ * did (as Shopify sends webhooks), over as many keep-alive connections as are needed. A request's latency counts
+ * from the moment it was due, so a server that stalls is charged for the requests that queued behind the stall
+ * (closed-loop tools, autocannon among them, stop sending while they wait and hide that).
+ */
+export async function pacedLoad(port: number, rate: number, seconds: number, request: () => { path: string; headers: Record<string, string>; body: string }): Promise<Paced> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const total = Math.round(rate * seconds);
+  const latencies: number[] = [];
+  let failed = 0;
+  const answers: Promise<void>[] = [];
+  const start = performance.now() + 20;
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const { path, headers, body } = request();
+    answers.push(
+      new Promise<void>((resolve) => {
+        const req = http.request({ host: "127.0.0.1", port, method: "POST", path, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent }, (res) => {
+          res.resume();
+          res.once("end", () => {
+            if (res.statusCode !== 200) failed += 1;
+            latencies.push(performance.now() - due);
+            resolve();
+          });
+        });
+        req.once("error", () => {
+          failed += 1;
+          resolve();
+        });
+        req.end(body);
+      }),
+    );
+  }
+  await Promise.all(answers);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN, failed };
 }
