@@ -64,9 +64,10 @@ async function backendCpu(url: string): Promise<number> {
 }
 
 /**
- * One server under load: latency at the steady rate; deliveries/s and p99 of the saturating run, its CPU per 1,000 deliveries (user + system of
- * the server process: steadier than the rate on a shared machine), RSS at rest (started, migrated, warmed up) and
- * at its peak. With BENCH_CPU_PROF, a CPU profile of the measured run only (bench/profiles/intake-<label>.cpuprofile).
+ * One server under load: latency at the steady rate; deliveries/s and p99 of the saturating run, its CPU per 1,000
+ * deliveries (user + system of the server process: steadier than the rate on a shared machine), RSS at rest
+ * (started, migrated, warmed up) and at its peak. With BENCH_CPU_PROF, a CPU profile of the measured run only
+ * (bench/profiles/intake-<label>.cpuprofile).
  */
 async function serve(label: string, script: string, env: Record<string, string>, databaseUrl?: string) {
   const port = freePort();
