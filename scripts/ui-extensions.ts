@@ -1,6 +1,7 @@
 // UI extensions (customer account, admin, …): every extensions/*/shopify.extension.toml with type "ui_extension",
 // each `[[extensions.targeting]] module` bundled with esbuild the way the Shopify CLI bundles it (ESM for the
-// browser, JSX through Preact's automatic runtime, one self-contained file per target). `npm run lint` runs this
+// browser, JSX through Preact's automatic runtime, one self-contained file per target, `process.env.APP_URL`
+// replaced by the app's URL as the CLI replaces it). `npm run lint` runs this
 // file: it bundles every extension into build/extensions/<handle>/<target>.js and fails on a bundle error or a
 // bundle over Shopify's size limit; `tsc -p extensions/tsconfig.json` type-checks the sources beside it.
 // Tests and the demo call bundleUiExtensions() to run the very code a store would get.
@@ -8,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
 import { parse } from "smol-toml";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -43,8 +44,9 @@ export interface BundledExtension extends Omit<UiExtension, "targets"> {
 
 export interface BundleOptions {
   /**
-   * The app's URL the extension calls (its `network_access`): replaces the `APP_URL` export of the extension's
-   * `src/app-url.ts`, as a deploy would with the real application_url. Default: the module as written.
+   * The app's URL the extension calls (its `network_access`): `process.env.APP_URL` in the bundle, as Shopify's CLI
+   * sets it (`shopify app dev`: the tunnel; `npm run deploy`: application_url). Default: left out, as the CLI does
+   * when the variable is unset.
    */
   appUrl?: string;
   minify?: boolean;
@@ -56,7 +58,7 @@ export interface BundleOptions {
   sandbox?: string;
 }
 
-const SANDBOXED_GLOBALS = ["document", "window", "self", "fetch", "navigation", "shopify", "location", "navigator"];
+const SANDBOXED_GLOBALS = ["document", "window", "self", "fetch", "navigation", "shopify", "location", "navigator", "process"];
 
 /** Every UI extension under extensions/, with its targets, as its shopify.extension.toml declares them. */
 export function findUiExtensions(extensionsDir = EXTENSIONS_DIR): UiExtension[] {
@@ -86,17 +88,6 @@ export function findUiExtensions(extensionsDir = EXTENSIONS_DIR): UiExtension[] 
   return found.sort((a, b) => a.handle.localeCompare(b.handle));
 }
 
-// Replaces <extension>/src/app-url.(ts|js) with the given URL (the demo and the tests run the app elsewhere).
-function appUrlPlugin(appUrl: string): Plugin {
-  return {
-    name: "app-url",
-    setup(b) {
-      b.onResolve({ filter: /(^|\/)app-url(\.[jt]s)?$/ }, (args) => ({ path: path.resolve(args.resolveDir, args.path), namespace: "app-url" }));
-      b.onLoad({ filter: /.*/, namespace: "app-url" }, () => ({ contents: `export const APP_URL = ${JSON.stringify(appUrl.replace(/\/+$/, ""))};`, loader: "js" }));
-    },
-  };
-}
-
 /** Bundles every target of every UI extension into <outDir>/<handle>/<target>.js; returns where they are. */
 export async function bundleUiExtensions(outDir: string = DEFAULT_OUT_DIR, options: BundleOptions = {}): Promise<BundledExtension[]> {
   const bundled: BundledExtension[] = [];
@@ -119,12 +110,12 @@ export async function bundleUiExtensions(outDir: string = DEFAULT_OUT_DIR, optio
         conditions: ["browser", "module", "import"],
         define: {
           "process.env.NODE_ENV": JSON.stringify("production"),
+          ...(options.appUrl ? { "process.env.APP_URL": JSON.stringify(options.appUrl.replace(/\/+$/, "")) } : {}),
           ...(options.sandbox ? Object.fromEntries(SANDBOXED_GLOBALS.map((g) => [g, `globalThis.${options.sandbox}.${g}`])) : {}),
         },
         legalComments: "none",
         minify: options.minify ?? true,
         logLevel: "silent",
-        plugins: options.appUrl ? [appUrlPlugin(options.appUrl)] : [],
       });
       targets.push({ ...t, file, bytes: statSync(file).size });
     }

@@ -1,10 +1,13 @@
 // Where the merchant's theme stands: theme editor deep links that open the editor with the app embed ready to switch
 // on, or a block ready to add (Shopify's `activateAppId` / `addAppBlockId` with the app's API key and the block's
-// handle, its file name under extensions/*/blocks), and whether the app embed is on in the published theme, read from
-// its config/settings_data.json through the Admin API (read_themes), instead of asking the merchant to tick a box.
+// handle, its file name under extensions/storefront/blocks), and whether the app embed is on in the published theme,
+// read from its config/settings_data.json through the Admin API (read_themes), instead of asking the merchant to tick a
+// box. The embed counts only when it is this app's: Shopify writes an app block's type as
+// `shopify://apps/<app handle>/blocks/<block handle>/<extension id>`, and the app's handle comes from the same query
+// (currentAppInstallation), so another app's block with the same file name is not taken for ours.
 import type { AdminGraphql } from "../shopify/admin-api.server";
 
-/** The theme app extension's blocks (extensions/continue-cart, extensions/connect-workspace). */
+/** The blocks of the app's one theme app extension (extensions/storefront). */
 export const EMBED_HANDLE = "continue-cart-embed";
 export const BLOCKS = {
   continueCart: { handle: "continue-cart", template: "cart", target: "mainSection" },
@@ -32,6 +35,7 @@ export type EmbedStatus = { state: "on" | "off"; themeName: string } | { state: 
 
 export const THEME_SETTINGS_QUERY = `#graphql
   query ThemeEmbedStatus {
+    currentAppInstallation { app { handle } }
     themes(first: 1, roles: [MAIN]) {
       nodes {
         name
@@ -50,14 +54,17 @@ function parseSettings(content: string): unknown {
   return start < 0 ? null : JSON.parse(content.slice(start));
 }
 
+/** Shopify's app handles: lowercase letters, digits, `-` and `_` (so one is safe inside a pattern). */
+const APP_HANDLE = /^[a-z0-9_-]{1,256}$/;
+
 /**
  * On when the published theme's settings list this app's embed block (type
- * `shopify://apps/<app>/blocks/continue-cart-embed/<id>`) and it is not disabled. Pure, for the tests.
+ * `shopify://apps/<appHandle>/blocks/continue-cart-embed/<id>`) and it is not disabled. Pure, for the tests.
  */
-export function embedEnabled(settings: unknown, handle = EMBED_HANDLE): boolean {
+export function embedEnabled(settings: unknown, appHandle: string, handle = EMBED_HANDLE): boolean {
   const blocks = (settings as { current?: { blocks?: Record<string, { type?: unknown; disabled?: unknown }> } } | null)?.current?.blocks;
-  if (!blocks || typeof blocks !== "object") return false;
-  const pattern = new RegExp(`^shopify://apps/[^/]+/blocks/${handle}/[^/]+$`);
+  if (!blocks || typeof blocks !== "object" || !APP_HANDLE.test(appHandle)) return false;
+  const pattern = new RegExp(`^shopify://apps/${appHandle}/blocks/${handle}/[^/]+$`);
   return Object.values(blocks).some((b) => typeof b?.type === "string" && pattern.test(b.type) && b.disabled !== true);
 }
 
@@ -65,12 +72,17 @@ export function embedEnabled(settings: unknown, handle = EMBED_HANDLE): boolean 
 export async function embedStatus(adminGraphql: AdminGraphql, shop: string): Promise<EmbedStatus> {
   try {
     const answer = (await adminGraphql(shop, THEME_SETTINGS_QUERY, {})) as {
-      data?: { themes?: { nodes?: { name?: string; files?: { nodes?: { body?: { content?: string } }[] } }[] } };
+      data?: {
+        currentAppInstallation?: { app?: { handle?: unknown } };
+        themes?: { nodes?: { name?: string; files?: { nodes?: { body?: { content?: string } }[] } }[] };
+      };
       errors?: unknown;
     };
     if (answer?.errors) return { state: "unknown", why: "Shopify did not give the theme's settings (the read_themes permission may be missing)." };
     const theme = answer?.data?.themes?.nodes?.[0];
     if (!theme) return { state: "unknown", why: "The store has no published theme." };
+    const appHandle = answer.data?.currentAppInstallation?.app?.handle;
+    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle)) return { state: "unknown", why: "Shopify did not say which app this is." };
     const content = theme.files?.nodes?.[0]?.body?.content;
     if (typeof content !== "string" || content.length > MAX_SETTINGS_BYTES) return { state: "unknown", why: "The theme's settings could not be read." };
     let settings: unknown;
@@ -79,7 +91,7 @@ export async function embedStatus(adminGraphql: AdminGraphql, shop: string): Pro
     } catch {
       return { state: "unknown", why: "The theme's settings could not be read." };
     }
-    return { state: embedEnabled(settings) ? "on" : "off", themeName: String(theme.name ?? "").slice(0, 100) };
+    return { state: embedEnabled(settings, appHandle) ? "on" : "off", themeName: String(theme.name ?? "").slice(0, 100) };
   } catch {
     return { state: "unknown", why: "Shopify's Admin API could not be reached." };
   }

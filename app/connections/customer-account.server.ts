@@ -1,5 +1,5 @@
-// The shopper's side of the app on Shopify's customer account pages (extensions/connect-workspace-account): what
-// the profile block and the order status block show, and connect / disconnect from there. The shop and customer
+// The shopper's side of the app on Shopify's customer account pages (extensions/workspace-account): what the
+// profile block, the order status block and the Connect workspace page show, and connect / disconnect from there. The shop and customer
 // always come from the verified session token (app/shopify/customer-account-auth.server.ts); every query is scoped by
 // both, so one customer can never read or change another's connection or orders. Connecting reuses the storefront
 // flow's steps (oauth-start, oauth-callback, storefront-completion): only where the shopper comes back differs.
@@ -117,32 +117,41 @@ function accountUrl(value: unknown): string | null {
 }
 
 /**
- * Where the shopper comes back after consenting: the account's profile page, where the profile block completes
- * the connection. The address is Shopify's (the Admin API), never the extension's: the callback sends the
- * one-time proof there. Without an answer, the store's /account, which leads to whichever account pages it has.
+ * Where the shopper comes back after consenting: the app's Connect workspace page (a full-page extension, the one
+ * kind Shopify gives its page's URL), which sends its own address. The callback sends the one-time proof there, so
+ * it is taken only inside the store's customer account pages, whose root Shopify's Admin API gives (never the
+ * extension's word for it); query and fragment are dropped. Null when it is not one of those pages or Shopify
+ * could not say where they are.
  */
-export async function accountReturnUrl(shop: string, adminGraphql: AdminGraphql): Promise<string> {
-  const { url } = await customerAccountsOf(shop, adminGraphql);
-  return url ? `${url}/profile` : `https://${shop}/account`;
+export async function accountReturnUrl(shop: string, returnTo: unknown, adminGraphql: AdminGraphql): Promise<string | null> {
+  if (typeof returnTo !== "string" || returnTo.length > 500) return null;
+  const page = accountUrl(returnTo);
+  if (!page) return null;
+  const { url: root } = await customerAccountsOf(shop, adminGraphql);
+  return root && page.startsWith(`${root}/`) ? page : null;
 }
 
-export type AccountConnectStart = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured" };
+export type AccountConnectStart =
+  | { ok: true; authorizationUrl: string }
+  | { ok: false; code: "not_configured" }
+  | { ok: false; code: "bad_return"; message: string };
 
-/** Connect: a state bound to this shop and customer, returning to the account page. */
+/** Connect: a state bound to this shop and customer, returning to the Connect workspace page it came from. */
 export async function startAccountConnect(
   prisma: PrismaClient,
   who: { shop: string; customerId: string },
-  options: { appUrl: string; adminGraphql: AdminGraphql; keyring?: Keyring; now?: Date },
+  options: { appUrl: string; adminGraphql: AdminGraphql; returnTo: unknown; keyring?: Keyring; now?: Date },
 ): Promise<AccountConnectStart> {
-  const returnTo = await accountReturnUrl(who.shop, options.adminGraphql);
+  const returnTo = await accountReturnUrl(who.shop, options.returnTo, options.adminGraphql);
+  if (!returnTo) return { ok: false, code: "bad_return", message: "returnTo must be a page of this store's customer account." };
   const started = await startConnect(prisma, { ...who, returnTo }, { appUrl: options.appUrl, keyring: options.keyring, now: options.now });
   return started.ok ? started : { ok: false, code: "not_configured" };
 }
 
 /**
  * Completion on the account page: the storefront completion step, with the session token's customer in place of
- * the app proxy's logged_in_customer_id. The state and proof come from the account page's URL (the callback put
- * them there); the grant is stored only when this customer of this shop started the flow, and only once.
+ * the app proxy's logged_in_customer_id. The state and proof come from the Connect workspace page's URL (the
+ * callback put them there); the grant is stored only when this customer of this shop started the flow, and only once.
  */
 export async function completeAccountConnect(
   prisma: PrismaClient,

@@ -15,9 +15,9 @@ import { readBody } from "../lib/body-limit.server";
 import { authenticateCustomerAccount } from "../shopify/customer-account-auth.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
-// /customer-account/connection: the profile block of the customer account extension. GET: the customer's
-// connection. POST {intent}: "connect" (a one-time authorization URL), "complete" ({state, proof} from the account
-// page's URL after consent), "disconnect". Shop and customer come from the session token only
+// /customer-account/connection: the customer account extension's profile block and Connect workspace page. GET: the
+// customer's connection. POST {intent}: "connect" ({returnTo}: the page's own URL; a one-time authorization URL),
+// "complete" ({state, proof} from the page's URL after consent), "disconnect". Shop and customer come from the session token only
 // (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
@@ -44,7 +44,8 @@ export const action = async ({ request }: ActionFunctionArgs) => {
 
   switch (input.intent) {
     case "connect": {
-      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: adminGraphqlViaShopify });
+      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: adminGraphqlViaShopify, returnTo: input.returnTo });
+      if (!started.ok && started.code === "bad_return") return cors(bad(started.message));
       if (!started.ok) return cors(json({ error: "not_configured", message: "Workspace connections are not available at this store yet." }, { status: 409 }));
       logEvent("account_connect_started", { shop, customerId });
       return cors(json({ authorizationUrl: started.authorizationUrl }));

@@ -1,40 +1,82 @@
-// Runs in each block's frame on the demo's customer account pages (bundled for the browser by ./server.ts): the
-// `shopify` global Shopify's runtime would give the extension (dev/ui-extensions/shopify-global.ts), with session
-// tokens from the stand-in's server (minted there with the app's secret: the secret never reaches the page), the
-// Navigation API answering with the account page's URL and navigating the whole page, then the extension's bundle.
+// Runs in each extension's frame on the demo's customer account pages (bundled for the browser by ./server.ts):
+// the `shopify` global and the `navigation` global exactly as Shopify's types give the frame's target
+// (dev/ui-extensions/strict-api.ts, with the lists ./server.ts derived), in place of Chromium's own
+// window.navigation, which must not reach an extension; Polaris web components with their roles; then the
+// extension's bundle. Session tokens come from the stand-in's server (minted there with the app's secret).
 import { createShopifyGlobal, signalOf } from "../ui-extensions/shopify-global";
+import { strictGlobal, strictShopify, type TargetApiLists } from "../ui-extensions/strict-api";
+import { definePolarisElements, watchUnknownComponents } from "../ui-extensions/polaris-elements";
 
 interface FrameConfig {
   target: string;
+  handle: string;
   bundle: string;
   locale: string;
   apiVersion: string;
+  api: TargetApiLists;
   translations: Record<string, unknown>;
+  rootPath: string;
   order: { id: string; name: string } | null;
+  authenticationState: "fully_authenticated" | "pre_authenticated";
 }
 
 const config = JSON.parse(document.getElementById("extension-config")!.textContent!) as FrameConfig;
-const w = window as unknown as Record<string, unknown>;
-w.shopify = createShopifyGlobal({
+const top = window.top!;
+const violations: string[] = [];
+const report = (message: string) => {
+  violations.push(message);
+  console.error(`[customer account stand-in] ${message}`);
+  window.parent.postMessage({ apiViolation: message, target: config.target }, location.origin);
+};
+(window as unknown as { __apiViolations: string[] }).__apiViolations = violations;
+
+/** Shopify's protocols to the stand-in's pages: extension:<handle>/…, shopify:customer-account/…, or https. */
+function resolve(href: string): string | null {
+  const extension = /^extension:([a-z0-9-]*)\/?(.*)$/.exec(href);
+  if (extension) return `${config.rootPath}/pages/${extension[1] || config.handle}${extension[2] ? `/${extension[2]}` : ""}`;
+  if (href.startsWith("shopify:customer-account/")) return `${config.rootPath}/${href.slice("shopify:customer-account/".length)}`;
+  return /^https?:\/\//.test(href) ? href : null;
+}
+function navigate(href: string, target: string | null) {
+  const url = resolve(href);
+  if (!url) return report(`navigation to ${href}: not a URL or protocol Shopify's customer accounts follow`);
+  if (target === "_blank") window.open(url, "_blank", "noopener");
+  else top.location.assign(url);
+}
+
+const preauth = config.authenticationState === "pre_authenticated";
+const implementation = createShopifyGlobal({
   target: config.target,
   locale: config.locale,
   apiVersion: config.apiVersion,
   translations: config.translations,
   sessionToken: async () => {
-    const res = await fetch("/session-token", { method: "POST" });
+    const res = await fetch(`/session-token${preauth ? "?preauth=1" : ""}`, { method: "POST" });
     if (!res.ok) throw new Error("no session token");
     return res.text();
   },
-  extra: config.order ? { order: signalOf(config.order) } : {},
+  extra: {
+    ...(config.order ? { order: signalOf(config.order) } : {}),
+    authenticationState: signalOf(config.authenticationState),
+    // Shopify's sign-in, then back to the page the shopper was on.
+    requireLogin: async () => top.location.assign(`${config.rootPath}/login?${new URLSearchParams({ return_url: top.location.pathname })}`),
+  },
 });
-// The page the shopper sees is the frame's parent: its URL is what Shopify's navigation reports, and navigating
-// (to the service's consent page) leaves the whole page, as it does on Shopify.
-Object.defineProperty(window, "navigation", {
-  configurable: true,
-  value: { currentEntry: { url: window.parent.location.href }, navigate: (url: string) => window.top!.location.assign(url) },
-});
+const navigationImplementation = {
+  navigate: (url: string) => navigate(url, null),
+  // The page the shopper sees is the frame's parent: its URL is the one Shopify reports to full-page extensions.
+  currentEntry: { key: "current", url: top.location.href, getState: () => undefined },
+  updateCurrentEntry: () => undefined,
+  addEventListener: () => undefined,
+  removeEventListener: () => undefined,
+};
+Object.defineProperty(window, "shopify", { configurable: true, value: strictShopify(config.api, implementation, report) });
+Object.defineProperty(window, "navigation", { configurable: true, value: strictGlobal(config.api, "navigation", navigationImplementation, report) ?? undefined });
 
-// The frame grows with the block (a real host lays blocks out inline).
+definePolarisElements(window, { navigate });
+watchUnknownComponents(window, report);
+
+// The frame grows with the extension (a real host lays it out inline).
 new ResizeObserver(() => window.parent.postMessage({ frameHeight: document.documentElement.scrollHeight, target: config.target }, "*")).observe(document.body);
 
 const mod = (await import(config.bundle)) as { default: () => Promise<void> };

@@ -1,5 +1,5 @@
-// The store's cart page as a theme would render it, with the real Continue cart block of
-// extensions/continue-cart rendered by liquidjs: the block's Liquid, its snippet, its locales (by the shopper's
+// The store's cart page as a theme would render it, with the real Continue cart block of the theme app extension
+// (extensions/storefront) rendered by liquidjs: the block's Liquid, its snippet, its locales (by the shopper's
 // locale) and, as Shopify does for app blocks, its schema's javascript and stylesheet as tags pointing at the
 // extension's assets (served by the storefront stand-in under ASSET_PREFIX).
 import { readFileSync } from "node:fs";
@@ -9,8 +9,8 @@ import { Liquid, Tag, type Emitter, type TagToken, type TopLevelToken } from "li
 import type { Catalog } from "../admin-api/catalog";
 import { displayTitle } from "../admin-api/catalog";
 
-export const EXTENSION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../extensions/continue-cart");
-export const ASSET_PREFIX = "/_extension/continue-cart/assets/";
+export const EXTENSION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../extensions/storefront");
+export const ASSET_PREFIX = "/_extension/storefront/assets/";
 
 export interface CartState {
   token: string;

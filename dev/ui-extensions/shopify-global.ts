@@ -1,8 +1,9 @@
-// A stand-in for the `shopify` global Shopify's runtime gives a UI extension, enough for this app's extensions to
-// run outside Shopify: in the DOM tests (happy-dom) and in the demo's customer account pages (a real browser,
-// where this file is bundled for the page). Session tokens come from the caller (minted with the app's secret on
-// the server side, never in the page); translations from the extension's own locales/*.json, as Shopify reads
-// them. Generic over surfaces: `extra` adds what a target's API has beyond the standard (order, data, …).
+// What the stand-in implements of the `shopify` global Shopify's runtime gives a customer account UI extension, for
+// this app's extensions to run outside Shopify: in the DOM tests (happy-dom) and on the demo's customer account pages
+// (a real browser, where this file is bundled for the page). The hosts hand the target only the members Shopify's
+// types give it (./strict-api.ts), so what is here for one target is not thereby given to another. Session tokens
+// come from the caller (minted with the app's secret on the server side, never in the page); translations from the
+// extension's own locales/*.json, as Shopify reads them. `extra` adds a target's own API (order, data, …).
 
 export interface ShopifyGlobalOptions {
   /** What shopify.sessionToken.get() resolves to (a fresh token per call, like Shopify's). */

@@ -11,3 +11,8 @@ declare module "./src/OrderStatusBlock.tsx" {
   const shopify: import("@shopify/ui-extensions/customer-account.order-status.block.render").Api;
   const globalThis: { shopify: typeof shopify };
 }
+
+declare module "./src/ConnectPage.tsx" {
+  const shopify: import("@shopify/ui-extensions/customer-account.page.render").Api;
+  const globalThis: { shopify: typeof shopify };
+}

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { setDatabase } from "~/db.server";
-import { embedStatus, themeEditorLinks, BLOCKS, EMBED_HANDLE } from "~/admin/theme-setup.server";
+import { embedEnabled, embedStatus, themeEditorLinks, BLOCKS, EMBED_HANDLE } from "~/admin/theme-setup.server";
 import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { themeHandlers } from "../../dev/admin-api/themes";
@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 describe("theme setup", () => {
   it("links into the theme editor with the app embed and each block ready, by their handles", () => {
-    const blocks = readdirSync("extensions/continue-cart/blocks").concat(readdirSync("extensions/connect-workspace/blocks"));
+    const blocks = readdirSync("extensions/storefront/blocks");
     for (const handle of [EMBED_HANDLE, BLOCKS.continueCart.handle, BLOCKS.connectWorkspace.handle]) expect(blocks).toContain(`${handle}.liquid`);
     const links = themeEditorLinks(TEST_SHOP, TEST_API_KEY);
     expect(links.embed).toBe(
@@ -40,11 +40,22 @@ describe("theme setup", () => {
     expect(new URL(links.connectWorkspace).searchParams.get("addAppBlockId")).toBe(`${TEST_API_KEY}/connect-workspace`);
   });
 
+  it("counts only this app's embed, not another app's block with the same file name", () => {
+    const settings = (types: [string, boolean][]) => ({ current: { blocks: Object.fromEntries(types.map(([type, disabled], i) => [`b${i}`, { type, disabled }])) } });
+    const ours = "shopify://apps/merchant-integration/blocks/continue-cart-embed/5f0c-4b1e";
+    const theirs = "shopify://apps/cart-tools/blocks/continue-cart-embed/9a9a-0101";
+    expect(embedEnabled(settings([[ours, false]]), "merchant-integration")).toBe(true);
+    expect(embedEnabled(settings([[theirs, false], [ours, true]]), "merchant-integration")).toBe(false);
+    expect(embedEnabled(settings([[theirs, false]]), "merchant-integration")).toBe(false);
+    expect(embedEnabled(settings([[ours, false]]), ".*")).toBe(false); // a handle is never a pattern
+  });
+
   it("reads the app embed's state from the published theme's settings_data.json", async () => {
     mock.use(...themeHandlers("on", "Dawn"));
     expect(await embedStatus(adminGraphql, TEST_SHOP)).toEqual({ state: "on", themeName: "Dawn" });
     mock.use(...themeHandlers("disabled", "Dawn"));
     expect(await embedStatus(adminGraphql, TEST_SHOP)).toEqual({ state: "off", themeName: "Dawn" });
+    // "absent": only another app's embed with the same file name is on, which is not ours.
     mock.use(...themeHandlers("absent", "Refresh"));
     expect(await embedStatus(adminGraphql, TEST_SHOP)).toEqual({ state: "off", themeName: "Refresh" });
     // Without read_themes Shopify answers with an access error: the page says it could not check, nothing breaks.

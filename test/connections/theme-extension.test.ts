@@ -1,11 +1,11 @@
-// The "Connect workspace" theme app extension: the files Shopify requires, a valid block schema, locale files
+// The "Connect workspace" block of the theme app extension (extensions/storefront): the files Shopify requires, a valid block schema, locale files
 // that agree on their keys, and a link to the app proxy page.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAppBlocks, renderAppBlock } from "../../dev/storefront/liquid";
 
-const DIR = path.resolve("extensions/connect-workspace");
+const DIR = path.resolve("extensions/storefront");
 const read = (file: string) => readFileSync(path.join(DIR, file), "utf8");
 
 function keys(value: unknown, prefix = ""): string[] {

@@ -124,7 +124,7 @@ describe("the Continue cart embed on the demo storefront", () => {
       expect(await visibleButtons(s.page)).toBe(0);
       await s.page.goto(`${storeUrl()}/test-page/with-drawer`);
       await s.page.waitForFunction(() => "__continueCart" in window);
-      expect(assets.sort()).toEqual(["/cdn/extensions/continue-cart/assets/continue-cart.css", "/cdn/extensions/continue-cart/assets/continue-cart.js"]);
+      expect(assets.sort()).toEqual(["/cdn/extensions/storefront/assets/continue-cart.css", "/cdn/extensions/storefront/assets/continue-cart.js"]);
       expect(await settledButtons(s.page, 1)).toBe(1);
       expect(s.errors).toEqual([]);
     } finally {

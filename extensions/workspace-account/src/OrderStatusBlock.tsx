@@ -1,6 +1,8 @@
 // customer-account.order-status.block.render: whether this order and its shipments reached the shopper's
 // workspace, in plain words. The backend answers only for the order's own customer; for any other order it says
-// "unknown", and the block then shows nothing.
+// "unknown", and the block then shows nothing. On the pre-authenticated Order status page (opened from an order
+// email without signing in) Shopify says who the shopper is only after they sign in: the block asks them to
+// (Shopify's requireLogin) and calls nothing until then.
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -20,8 +22,10 @@ function OrderStatusBlock() {
   const t = shopify.i18n.translate;
   const [view, setView] = useState<View>({ status: "loading" });
   const orderId = shopify.order.value?.id ?? "";
+  const signedIn = shopify.authenticationState.value === "fully_authenticated";
 
   useEffect(() => {
+    if (!signedIn) return;
     const id = orderId.replace("gid://shopify/Order/", "");
     if (!/^\d{1,20}$/.test(id)) {
       setView({ status: "unknown" });
@@ -36,8 +40,20 @@ function OrderStatusBlock() {
         setView({ status: "unknown" });
       }
     });
-  }, [orderId]);
+  }, [orderId, signedIn]);
 
+  if (!signedIn) {
+    return (
+      <s-section heading={t("order.heading")}>
+        <s-stack direction="block" gap="small-200" data-workspace-order="sign_in">
+          <s-text>{t("order.signIn")}</s-text>
+          <s-button variant="secondary" onClick={() => void shopify.requireLogin()} data-action="sign-in">
+            {t("order.signInAction")}
+          </s-button>
+        </s-stack>
+      </s-section>
+    );
+  }
   if (view.status === "unknown") return null; // not this customer's, or nothing the app knows of
   const tone = (state: Delivery) => (state === "sent" ? "success" : state === "failed" ? "critical" : "neutral");
   return (
