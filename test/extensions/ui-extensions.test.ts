@@ -13,11 +13,17 @@ const keysOf = (value: unknown, prefix = ""): string[] =>
     : [prefix];
 
 describe("UI extensions", () => {
-  it("finds the customer account extension with both blocks and network access", () => {
-    const ext = findUiExtensions().find((e) => e.handle === "workspace-account");
-    expect(ext?.targets.map((t) => t.target)).toEqual(["customer-account.profile.block.render", "customer-account.order-status.block.render"]);
-    expect(ext?.apiVersion).toMatch(/^\d{4}-(01|04|07|10)$/);
-    expect(ext?.capabilities).toMatchObject({ network_access: true });
+  it("finds the customer account extensions: both blocks, the Connect workspace page on its own, network access", () => {
+    const found = findUiExtensions();
+    const blocks = found.find((e) => e.handle === "workspace-account");
+    const page = found.find((e) => e.handle === "workspace-connect");
+    expect(blocks?.targets.map((t) => t.target)).toEqual(["customer-account.profile.block.render", "customer-account.order-status.block.render"]);
+    // Shopify allows no other target beside a full-page one in the same extension.
+    expect(page?.targets.map((t) => t.target)).toEqual(["customer-account.page.render"]);
+    for (const ext of [blocks, page]) {
+      expect(ext?.apiVersion).toMatch(/^\d{4}-(01|04|07|10)$/);
+      expect(ext?.capabilities).toMatchObject({ network_access: true });
+    }
   });
 
   it("bundles every target into one self-contained ESM file under Shopify's limit", async () => {
@@ -31,7 +37,7 @@ describe("UI extensions", () => {
         // Booleans, not the code in a failure message (the bundle is long).
         expect(/\bimport\s*[{*\w][^;]*from\s*["']/.test(code), "an import left to resolve at run time").toBe(false);
         expect(/export\s*\{[^}]*as default\s*\}/.test(code), "a default export").toBe(true);
-        if (ext.handle === "workspace-account") {
+        if (ext.handle.startsWith("workspace-")) {
           expect(code.includes('"https://app.example.com"') && code.includes("/customer-account/"), "calls the given app URL").toBe(true);
         }
       }

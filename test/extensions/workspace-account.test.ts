@@ -1,9 +1,11 @@
-// The customer account extension (extensions/workspace-account), bundled as the Shopify CLI bundles it and
-// rendered in a DOM, against the real backend routes over HTTP with session tokens signed like Shopify's: every
-// state of the profile block (loading, not configured, not connected, connect through the emulator's consent and
-// back, connected, needs renewing, disconnect, unreachable, a declined consent) and of the order status block
-// (sent, waiting, failed, not sent, shipments, another customer's order, unreachable), in English and French.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The customer account extensions (extensions/workspace-account), bundled as the Shopify CLI bundles them and
+// rendered in a DOM with exactly the API Shopify's types give each target (test/helpers/ui-extension.ts), against
+// the real backend routes over HTTP with session tokens signed like Shopify's: every state of the profile block
+// (loading, not configured, not connected, connected, needs renewing, disconnect, unreachable), of the Connect
+// workspace page (connect through the emulator's consent and back, another customer's link, a declined consent, a
+// return address outside the store's account pages) and of the order status block (sent, waiting, failed, not
+// sent, shipments, another customer's order, unreachable, the pre-authenticated page), in English, French, German.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
@@ -20,6 +22,8 @@ const SHOP_B = "shop-b.myshopify.com";
 const ACCOUNT_URL = "https://shopify.com/48291/account";
 const PROFILE = "customer-account.profile.block.render";
 const ORDER = "customer-account.order-status.block.render";
+const PAGE = "customer-account.page.render";
+const CONNECT_PAGE_URL = `${ACCOUNT_URL}/pages/f1d2c3b4-workspace-connect`;
 
 const shopify = setupServer(
   graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
@@ -47,12 +51,34 @@ beforeAll(async () => {
 
 const tokens = (customerId: string, shop = TEST_SHOP) => () => mintCustomerToken(customerId, shop);
 
-function profileBlock(customerId: string, options: { shop?: string; url?: string; locale?: string; from?: BundledExtension[] } = {}) {
-  return renderExtension(bundleOf(options.from ?? bundles, "workspace-account", PROFILE), {
-    sessionToken: tokens(customerId, options.shop),
-    url: options.url,
-    locale: options.locale,
-  });
+// Every extension rendered in a test used only the API Shopify gives its target.
+const rendered: Rendered[] = [];
+afterEach(() => {
+  for (const r of rendered.splice(0)) expect(r.violations).toEqual([]);
+});
+const track = async (r: Promise<Rendered>) => {
+  rendered.push(await r);
+  return rendered.at(-1)!;
+};
+
+function profileBlock(customerId: string, options: { shop?: string; locale?: string; from?: BundledExtension[] } = {}) {
+  return track(
+    renderExtension(bundleOf(options.from ?? bundles, "workspace-account", PROFILE), {
+      sessionToken: tokens(customerId, options.shop),
+      locale: options.locale,
+    }),
+  );
+}
+
+/** The Connect workspace page (full-page extension) at `url`: its own address, with what came back in it. */
+function connectPage(customerId: string, options: { url?: string; locale?: string; shop?: string } = {}) {
+  return track(
+    renderExtension(bundleOf(bundles, "workspace-connect", PAGE), {
+      sessionToken: tokens(customerId, options.shop),
+      url: options.url ?? CONNECT_PAGE_URL,
+      locale: options.locale,
+    }),
+  );
 }
 
 const stateOf = (r: Rendered) => r.query("[data-workspace-state]")?.getAttribute("data-workspace-state");
@@ -75,26 +101,32 @@ async function consentAndCallback(authorizationUrl: string, decision: "approve" 
   return callback.headers.get("location")!;
 }
 
-/** Connect through the block: click Connect, consent at the emulator, come back to the account page. */
-async function connectThroughBlock(customerId: string) {
-  const start = await profileBlock(customerId);
-  await settled(start, "not_connected");
-  click(start, "connect");
-  const authorizationUrl = await waitFor(() => start.navigated[0], "navigation to the consent page");
+/** Connect from the profile block: its link to the Connect workspace page, consent there, back on the page. */
+async function connectThroughPage(customerId: string) {
+  const block = await profileBlock(customerId);
+  await settled(block, "not_connected");
+  click(block, "connect");
+  expect(block.navigated).toEqual(["extension:workspace-connect/"]);
+  const start = await connectPage(customerId);
+  await settled(start, "ready");
+  click(start, "consent");
+  const authorizationUrl = await waitFor(() => start.navigated[0], "the link to the consent page");
   expect(new URL(authorizationUrl).origin).toBe(h.emulator.url);
   const back = await consentAndCallback(authorizationUrl);
-  expect(back.startsWith(`${ACCOUNT_URL}/profile?workspace_state=`)).toBe(true);
-  return Object.assign(await profileBlock(customerId, { url: back }), { back });
+  expect(back.startsWith(`${CONNECT_PAGE_URL}?workspace_state=`)).toBe(true);
+  return Object.assign(await connectPage(customerId, { url: back }), { back });
 }
 
 describe("profile block", () => {
-  it("loading, then not connected with Connect", async () => {
+  it("loading, then not connected with Connect, a link to the Connect workspace page", async () => {
     const r = await profileBlock("9001");
     expect(stateOf(r)).toBe("loading");
     expect(r.text()).toContain("Checking your workspace connection");
     await settled(r, "not_connected");
     expect(r.text()).toContain("Not connected.");
-    expect(r.query("[data-action=connect]")?.textContent).toBe("Connect workspace");
+    const connect = r.query("[data-action=connect]");
+    expect(connect?.textContent).toBe("Connect workspace");
+    expect(connect?.getAttribute("href")).toBe("extension:workspace-connect/");
   });
 
   it("not configured by the merchant: says so, offers nothing to click", async () => {
@@ -104,54 +136,19 @@ describe("profile block", () => {
     expect(r.query("s-button")).toBeNull();
   });
 
-  it("Connect → consent → back on the account page: connected, then Disconnect", async () => {
-    const r = await connectThroughBlock("9002");
-    await settled(r, "connected");
-    expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is connected.");
-    expect(r.text()).toMatch(/Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./);
-    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(1);
-
-    // A reload of the page it came back to: the link is used up, the block just shows the connection.
-    const reloaded = await profileBlock("9002", { url: r.back });
-    await settled(reloaded, "connected");
-    expect(reloaded.query("[data-notice]")).toBeNull();
-
-    click(r, "disconnect");
-    await settled(r, "not_connected");
-    expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is disconnected. This store no longer sends anything to it.");
-    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(0);
-  });
-
-  it("another customer coming back with someone else's link: nothing connected, told why", async () => {
-    const start = await profileBlock("9003");
-    await settled(start, "not_connected");
-    click(start, "connect");
-    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"));
-    const other = await profileBlock("9004", { url: back });
-    await settled(other, "not_connected");
-    expect(other.query("[data-notice]")?.textContent).toContain("started from a different account");
-    expect(await h.db.prisma.customerGrant.count({ where: { customerId: { in: ["9003", "9004"] } } })).toBe(0);
-  });
-
-  it("declined at the service: the result in plain words", async () => {
-    const start = await profileBlock("9005");
-    await settled(start, "not_connected");
-    click(start, "connect");
-    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"), "deny");
-    const r = await profileBlock("9005", { url: back });
-    await settled(r, "not_connected");
-    expect(r.query("[data-notice]")?.textContent).toBe("You declined the connection, so nothing was connected.");
-  });
-
   it("a connection that needs renewing offers Reconnect", async () => {
-    const r = await connectThroughBlock("9006");
+    const r = await connectThroughPage("9006");
     await settled(r, "connected");
     await h.db.prisma.customerGrant.updateMany({ where: { customerId: "9006" }, data: { status: "needs_reconnect", statusReason: "the token was revoked" } });
     const again = await profileBlock("9006");
     await settled(again, "needs_reconnect");
     expect(again.text()).toContain("Your workspace ws-acme needs to be connected again");
     expect(again.query("[data-action=connect]")?.textContent).toBe("Reconnect workspace");
+    expect(again.query("[data-action=connect]")?.getAttribute("href")).toBe("extension:workspace-connect/");
     expect(again.text()).not.toContain("revoked"); // the merchant's reason is not the shopper's business
+    const page = await connectPage("9006");
+    await settled(page, "ready");
+    expect(page.text()).toContain("Your workspace needs to be connected again.");
   });
 
   it("the app cannot be reached: says so and offers to try again", async () => {
@@ -162,9 +159,11 @@ describe("profile block", () => {
   });
 
   it("an expired session token: unavailable, not someone else's state", async () => {
-    const r = await renderExtension(bundleOf(bundles, "workspace-account", PROFILE), {
-      sessionToken: () => mintCustomerToken("9001", TEST_SHOP, { lifetimeSeconds: -60, issuedAgoSeconds: 600 }),
-    });
+    const r = await track(
+      renderExtension(bundleOf(bundles, "workspace-account", PROFILE), {
+        sessionToken: () => mintCustomerToken("9001", TEST_SHOP, { lifetimeSeconds: -60, issuedAgoSeconds: 600 }),
+      }),
+    );
     await settled(r, "unavailable");
   });
 
@@ -173,6 +172,83 @@ describe("profile block", () => {
     await settled(r, "not_connected");
     expect(r.text()).toContain("Non connecté.");
     expect(r.query("[data-action=connect]")?.textContent).toBe("Connecter l'espace de travail");
+  });
+});
+
+describe("Connect workspace page", () => {
+  it("Connect → consent → back on the page: connected, once; then Disconnect on the profile", async () => {
+    const r = await connectThroughPage("9002");
+    await settled(r, "connected");
+    expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is connected.");
+    expect(r.text()).toMatch(/Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./);
+    expect(r.query("[data-action=back]")?.getAttribute("href")).toBe("shopify:customer-account/profile");
+    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(1);
+
+    // A reload of the page it came back to: the link is used up, the page just shows the connection.
+    const reloaded = await connectPage("9002", { url: r.back });
+    await settled(reloaded, "connected");
+    expect(reloaded.query("[data-notice]")).toBeNull();
+
+    const profile = await profileBlock("9002");
+    await settled(profile, "connected");
+    click(profile, "disconnect");
+    await settled(profile, "not_connected");
+    expect(profile.query("[data-notice]")?.textContent).toBe("Your workspace is disconnected. This store no longer sends anything to it.");
+    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(0);
+  });
+
+  it("another customer coming back with someone else's link: nothing connected, told why", async () => {
+    const start = await connectPage("9003");
+    await settled(start, "ready");
+    click(start, "consent");
+    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"));
+    const other = await connectPage("9004", { url: back });
+    await settled(other, "ready");
+    expect(other.query("[data-notice]")?.textContent).toContain("started from a different account");
+    expect(await h.db.prisma.customerGrant.count({ where: { customerId: { in: ["9003", "9004"] } } })).toBe(0);
+    // …and the customer who started cannot use it afterwards either: single use.
+    const late = await connectPage("9003", { url: back });
+    await settled(late, "ready");
+    expect(late.query("[data-notice]")?.textContent).toContain("already used");
+    expect(await h.db.prisma.customerGrant.count({ where: { customerId: "9003" } })).toBe(0);
+  });
+
+  it("declined at the service: the result in plain words, and a fresh link to try again", async () => {
+    const start = await connectPage("9005");
+    await settled(start, "ready");
+    click(start, "consent");
+    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"), "deny");
+    const r = await connectPage("9005", { url: back });
+    await settled(r, "ready");
+    expect(r.query("[data-notice]")?.textContent).toBe("You declined the connection, so nothing was connected.");
+    expect(r.query("[data-action=consent]")?.getAttribute("href")).toMatch(new RegExp(`^${h.emulator.url}/oauth/authorize\\?`));
+  });
+
+  it("returns only to a page of the store's own customer account pages", async () => {
+    const start = async (returnTo: unknown) =>
+      fetch(new URL("/customer-account/connection", h.app.url), {
+        method: "POST",
+        headers: { Authorization: `Bearer ${await mintCustomerToken("9007")}`, "Content-Type": "application/json", "User-Agent": CHROME_USER_AGENT },
+        body: JSON.stringify({ intent: "connect", returnTo }),
+      });
+    for (const bad of ["https://evil.example/account/pages/x", "https://shopify.com/99999/account/pages/x", `${ACCOUNT_URL}`, "javascript:alert(1)", 42, undefined]) {
+      const res = await start(bad);
+      expect(res.status, String(bad)).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "bad_request" });
+    }
+    const ok = await start(`${CONNECT_PAGE_URL}?workspace_result=denied#top`);
+    expect(ok.status).toBe(200);
+    const { authorizationUrl } = (await ok.json()) as { authorizationUrl: string };
+    const state = new URL(authorizationUrl).searchParams.get("state")!;
+    const row = await h.db.prisma.oAuthState.findUnique({ where: { state } });
+    expect(row?.returnTo).toBe(CONNECT_PAGE_URL); // no query, no fragment
+    expect(await h.db.prisma.oAuthState.count({ where: { customerId: "9007" } })).toBe(1);
+  });
+
+  it("in German", async () => {
+    const r = await connectPage("9008", { locale: "de" });
+    await settled(r, "ready");
+    expect(r.query("[data-action=consent]")?.textContent).toBe("Weiter zum Arbeitsbereich-Dienst");
   });
 });
 
@@ -190,12 +266,19 @@ describe("order status block", () => {
     for (const row of rows) await h.db.prisma.syncRecord.create({ data: { shop: TEST_SHOP, ...row } });
   });
 
-  const orderBlock = (customerId: string, orderId: string, options: { from?: BundledExtension[]; locale?: string } = {}) =>
-    renderExtension(bundleOf(options.from ?? bundles, "workspace-account", ORDER), {
-      sessionToken: tokens(customerId),
-      locale: options.locale,
-      extra: { order: signalOf({ id: `gid://shopify/Order/${orderId}`, name: `#${orderId}` }) },
-    });
+  const orderBlock = (
+    customerId: string,
+    orderId: string,
+    options: { from?: BundledExtension[]; locale?: string; authenticationState?: "fully_authenticated" | "pre_authenticated" } = {},
+  ) =>
+    track(
+      renderExtension(bundleOf(options.from ?? bundles, "workspace-account", ORDER), {
+        sessionToken: tokens(customerId),
+        locale: options.locale,
+        authenticationState: options.authenticationState,
+        extra: { order: signalOf({ id: `gid://shopify/Order/${orderId}`, name: `#${orderId}` }) },
+      }),
+    );
   const orderState = (r: Rendered) => r.query("[data-workspace-order]")?.getAttribute("data-workspace-order");
   const orderSettled = (r: Rendered, state: string) => waitFor(() => orderState(r) === state, `order state ${state} (now ${orderState(r)})`);
 
@@ -235,6 +318,28 @@ describe("order status block", () => {
     const r = await orderBlock("9101", "7001", { from: unreachable });
     await orderSettled(r, "unavailable");
     expect(r.text()).toContain("can't be checked right now");
+  });
+
+  it("pre-authenticated (opened from an order email): asks to sign in through Shopify, calls nothing, shows no error", async () => {
+    let calls = 0;
+    const r = await track(
+      renderExtension(bundleOf(bundles, "workspace-account", ORDER), {
+        sessionToken: async () => {
+          calls += 1;
+          return mintCustomerToken("9101");
+        },
+        authenticationState: "pre_authenticated",
+        extra: { order: signalOf({ id: "gid://shopify/Order/7001", name: "#7001" }) },
+      }),
+    );
+    await orderSettled(r, "sign_in");
+    expect(r.text()).toContain("Sign in to see whether this order reached your workspace.");
+    expect(r.query("[tone=critical]")).toBeNull();
+    click(r, "sign-in");
+    expect(r.loginRequests).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls).toBe(0);
+    expect(orderState(r)).toBe("sign_in");
   });
 
   it("in German", async () => {

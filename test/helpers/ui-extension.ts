@@ -1,7 +1,10 @@
 // DOM tests of UI extensions: the bundles scripts/ui-extensions.ts makes (the code a store would get, pointed at
 // the app under test), rendered into a happy-dom window with a `shopify` global (dev/ui-extensions/shopify-global.ts)
-// whose session tokens are minted with the app's secret, like Shopify's. The extension's fetch is the window's,
-// so the browser's CORS rules apply to its calls to the app.
+// whose session tokens are minted with the app's secret, like Shopify's. As on the demo's host, the target gets
+// exactly the `shopify` and `navigation` members Shopify's types give it (dev/ui-extensions/target-api.ts,
+// strict-api.ts): anything else throws and is recorded in `violations`, and the Polaris components are defined with
+// their roles (polaris-elements.ts). The extension's fetch is the window's, so the browser's CORS rules apply to its
+// calls to the app.
 //
 // Why a window of its own rather than `@vitest-environment happy-dom`: the app under test runs in the test's process
 // (test/helpers/app.ts), and that environment replaces Node's Response and Headers with happy-dom's, which the
@@ -11,7 +14,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "
 import path from "node:path";
 import { Window } from "happy-dom";
 import { bundleUiExtensions, ROOT, type BundledExtension } from "../../scripts/ui-extensions";
-import { createShopifyGlobal } from "../../dev/ui-extensions/shopify-global";
+import { createShopifyGlobal, signalOf } from "../../dev/ui-extensions/shopify-global";
+import { definePolarisElements, watchUnknownComponents } from "../../dev/ui-extensions/polaris-elements";
+import { strictGlobal, strictShopify } from "../../dev/ui-extensions/strict-api";
+import { targetApi } from "../../dev/ui-extensions/target-api";
 import { CHROME_USER_AGENT } from "./browser";
 
 const SANDBOX = "__uiExtensionSandbox";
@@ -39,15 +45,21 @@ export function translationsOf(dir: string, locale: string): Record<string, unkn
 export interface RenderOptions {
   sessionToken: () => Promise<string>;
   locale?: string;
-  /** The account page's URL, as the Navigation API reports it. */
+  /** The page's URL, as the Navigation API reports it to full-page extensions. */
   url?: string;
   /** Target-specific API (order, data, …) merged into the `shopify` global. */
   extra?: Record<string, unknown>;
+  /** The Order status page's authentication state (default: signed in). */
+  authenticationState?: "fully_authenticated" | "pre_authenticated";
 }
 
 export interface Rendered {
-  /** URLs the extension navigated to (navigation.navigate). */
+  /** URLs the extension navigated to (navigation.navigate, or a link or button with an href). */
   navigated: string[];
+  /** Uses of an API Shopify does not give the target (each also threw where it happened). */
+  violations: string[];
+  /** Times the extension asked Shopify to sign the shopper in (requireLogin). */
+  loginRequests: number[];
   body: HTMLElement;
   text(): string;
   query(selector: string): HTMLElement | null;
@@ -60,28 +72,53 @@ export async function renderExtension(bundle: { ext: BundledExtension; file: str
   const locale = options.locale ?? "en";
   const url = options.url ?? "https://shopify.com/1/account/profile";
   const navigated: string[] = [];
+  const violations: string[] = [];
+  const loginRequests: number[] = [];
+  const report = (message: string) => void violations.push(message);
+  const api = targetApi(bundle.target, bundle.ext.apiVersion);
   // The extension's own origin (Shopify runs it on its CDN's); plain http, as the app under test is (an https page
   // would have its calls to http refused as mixed content).
   const window = new Window({ url: "http://extensions.localhost/", settings: { navigator: { userAgent: CHROME_USER_AGENT } } });
-  const shopify = createShopifyGlobal({
+  const implementation = createShopifyGlobal({
     sessionToken: options.sessionToken,
     translations: translationsOf(bundle.ext.dir, locale === "en" ? "en.default" : locale),
     locale,
     target: bundle.target,
     apiVersion: bundle.ext.apiVersion,
-    extra: options.extra,
+    extra: {
+      // The Order status page's sign-in state (Shopify's authenticationState) and its sign-in prompt.
+      authenticationState: signalOf(options.authenticationState ?? "fully_authenticated"),
+      requireLogin: async () => void loginRequests.push(Date.now()),
+      ...options.extra,
+    },
   });
+  const shopify = strictShopify(api, implementation, report);
   // Customer account extensions have `navigation` as a global (Shopify's Navigation API).
-  const navigation = { currentEntry: { url }, navigate: (to: string) => navigated.push(to) };
+  const navigation = strictGlobal(
+    api,
+    "navigation",
+    {
+      currentEntry: { key: "current", url, getState: () => undefined },
+      navigate: (to: string) => void navigated.push(to),
+      updateCurrentEntry: () => undefined,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    },
+    report,
+  );
+  const win = window as unknown as Window & typeof globalThis;
+  definePolarisElements(win, { navigate: (href) => void navigated.push(href) });
+  watchUnknownComponents(win, report);
   (globalThis as Record<string, unknown>)[SANDBOX] = {
     document: window.document,
     window,
     self: window,
     fetch: window.fetch.bind(window),
-    navigation,
+    navigation: navigation ?? undefined,
     shopify,
     location: window.location,
     navigator: window.navigator,
+    process: undefined, // no `process` in an extension's runtime: only what the build put in
   };
   // A copy per render: each gets its own module instance (Preact, hooks), like a fresh page.
   copies += 1;
@@ -92,6 +129,8 @@ export async function renderExtension(bundle: { ext: BundledExtension; file: str
   const body = window.document.body as unknown as HTMLElement;
   return {
     navigated,
+    violations,
+    loginRequests,
     body,
     text: () => body.textContent ?? "",
     query: (s) => body.querySelector(s),
