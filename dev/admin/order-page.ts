@@ -1,16 +1,29 @@
 // The admin stand-in's Shopify pages (the demo; dev/storefront/server.ts routes /admin/* here):
 // - /admin/orders/<id>: an order page with the app's order details block (extensions/order-sync-block) in a frame of
-//   its own, as Shopify's admin runs a UI extension: its bundle (scripts/ui-extensions.ts), a `shopify` global with
-//   the order's id, session tokens (auth.idToken) and the extension's English texts (no toast: Shopify gives admin blocks
-//   none). Its relative requests
+//   its own, as Shopify's admin runs a UI extension: its bundle (scripts/ui-extensions.ts) and a `shopify` global
+//   with exactly the members Shopify's types give the target (./frame-runtime.ts; the order's id, session tokens,
+//   the extension's English texts, and no toast: Shopify gives admin blocks none). Its relative requests
 //   (/api/order-block) reach the app through the stand-in, which adds a fresh session token to each.
 // - /admin/flow: the Shopify Flow triggers the app sent (recorded by the Admin API stand-in, dev/admin-api/flow.ts).
-// Polaris' web components come from Shopify's CDN, out of reach here: a little CSS stands in for their looks.
+// Polaris' web components come from Shopify's CDN, out of reach here: dev/ui-extensions/polaris-elements.ts gives them
+// their roles, and a little CSS stands in for their looks.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type http from "node:http";
+import { build } from "esbuild";
+import { findUiExtensions } from "../../scripts/ui-extensions";
 import { mintSessionToken } from "../shopify/session-token";
 import { EXTENSIONS_DIR } from "../storefront/liquid";
+import { targetApi } from "../ui-extensions/target-api";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+let runtime: Promise<string> | undefined;
+/** The frame's runtime, bundled for the browser once. */
+const frameRuntime = () =>
+  (runtime ??= build({ entryPoints: [path.join(HERE, "frame-runtime.ts")], bundle: true, format: "esm", target: "es2022", write: false, logLevel: "silent" }).then(
+    (r) => r.outputFiles[0].text,
+  ));
 
 export interface AdminPagesOptions {
   shop: string;
@@ -69,42 +82,33 @@ function orderPage(orderId: string) {
   <aside><iframe id="block" title="Workspace sync" src="/admin/orders/${encodeURIComponent(orderId)}/block"></iframe></aside>
 </main>
 <script>
+  // Any use of an API Shopify would not give the block is shown here, so it cannot go unnoticed.
+  window.__apiViolations = [];
   addEventListener("message", (event) => {
     if (event.origin !== location.origin) return;
     if (event.data?.height) document.getElementById("block").style.height = event.data.height + "px";
     if (event.data?.navigate) location.href = event.data.navigate;
+    if (typeof event.data?.apiViolation === "string") {
+      window.__apiViolations.push(event.data.apiViolation);
+      const box = document.createElement("p");
+      box.setAttribute("role", "alert");
+      box.textContent = "Stand-in: the block used an API Shopify does not give it: " + event.data.apiViolation;
+      document.querySelector("main").prepend(box);
+    }
   });
 </script>
 </body></html>`;
 }
 
 function blockFrame(orderId: string, messages: unknown) {
+  const ext = findUiExtensions().find((e) => e.handle === BLOCK.handle);
+  if (!ext) throw new Error(`no ${BLOCK.handle} UI extension`);
+  const config = { api: targetApi(BLOCK.target, ext.apiVersion), orderId, bundle: `/admin/ui-extensions/${BLOCK.handle}.js`, messages };
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><style>${STYLE} body { background: transparent; }</style></head><body>
-<script>
-  const messages = ${JSON.stringify(messages).replace(/</g, "\\u003c")};
-  const lookup = (key) => key.split(".").reduce((o, k) => (o && typeof o === "object" ? o[k] : undefined), messages);
-  window.shopify = {
-    data: { selected: [{ id: ${JSON.stringify(`gid://shopify/Order/${orderId}`)} }] },
-    auth: { idToken: () => fetch("/admin/session-token", { method: "POST" }).then((r) => r.text()) },
-    i18n: {
-      translate: (key, options = {}) => String(lookup(key) ?? key).replace(/\\{\\{(\\w+)\\}\\}/g, (_, name) => String(options[name] ?? "")),
-      formatDate: (date, options) => new Intl.DateTimeFormat("en", options).format(date),
-    },
-  };
-  // Links into the app (app:/…) open the app's page in the admin, as Shopify's admin does.
-  document.addEventListener("click", (event) => {
-    const link = event.target.closest?.("s-link");
-    const href = link?.getAttribute("href") ?? "";
-    if (href.startsWith("app:")) parent.postMessage({ navigate: href.slice(4) }, location.origin);
-  });
-  new ResizeObserver(() => parent.postMessage({ height: document.documentElement.scrollHeight }, location.origin)).observe(document.body);
-</script>
-<script type="module">
-  import render from "/admin/ui-extensions/${BLOCK.handle}.js";
-  render();
-</script>
-</body></html>`;
+<html lang="en"><head><meta charset="utf-8"><title>Workspace sync</title><style>${STYLE} body { background: transparent; }</style>
+<script type="application/json" id="extension-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
+<script type="module" src="/admin/frame-runtime.js"></script>
+</head><body></body></html>`;
 }
 
 function flowPage(flowLog: string | undefined) {
@@ -133,6 +137,7 @@ export async function adminPage(req: http.IncomingMessage, res: http.ServerRespo
     const messages = JSON.parse(readFileSync(path.join(EXTENSIONS_DIR, BLOCK.handle, "locales/en.default.json"), "utf8"));
     return html(200, blockFrame(order[1], messages));
   }
+  if (url.pathname === "/admin/frame-runtime.js") return html(200, await frameRuntime(), "text/javascript");
   if (url.pathname === `/admin/ui-extensions/${BLOCK.handle}.js`) {
     const file = options.uiExtensionsDir ? path.join(options.uiExtensionsDir, BLOCK.handle, `${BLOCK.target}.js`) : "";
     if (!file || !existsSync(file)) return html(404, "The extension's bundle was not built.", "text/plain");

@@ -13,6 +13,8 @@ import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
 import { clearSyncTables, connectCustomer, importCounts, newId, shopifyOrder, syncDeps } from "../sync/support";
+import { strictShopify } from "../../dev/ui-extensions/strict-api";
+import { targetApi } from "../../dev/ui-extensions/target-api";
 
 // The page's own requests (the block's relative URLs) go through the DOM's fetch, as in the admin; the test's
 // helpers (emulator state, faults) speak plain HTTP with Node's, outside the page's same-origin rules.
@@ -46,10 +48,15 @@ function translator(locale: Locale) {
   };
 }
 
-/** The `shopify` global the admin gives the block target, for one order (as Shopify's: an admin block has no toast API). */
+// What Shopify's types give the block's target (an admin block has no toast API); anything else used is a violation.
+const API = targetApi("admin.order-details.block.render", "2026-07");
+const violations: string[] = [];
+afterEach(() => expect(violations.splice(0)).toEqual([]));
+
+/** The `shopify` global the admin gives the block target, for one order, exactly as Shopify's types give it. */
 function installShopify(orderId: string | number, options: { locale?: Locale; token?: () => Promise<string> } = {}) {
   const locale = options.locale ?? "en";
-  (globalThis as unknown as { shopify: unknown }).shopify = {
+  const implementation = {
     data: { selected: [{ id: `gid://shopify/Order/${orderId}` }] },
     auth: { idToken: options.token ?? (() => mintSessionToken()) },
     i18n: {
@@ -57,6 +64,7 @@ function installShopify(orderId: string | number, options: { locale?: Locale; to
       formatDate: (date: Date, opts: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, opts).format(date),
     },
   };
+  (globalThis as unknown as { shopify: unknown }).shopify = strictShopify(API, implementation, (message) => void violations.push(message));
 }
 
 const root = () => document.body;
