@@ -4,7 +4,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["build/**", "node_modules/**", "data/**", "test-results/**", "extensions/**/assets/**", ".cache/**"] },
+  { ignores: ["build/**", "node_modules/**", "data/**", "test-results/**", "extensions/**/assets/**", "extensions/*/dist/**", ".cache/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

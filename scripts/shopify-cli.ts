@@ -42,7 +42,7 @@ export function deployAppUrl(toml: string, file = "shopify.app.toml"): string {
   return url.toString().replace(/\/+$/, "");
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): number {
+function run(args: string[], env: Record<string, string>): number {
   const result = spawnSync(CLI, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, SHOPIFY_CLI_NO_ANALYTICS: "1", ...env } });
   if (result.error) throw result.error;
   return result.status ?? 1;

@@ -220,7 +220,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     await context.close();
   }, 90_000);
 
-  it("customer account pages (the account extension): connected, disconnect, reconnect through consent, an imported order's status", async () => {
+  it("customer account pages (the account extensions, on a host with Shopify's rules): connected, disconnect, reconnect through the Connect workspace page and consent, an imported order's status", async () => {
     const context = await browserFor(browser);
     const page = await context.newPage();
     const profileBlock = page.frameLocator('iframe[data-target="customer-account.profile.block.render"]');
@@ -229,20 +229,27 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(await profileBlock.locator("body").textContent()).toContain("Connected to ws-acme since");
     await shot(page, "account-connected");
 
-    await profileBlock.locator('[data-action="disconnect"]').click();
+    await profileBlock.getByRole("button", { name: "Disconnect" }).click();
     await profileBlock.locator('[data-workspace-state="not_connected"]').waitFor();
     expect(await profileBlock.locator("[data-notice]").textContent()).toContain("Your workspace is disconnected.");
     await shot(page, "account-disconnected");
 
-    await profileBlock.locator('[data-action="connect"]').click();
+    // The block is given no page URL (navigation.currentEntry is for full pages, and Chromium's own is kept out):
+    // Connect leads to the app's Connect workspace page, a full-page extension, which starts and completes it.
+    await profileBlock.getByRole("link", { name: "Connect workspace" }).click();
+    await page.waitForURL(`${demo.ready.customer_account_url}/pages/workspace-connect`);
+    const connectPage = page.frameLocator('iframe[data-target="customer-account.page.render"]');
+    await connectPage.getByRole("link", { name: "Continue to the workspace service" }).click();
     await page.waitForURL(new RegExp(`^${demo.ready.emulator_url}/oauth/authorize`));
     await page.check('input[name="workspace_id"][value="ws-acme"]');
     await page.click('button[value="approve"]');
-    // Back on the account page, which the block completes for this customer.
-    await page.waitForURL(new RegExp(`^${demo.ready.customer_account_url}/profile\\?workspace_state=`));
-    await profileBlock.locator('[data-workspace-state="connected"]').waitFor();
-    expect(await profileBlock.locator("[data-notice]").textContent()).toBe("Your workspace is connected.");
+    await page.waitForURL(new RegExp(`^${demo.ready.customer_account_url}/pages/workspace-connect\\?workspace_state=`));
+    await connectPage.locator('[data-workspace-state="connected"]').waitFor();
+    expect(await connectPage.locator("[data-notice]").textContent()).toBe("Your workspace is connected.");
     await shot(page, "account-reconnected");
+    await connectPage.getByRole("link", { name: "Back to your profile" }).click();
+    await profileBlock.locator('[data-workspace-state="connected"]').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __apiViolations: string[] }).__apiViolations)).toEqual([]);
 
     // The order status block on one of Ada's past orders, imported by the backfill when she connected.
     const orderBlock = page.frameLocator('iframe[data-target="customer-account.order-status.block.render"]');
@@ -258,8 +265,40 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(await orderBlock.locator("body").textContent()).toContain("This order was sent to your workspace.");
     expect(await orderBlock.locator("[data-shipment]").first().textContent()).toBe("Shipment 1: sent to your workspace.");
     await shot(page, "account-order");
+
+    // The same order opened from its email without signing in (pre-authenticated): a sign-in prompt, no error.
+    await page.goto(`${page.url()}?preauth=1`);
+    await orderBlock.locator('[data-workspace-order="sign_in"]').waitFor();
+    expect(await orderBlock.locator("body").textContent()).toContain("Sign in to see whether this order reached your workspace.");
+    expect(await orderBlock.getByRole("button", { name: "Sign in" }).count()).toBe(1);
+    await shot(page, "account-order-signed-out");
     await context.close();
   }, 120_000);
+
+  it("another signed-in customer who comes back with a customer's consent link connects nothing", async () => {
+    // Grace opens the Connect workspace page; her consent link reaches Ada, who approves and comes back as herself.
+    const grace = await browserFor(browser);
+    const gracePage = await grace.newPage();
+    await gracePage.goto(`${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/pages/workspace-connect")}`);
+    const consent = gracePage.frameLocator('iframe[data-target="customer-account.page.render"]').getByRole("link", { name: "Continue to the workspace service" });
+    const authorizationUrl = (await consent.getAttribute("href"))!;
+    await grace.close();
+
+    const ada = await browserFor(browser);
+    const page = await ada.newPage();
+    await page.goto(authorizationUrl);
+    await page.check('input[name="workspace_id"][value="ws-globex"]');
+    await page.click('button[value="approve"]');
+    await page.waitForURL(new RegExp(`^${demo.ready.customer_account_url}/pages/workspace-connect\\?workspace_state=`));
+    const connectPage = page.frameLocator('iframe[data-target="customer-account.page.render"]');
+    await connectPage.locator("[data-notice=critical]").waitFor();
+    expect(await connectPage.locator("[data-notice]").textContent()).toContain("started from a different account");
+    // Ada keeps her own workspace; Grace has none.
+    expect(await connectPage.locator("body").textContent()).toContain("Connected to ws-acme");
+    await page.goto(`${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/profile")}`);
+    await page.frameLocator('iframe[data-target="customer-account.profile.block.render"]').locator('[data-workspace-state="not_connected"]').waitFor();
+    await ada.close();
+  }, 60_000);
 
   it("the demo customer logs in and connects a workspace through the emulator's consent page", async () => {
     const context = await browserFor(browser);

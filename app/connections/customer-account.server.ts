@@ -142,6 +142,7 @@ export async function startAccountConnect(
   who: { shop: string; customerId: string },
   options: { appUrl: string; adminGraphql: AdminGraphql; returnTo: unknown; keyring?: Keyring; now?: Date },
 ): Promise<AccountConnectStart> {
+  if (!(await isConfigured(prisma, who.shop, options.keyring))) return { ok: false, code: "not_configured" };
   const returnTo = await accountReturnUrl(who.shop, options.returnTo, options.adminGraphql);
   if (!returnTo) return { ok: false, code: "bad_return", message: "returnTo must be a page of this store's customer account." };
   const started = await startConnect(prisma, { ...who, returnTo }, { appUrl: options.appUrl, keyring: options.keyring, now: options.now });

@@ -47,7 +47,7 @@ const age = (seconds: number) =>
 const THEME_STEP: Record<AccountSurface, Partial<(typeof STEPS)[string]>> = {
   customer_accounts: {
     title: "Add the Workspace blocks to customer accounts",
-    help: "Your store uses customer accounts: in the checkout and accounts editor, add the app’s Workspace block to the Profile page and to Order status, where shoppers connect their workspace. Add “Continue cart” to the cart in the theme editor. Done once a customer has connected.",
+    help: "Your store uses customer accounts: in the checkout and accounts editor, add the app’s Workspace block to the Profile page and to Order status. Its Connect button opens the app’s Connect workspace page, which needs no placing (you may add it to the account menu). Add “Continue cart” to the cart in the theme editor. Done once a customer has connected.",
     action: "Open checkout and accounts editor",
     url: (handle) => `https://admin.shopify.com/store/${handle}/settings/checkout/editor`,
   },

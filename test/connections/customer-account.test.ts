@@ -21,6 +21,8 @@ const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
 const SHOP_B = "shop-b.myshopify.com";
 const ACCOUNT_URL = "https://shopify.com/48291/account";
+/** The app's Connect workspace page (a full-page extension) on the store's customer account pages. */
+const CONNECT_PAGE = `${ACCOUNT_URL}/pages/0c1d2e3f-workspace-connect`;
 const EXTENSION_ORIGIN = "https://extensions.shopifycdn.com";
 
 // Shopify's Admin API (MSW): where the test shop's customer accounts live; shop B's answer is an error.
@@ -66,9 +68,9 @@ const profile = async (customerId: string, shop = TEST_SHOP) => account("/custom
 const post = async (customerId: string, body: unknown, shop = TEST_SHOP) =>
   account("/customer-account/connection", await mintCustomerToken(customerId, shop), { body });
 
-/** Connect from the account page up to the callback; returns the account page URL the shopper comes back to. */
+/** Connect from the Connect workspace page up to the callback; returns the page's URL the shopper comes back to. */
 async function consentFor(customerId: string, decision: "approve" | "deny" = "approve") {
-  const started = await post(customerId, { intent: "connect" });
+  const started = await post(customerId, { intent: "connect", returnTo: CONNECT_PAGE });
   expect(started.status).toBe(200);
   const authorize = new URL(String(started.body.authorizationUrl));
   expect(authorize.origin).toBe(h.emulator.url);
@@ -190,7 +192,7 @@ describe("session token", () => {
 
   it("a shop without service settings answers not_configured, and refuses to connect", async () => {
     expect((await profile("8001", SHOP_B)).body).toEqual({ status: "not_configured" });
-    const res = await post("8001", { intent: "connect" }, SHOP_B);
+    const res = await post("8001", { intent: "connect", returnTo: CONNECT_PAGE }, SHOP_B);
     expect(res.status).toBe(409);
     expect(res.body.error).toBe("not_configured");
     expect(await h.db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
@@ -209,9 +211,9 @@ describe("session token", () => {
 // ---- connecting and disconnecting from the account page -----------------------------------------------------
 
 describe("connect from the account page", () => {
-  it("consent brings the shopper back to the account page; the profile block completes it for the same customer", async () => {
+  it("consent brings the shopper back to the Connect workspace page, which completes it for the same customer", async () => {
     const { back, state } = await consentFor("8001");
-    expect(`${back.origin}${back.pathname}`).toBe(`${ACCOUNT_URL}/profile`);
+    expect(`${back.origin}${back.pathname}`).toBe(CONNECT_PAGE);
     expect(back.searchParams.get("workspace_state")).toBe(state);
     expect(await grantOf("8001")).toBeNull(); // pending until the account page completes it
 
@@ -275,9 +277,9 @@ describe("connect from the account page", () => {
     expect(await grantOf("8006")).toBeNull();
   });
 
-  it("declining at the service comes back to the account page with the result", async () => {
+  it("declining at the service comes back to the Connect workspace page with the result", async () => {
     const { back } = await consentFor("8007", "deny");
-    expect(back.toString()).toBe(`${ACCOUNT_URL}/profile?workspace_result=denied`);
+    expect(back.toString()).toBe(`${CONNECT_PAGE}?workspace_result=denied`);
     expect(await grantOf("8007")).toBeNull();
   });
 

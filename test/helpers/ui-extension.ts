@@ -106,7 +106,7 @@ export async function renderExtension(bundle: { ext: BundledExtension; file: str
     },
     report,
   );
-  const win = window as unknown as Window & typeof globalThis;
+  const win = window as unknown as globalThis.Window & typeof globalThis;
   definePolarisElements(win, { navigate: (href) => void navigated.push(href) });
   watchUnknownComponents(win, report);
   (globalThis as Record<string, unknown>)[SANDBOX] = {

@@ -31,8 +31,7 @@ function ProfileBlock() {
   }
 
   useEffect(() => {
-    void load();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the block mounts
+    void load(); // once, when the block mounts
   }, []);
 
   async function disconnect() {
