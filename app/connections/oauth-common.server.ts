@@ -46,9 +46,10 @@ export function callbackUrl(appUrl: string): string {
 const connectPath = (returnTo: string | null) =>
   returnTo && returnTo.startsWith("/") && !returnTo.startsWith("//") ? returnTo : `${DEFAULT_PROXY_PREFIX}/connect`;
 
-// A flow started on the customer account pages returns there: returnTo is then that page's absolute URL, which
-// the server took from Shopify's Admin API (app/connections/customer-account.server.ts), never from a request.
-// The profile block reads the result, or the state and proof to complete with, from the page's query.
+// A flow started on the customer account pages returns there: returnTo is then that page's absolute URL, checked to
+// be inside the store's account pages as Shopify's Admin API names them (app/connections/customer-account.server.ts).
+// The Connect workspace page (a full-page extension) reads the result, or the state and proof to complete with, from
+// its own URL.
 const accountPage = (returnTo: string | null) => (returnTo && /^https?:\/\//.test(returnTo) ? new URL(returnTo) : null);
 export const ACCOUNT_PARAMS = { result: "workspace_result", state: "workspace_state", proof: "workspace_proof" } as const;
 

@@ -1,6 +1,6 @@
 // Where Continue cart may send a shopper: only to the claim URL of the service the merchant configured. The
 // service's answer is checked on the server (response.server.ts) and again by the storefront script
-// (extensions/continue-cart/assets/continue-cart.js, the same rule in plain JavaScript), against the origin of
+// (extensions/storefront/assets/continue-cart.js, the same rule in plain JavaScript), against the origin of
 // the active environment's base URL: https only, with one explicit exception for the local demo and tests (the
 // emulator on http://127.0.0.1): http on a loopback host (127.0.0.0/8, localhost, [::1]), on the server only when
 // ALLOW_LOOPBACK_SERVICE_URLS=true (which is also what lets the settings name a loopback service at all,

@@ -1,4 +1,4 @@
-// Requests from the customer account UI extension (extensions/connect-workspace-account): Shopify's session token
+// Requests from the customer account UI extensions (extensions/workspace-account): Shopify's session token
 // checked by the library's authenticate.public.customerAccount, plus what that call leaves out. The library skips
 // the audience check for extension tokens and throws its 401 without CORS headers, which a browser then reports as
 // a network error instead of "signed out"; here the token must be for this app, name a shop (`dest`) and a customer
