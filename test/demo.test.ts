@@ -355,6 +355,9 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     await block.getByText("Order import").waitFor({ timeout: 30_000 });
     await block.locator("s-badge", { hasText: "Imported" }).first().waitFor({ timeout: 30_000 });
     await shot(page, "order-block");
+    // The block used only what Shopify's types give an admin block (no toast, no window.navigation).
+    expect(await page.evaluate(() => (window as unknown as { __apiViolations: string[] }).__apiViolations)).toEqual([]);
+    expect(await block.getByRole("link", { name: "Open in the sync log" }).count()).toBeGreaterThan(0);
 
     // The service refuses the next order: its import fails, the block offers Retry now, Flow hears of it once.
     await injectFault(demo.ready.emulator_url, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].sku: unknown SKU" } });

@@ -41,7 +41,6 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 const STYLE = `
   body { margin: 0; font: 13px/1.45 -apple-system, "Segoe UI", Roboto, sans-serif; color: #303030; background: #f1f1f1; }
   s-admin-block { display: block; background: #fff; border-radius: 12px; box-shadow: 0 1px 2px rgba(0,0,0,.15); padding: 16px; }
-  s-admin-block::before { content: attr(heading); display: block; font-weight: 650; font-size: 14px; margin-bottom: 12px; }
   s-stack { display: flex; flex-direction: column; gap: 6px; }
   s-stack[direction=inline] { flex-direction: row; flex-wrap: wrap; align-items: center; gap: 8px; }
   s-stack[gap=base] { gap: 16px; }
@@ -55,10 +54,6 @@ const STYLE = `
   s-badge[tone=critical] { background: #fedad9; color: #8e1f0b; }
   s-badge[tone=warning] { background: #ffeb78; color: #4f4700; }
   s-badge[tone=info] { background: #e0f0ff; color: #00527c; }
-  s-button { display: inline-block; border-radius: 8px; padding: 5px 12px; background: #fff; box-shadow: inset 0 0 0 1px #c9c9c9; cursor: pointer; font-weight: 550; }
-  s-button[variant=primary] { background: #303030; color: #fff; box-shadow: none; }
-  s-button[disabled] { opacity: .5; pointer-events: none; }
-  s-link { color: #005bd3; text-decoration: underline; cursor: pointer; }
   s-banner { display: block; border-radius: 8px; padding: 8px 12px; background: #fff1e3; }
   s-banner[tone=critical] { background: #fee9e8; }
   s-banner[tone=success] { background: #cdfee1; }

@@ -8,6 +8,7 @@ import "@shopify/ui-extensions/preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { callBackend } from "./backend";
+import { Loading, Notice, Unavailable, type NoticeValue } from "./states";
 import { asProfile } from "./profile";
 
 export default async () => {
@@ -43,7 +44,7 @@ function thisPage(): { page: string; back: Back } | null {
 function ConnectPage() {
   const t = shopify.i18n.translate;
   const [view, setView] = useState<View>({ status: "loading" });
-  const [notice, setNotice] = useState<{ tone: "success" | "critical"; text: string } | null>(null);
+  const [notice, setNotice] = useState<NoticeValue>(null);
   const tell = (result: string) => setNotice({ tone: result === "connected" ? "success" : "critical", text: t(`connect.result.${result}`) });
 
   async function load() {
@@ -83,25 +84,9 @@ function ConnectPage() {
     <s-page heading={t("connect.heading")}>
       <s-section>
         <s-stack direction="block" gap="base" data-workspace-state={view.status}>
-          {notice && (
-            <s-banner tone={notice.tone} data-notice={notice.tone}>
-              <s-text>{notice.text}</s-text>
-            </s-banner>
-          )}
-          {view.status === "loading" && (
-            <s-stack direction="inline" gap="small-200">
-              <s-spinner accessibilityLabel={t("connect.loading")} />
-              <s-text>{t("connect.loading")}</s-text>
-            </s-stack>
-          )}
-          {view.status === "unavailable" && (
-            <>
-              <s-text tone="critical">{t("connect.unavailable")}</s-text>
-              <s-button variant="secondary" onClick={() => void load()} data-action="retry">
-                {t("connect.retry")}
-              </s-button>
-            </>
-          )}
+          <Notice notice={notice} />
+          {view.status === "loading" && <Loading label={t("connect.loading")} />}
+          {view.status === "unavailable" && <Unavailable text={t("connect.unavailable")} retry={t("connect.retry")} onRetry={() => void load()} />}
           {view.status === "not_configured" && <s-text>{t("connect.notConfigured")}</s-text>}
           {view.status === "connected" && <s-text>{t("connect.connected", { workspace: view.workspaceId, date: date(view.connectedAt) })}</s-text>}
           {view.status === "ready" && (

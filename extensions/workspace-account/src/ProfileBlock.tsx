@@ -6,6 +6,7 @@ import "@shopify/ui-extensions/preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { callBackend } from "./backend";
+import { Loading, Notice, Unavailable, type NoticeValue } from "./states";
 import { asProfile, type Profile } from "./profile";
 
 export default async () => {
@@ -20,7 +21,7 @@ export const CONNECT_PAGE = "extension:workspace-connect/";
 function ProfileBlock() {
   const t = shopify.i18n.translate;
   const [view, setView] = useState<View>({ status: "loading" });
-  const [notice, setNotice] = useState<{ tone: "success" | "critical" | "info"; text: string } | null>(null);
+  const [notice, setNotice] = useState<NoticeValue>(null);
   const [busy, setBusy] = useState<"disconnect" | null>(null);
 
   async function load() {
@@ -52,25 +53,9 @@ function ProfileBlock() {
   return (
     <s-section heading={t("profile.heading")}>
       <s-stack direction="block" gap="base" data-workspace-state={view.status}>
-        {notice && (
-          <s-banner tone={notice.tone} data-notice={notice.tone}>
-            <s-text>{notice.text}</s-text>
-          </s-banner>
-        )}
-        {view.status === "loading" && (
-          <s-stack direction="inline" gap="small-200">
-            <s-spinner accessibilityLabel={t("profile.loading")} />
-            <s-text>{t("profile.loading")}</s-text>
-          </s-stack>
-        )}
-        {view.status === "unavailable" && (
-          <>
-            <s-text tone="critical">{t("profile.unavailable")}</s-text>
-            <s-button variant="secondary" onClick={() => void load()} data-action="retry">
-              {t("profile.retry")}
-            </s-button>
-          </>
-        )}
+        <Notice notice={notice} />
+        {view.status === "loading" && <Loading label={t("profile.loading")} />}
+        {view.status === "unavailable" && <Unavailable text={t("profile.unavailable")} retry={t("profile.retry")} onRetry={() => void load()} />}
         {view.status === "not_configured" && <s-text>{t("profile.notConfigured")}</s-text>}
         {view.status === "not_connected" && (
           <>
