@@ -6,7 +6,7 @@
 // The extension hosts (dev/customer-account, dev/admin, test/helpers/ui-extension.ts) build their `shopify` and
 // globals from this, and the deploy rules test (test/shopify/deploy-rules.test.ts) checks each module against it.
 // Node only (the compiler); results are cached per package version under node_modules/.cache.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -147,7 +147,10 @@ export function targetApis(targets: string[], apiVersion: string): Record<string
   }
   if (missing.length > 0) {
     mkdirSync(path.dirname(cacheFile), { recursive: true });
-    writeFileSync(cacheFile, JSON.stringify(Object.fromEntries(memo), null, 1));
+    // Test workers may derive at the same time: each writes its own file and renames it into place.
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(Object.fromEntries(memo), null, 1));
+    renameSync(tmp, cacheFile);
   }
   return Object.fromEntries(targets.map((t) => [t, memo.get(t)!]));
 }

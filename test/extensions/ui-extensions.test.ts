@@ -44,6 +44,13 @@ describe("UI extensions", () => {
     }
   });
 
+  it("package.json lists each package once, @shopify/ui-extensions at the extensions' api_version", () => {
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies).filter((name) => name in pkg.devDependencies)).toEqual([]);
+    const [year, month] = pkg.dependencies["@shopify/ui-extensions"].replace(/^[~^]/, "").split(".");
+    for (const ext of findUiExtensions()) expect(ext.apiVersion).toBe(`${year}-${month.padStart(2, "0")}`);
+  });
+
   it("every locale has exactly the default locale's keys", () => {
     for (const ext of findUiExtensions()) {
       const dir = path.join(ext.dir, "locales");

@@ -168,5 +168,5 @@ describe("Shopify's rules for the UI extensions", () => {
     expect(offences(page, sample)).toEqual([]);
     write("shopify.toast.show('done');\nconst { data } = shopify;");
     expect(offences(admin, sample)).toEqual([`${path.relative(ROOT, sample)}:1: shopify.toast`]);
-  });
+  }, 60_000);
 });
