@@ -37,25 +37,34 @@ export function deployAppUrl(toml: string, file = "shopify.app.toml"): string {
   }
   if (url.protocol !== "https:") throw new Error(`${file}: application_url must be https (${url})`);
   if (PLACEHOLDER_HOSTS.has(url.hostname)) {
-    throw new Error(`${file}: application_url is still ${url.origin}; run \`npx shopify app config link\` (README, "Against a real store") first`);
+    throw new Error(
+      `${file}: application_url is still ${url.origin}; run \`npx shopify app config link\` (README, "Against a real store") first`,
+    );
   }
   return url.toString().replace(/\/+$/, "");
 }
 
 function run(args: string[], env: Record<string, string>): number {
-  const result = spawnSync(CLI, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, SHOPIFY_CLI_NO_ANALYTICS: "1", ...env } });
+  const result = spawnSync(CLI, args, {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, SHOPIFY_CLI_NO_ANALYTICS: "1", ...env },
+  });
   if (result.error) throw result.error;
   return result.status ?? 1;
 }
 
 function main(argv: string[]) {
   const [command, ...rest] = argv;
-  if (command === "build") return run(["app", "build", "--path", ROOT, "--skip-dependencies-installation", ...rest], { CI: "1" });
+  if (command === "build")
+    return run(["app", "build", "--path", ROOT, "--skip-dependencies-installation", ...rest], { CI: "1" });
   if (command === "deploy") {
     const file = configFile(rest);
     if (!existsSync(file)) throw new Error(`no app configuration at ${path.relative(ROOT, file)}`);
     const appUrl = deployAppUrl(readFileSync(file, "utf8"), path.relative(ROOT, file));
-    console.log(`deploy: the UI extensions will call the app at ${appUrl} (application_url of ${path.relative(ROOT, file)})`);
+    console.log(
+      `deploy: the UI extensions will call the app at ${appUrl} (application_url of ${path.relative(ROOT, file)})`,
+    );
     return run(["app", "deploy", ...rest], { APP_URL: appUrl });
   }
   throw new Error("usage: tsx scripts/shopify-cli.ts build | deploy [flags of shopify app deploy]");

@@ -34,18 +34,25 @@ const implementation = {
   auth: { idToken: () => fetch("/admin/session-token", { method: "POST" }).then((r) => r.text()) },
   i18n: {
     translate: translator(config.messages),
-    formatDate: (date: Date, options?: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat("en", options).format(date),
-    formatNumber: (n: number | bigint, options?: Intl.NumberFormatOptions) => new Intl.NumberFormat("en", options).format(n),
+    formatDate: (date: Date, options?: Intl.DateTimeFormatOptions) =>
+      new Intl.DateTimeFormat("en", options).format(date),
+    formatNumber: (n: number | bigint, options?: Intl.NumberFormatOptions) =>
+      new Intl.NumberFormat("en", options).format(n),
   },
   navigation: { navigate: (url: string | URL) => navigate(String(url)) },
 };
-Object.defineProperty(window, "shopify", { configurable: true, value: strictShopify(config.api, implementation, report) });
+Object.defineProperty(window, "shopify", {
+  configurable: true,
+  value: strictShopify(config.api, implementation, report),
+});
 // Admin extensions get their navigation on `shopify`; Chromium's own global is not theirs.
 Object.defineProperty(window, "navigation", { configurable: true, value: undefined });
 
 definePolarisElements(window, { navigate });
 watchUnknownComponents(window, report);
-new ResizeObserver(() => parent.postMessage({ height: document.documentElement.scrollHeight }, location.origin)).observe(document.body);
+new ResizeObserver(() =>
+  parent.postMessage({ height: document.documentElement.scrollHeight }, location.origin),
+).observe(document.body);
 
 const mod = (await import(config.bundle)) as { default: () => Promise<void> };
 await mod.default();

@@ -91,7 +91,8 @@ export function definePolarisElements(win: Window & typeof globalThis, host: Pol
         control = root.querySelector<HTMLElement>(".c")!;
       }
       const blocked = on(this, "disabled") || on(this, "loading");
-      const set = (name: string, value: string | null) => (value === null ? control.removeAttribute(name) : control.setAttribute(name, value));
+      const set = (name: string, value: string | null) =>
+        value === null ? control.removeAttribute(name) : control.setAttribute(name, value);
       set("href", href);
       set("disabled", tag === "button" && blocked ? "" : null);
       set("aria-disabled", tag === "a" && blocked ? "true" : null);
@@ -108,7 +109,9 @@ export function definePolarisElements(win: Window & typeof globalThis, host: Pol
     class extends Shadowed {
       update() {
         const heading = this.getAttribute("heading");
-        const title = heading ? `<h${level} part="heading" style="margin:0 0 10px;font-size:${level === 1 ? 24 : 17}px">${escapeText(heading)}</h${level}>` : "";
+        const title = heading
+          ? `<h${level} part="heading" style="margin:0 0 10px;font-size:${level === 1 ? 24 : 17}px">${escapeText(heading)}</h${level}>`
+          : "";
         this.root(`<${tag}>${title}<slot></slot></${tag}>`);
       }
     };
@@ -123,7 +126,9 @@ export function definePolarisElements(win: Window & typeof globalThis, host: Pol
   class Spinner extends Shadowed {
     update() {
       const label = this.getAttribute("accessibilitylabel") ?? "Loading";
-      this.root(`<span role="progressbar" aria-label="${escapeText(label)}" style="display:inline-block;width:14px;height:14px"></span>`);
+      this.root(
+        `<span role="progressbar" aria-label="${escapeText(label)}" style="display:inline-block;width:14px;height:14px"></span>`,
+      );
     }
   }
   class HeadingEl extends Shadowed {
@@ -155,7 +160,8 @@ export function definePolarisElements(win: Window & typeof globalThis, host: Pol
     "s-stack": class extends Plain {},
     "s-text": class extends Plain {},
   };
-  for (const [tag, cls] of Object.entries(classes)) if (!win.customElements.get(tag)) win.customElements.define(tag, cls);
+  for (const [tag, cls] of Object.entries(classes))
+    if (!win.customElements.get(tag)) win.customElements.define(tag, cls);
   return COMPONENTS;
 }
 
@@ -172,8 +178,11 @@ export function watchUnknownComponents(win: Window & typeof globalThis, report: 
       }
     }
   };
-  new win.MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach(check))).observe(win.document.documentElement, {
-    childList: true,
-    subtree: true,
-  });
+  new win.MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach(check))).observe(
+    win.document.documentElement,
+    {
+      childList: true,
+      subtree: true,
+    },
+  );
 }

@@ -18,7 +18,13 @@ export type ViolationReport = (message: string) => void;
 // setSignals), and the ones JavaScript itself probes (a Promise resolving to the object asks for `then`).
 const PROBED = new Set(["setSignals", "then", "toJSON"]);
 
-function strict<T extends object>(value: T, path: string, allowed: string[], report: ViolationReport, target: string): T {
+function strict<T extends object>(
+  value: T,
+  path: string,
+  allowed: string[],
+  report: ViolationReport,
+  target: string,
+): T {
   const known = new Set(allowed);
   return new Proxy(value, {
     get(obj, key, receiver) {
@@ -50,14 +56,22 @@ export function strictShopify(api: TargetApiLists, implementation: Record<string
   for (const [name, nested] of Object.entries(api.shopify)) {
     if (!(name in implementation)) continue;
     const value = implementation[name];
-    members[name] = value && typeof value === "object" && nested.length > 0 ? strict(value, `shopify.${name}`, nested, report, api.target) : value;
+    members[name] =
+      value && typeof value === "object" && nested.length > 0
+        ? strict(value, `shopify.${name}`, nested, report, api.target)
+        : value;
   }
   if (typeof implementation.setSignals === "function") members.setSignals = implementation.setSignals;
   return strict(members, "shopify", Object.keys(api.shopify), report, api.target);
 }
 
 /** A surface global (customer accounts: `navigation`) with the members the target gets, or null when it gets none. */
-export function strictGlobal(api: TargetApiLists, name: string, implementation: Record<string, unknown>, report: ViolationReport) {
+export function strictGlobal(
+  api: TargetApiLists,
+  name: string,
+  implementation: Record<string, unknown>,
+  report: ViolationReport,
+) {
   const allowed = api.globals[name];
   if (!allowed) return null;
   const members = Object.fromEntries(allowed.filter((m) => m in implementation).map((m) => [m, implementation[m]]));

@@ -33,14 +33,17 @@ export function typesVersion(apiVersion: string): string {
   const [year, month] = version.split(".");
   const expected = `${year}-${month.padStart(2, "0")}`;
   if (expected !== apiVersion) {
-    throw new Error(`the extensions declare api_version ${apiVersion}, but @shopify/ui-extensions ${version} (${expected}) is installed: keep them the same`);
+    throw new Error(
+      `the extensions declare api_version ${apiVersion}, but @shopify/ui-extensions ${version} (${expected}) is installed: keep them the same`,
+    );
   }
   return version;
 }
 
 const surfaceOf = (target: string) => target.split(".")[0];
 
-const docOf = (symbol: ts.Symbol, checker: ts.TypeChecker) => ts.displayPartsToString(symbol.getDocumentationComment(checker));
+const docOf = (symbol: ts.Symbol, checker: ts.TypeChecker) =>
+  ts.displayPartsToString(symbol.getDocumentationComment(checker));
 
 function membersOf(type: ts.Type, checker: ts.TypeChecker): ts.Symbol[] {
   const t = checker.getNonNullableType(type);
@@ -49,12 +52,22 @@ function membersOf(type: ts.Type, checker: ts.TypeChecker): ts.Symbol[] {
 }
 
 /** Derives every target of one surface in one compiler run. */
-function deriveSurface(surface: string, targets: string[], apiVersion: string, packageVersion: string): Record<string, TargetApi> {
+function deriveSurface(
+  surface: string,
+  targets: string[],
+  apiVersion: string,
+  packageVersion: string,
+): Record<string, TargetApi> {
   const probePath = path.join(ROOT, "__target_api_probe__.ts");
   const fullPageAlias = surface === "customer-account";
   const probe = [
-    ...targets.map((t, i) => `import type { Api as A${i} } from "@shopify/ui-extensions/${t}";\nexport declare const api${i}: A${i};`),
-    fullPageAlias ? `import type { RenderCustomerAccountFullPageExtensionTarget as FP } from "@shopify/ui-extensions/customer-account";\nexport declare const fullPage: FP;` : "",
+    ...targets.map(
+      (t, i) =>
+        `import type { Api as A${i} } from "@shopify/ui-extensions/${t}";\nexport declare const api${i}: A${i};`,
+    ),
+    fullPageAlias
+      ? `import type { RenderCustomerAccountFullPageExtensionTarget as FP } from "@shopify/ui-extensions/customer-account";\nexport declare const fullPage: FP;`
+      : "",
   ].join("\n");
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.ESNext,
@@ -87,19 +100,31 @@ function deriveSurface(surface: string, targets: string[], apiVersion: string, p
   let fullPageTargets: string[] = [];
   if (fullPageAlias) {
     const union = typeOf("fullPage");
-    fullPageTargets = (union.isUnion() ? union.types : [union]).filter((t) => t.isStringLiteral()).map((t) => (t as ts.StringLiteralType).value);
+    fullPageTargets = (union.isUnion() ? union.types : [union])
+      .filter((t) => t.isStringLiteral())
+      .map((t) => (t as ts.StringLiteralType).value);
     if (fullPageTargets.length === 0) throw new Error("RenderCustomerAccountFullPageExtensionTarget has no members");
   }
-  const given = (member: ts.Symbol, target: string) => !FULL_PAGE_ONLY.test(docOf(member, checker)) || fullPageTargets.includes(target);
+  const given = (member: ts.Symbol, target: string) =>
+    !FULL_PAGE_ONLY.test(docOf(member, checker)) || fullPageTargets.includes(target);
 
   // The surface's `declare global { const … }` (customer accounts: navigation).
   const globals: { name: string; type: ts.Type }[] = [];
-  const globalsFile = program.getSourceFiles().find((f) => f.fileName.replace(/\\/g, "/").endsWith(`/surfaces/${surface}/globals.d.ts`));
+  const globalsFile = program
+    .getSourceFiles()
+    .find((f) => f.fileName.replace(/\\/g, "/").endsWith(`/surfaces/${surface}/globals.d.ts`));
   for (const statement of globalsFile?.statements ?? []) {
-    if (!ts.isModuleDeclaration(statement) || statement.name.getText(globalsFile) !== "global" || !statement.body || !ts.isModuleBlock(statement.body)) continue;
+    if (
+      !ts.isModuleDeclaration(statement) ||
+      statement.name.getText(globalsFile) !== "global" ||
+      !statement.body ||
+      !ts.isModuleBlock(statement.body)
+    )
+      continue;
     for (const inner of statement.body.statements) {
       if (!ts.isVariableStatement(inner)) continue;
-      for (const decl of inner.declarationList.declarations) globals.push({ name: decl.name.getText(globalsFile), type: checker.getTypeAtLocation(decl) });
+      for (const decl of inner.declarationList.declarations)
+        globals.push({ name: decl.name.getText(globalsFile), type: checker.getTypeAtLocation(decl) });
     }
   }
 
@@ -115,7 +140,11 @@ function deriveSurface(surface: string, targets: string[], apiVersion: string, p
         .sort();
     }
     const ownGlobals: Record<string, string[]> = {};
-    for (const g of globals) ownGlobals[g.name] = membersOf(g.type, checker).filter((m) => given(m, target)).map((m) => m.name).sort();
+    for (const g of globals)
+      ownGlobals[g.name] = membersOf(g.type, checker)
+        .filter((m) => given(m, target))
+        .map((m) => m.name)
+        .sort();
     result[target] = { target, apiVersion, packageVersion, shopify, globals: ownGlobals };
   });
   return result;
@@ -134,7 +163,8 @@ export function targetApis(targets: string[], apiVersion: string): Record<string
   const cacheFile = path.join(ROOT, "node_modules/.cache/ui-extension-target-apis", `${packageVersion}.json`);
   if (memo.size === 0 && existsSync(cacheFile)) {
     try {
-      for (const api of Object.values(JSON.parse(readFileSync(cacheFile, "utf8")) as Record<string, TargetApi>)) memo.set(api.target, api);
+      for (const api of Object.values(JSON.parse(readFileSync(cacheFile, "utf8")) as Record<string, TargetApi>))
+        memo.set(api.target, api);
     } catch {
       // a broken cache is derived again
     }
@@ -143,7 +173,8 @@ export function targetApis(targets: string[], apiVersion: string): Record<string
   const bySurface = new Map<string, string[]>();
   for (const t of missing) bySurface.set(surfaceOf(t), [...(bySurface.get(surfaceOf(t)) ?? []), t]);
   for (const [surface, list] of bySurface) {
-    for (const api of Object.values(deriveSurface(surface, list, apiVersion, packageVersion))) memo.set(api.target, api);
+    for (const api of Object.values(deriveSurface(surface, list, apiVersion, packageVersion)))
+      memo.set(api.target, api);
   }
   if (missing.length > 0) {
     mkdirSync(path.dirname(cacheFile), { recursive: true });

@@ -26,9 +26,13 @@ const ORDER = { id: "7401", name: "#7401", customerId: ADA.id };
 let accountUrl = "";
 
 const shopify = setupServer(
-  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
-    HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: accountUrl } } } }),
-  ),
+  graphql
+    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+    .query("CustomerAccounts", () =>
+      HttpResponse.json({
+        data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: accountUrl } } },
+      }),
+    ),
 );
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());
@@ -45,7 +49,16 @@ beforeAll(async () => {
     body: new URLSearchParams({ intent: "save", ...s, environment: s.environment }),
   });
   expect(saved.status).toBe(200);
-  await h.db.prisma.syncRecord.create({ data: { shop: TEST_SHOP, kind: "order", externalId: ORDER.id, orderId: ORDER.id, customerId: ADA.id, state: "imported" } });
+  await h.db.prisma.syncRecord.create({
+    data: {
+      shop: TEST_SHOP,
+      kind: "order",
+      externalId: ORDER.id,
+      orderId: ORDER.id,
+      customerId: ADA.id,
+      state: "imported",
+    },
+  });
   ({ server } = await createCustomerAccountPages({
     appUrl: h.app.url,
     shop: TEST_SHOP,
@@ -75,8 +88,10 @@ async function signedIn(customer: { id: string }): Promise<{ context: BrowserCon
 }
 
 const frameOf = (page: Page, target: string) => page.frameLocator(`iframe[data-target="${target}"]`);
-const violations = (page: Page) => page.evaluate(() => (window as unknown as { __apiViolations: string[] }).__apiViolations);
-const frame = async (page: Page, target: string): Promise<Frame> => (await page.locator(`iframe[data-target="${target}"]`).elementHandle())!.contentFrame() as Promise<Frame>;
+const violations = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __apiViolations: string[] }).__apiViolations);
+const frame = async (page: Page, target: string): Promise<Frame> =>
+  (await page.locator(`iframe[data-target="${target}"]`).elementHandle())!.contentFrame() as Promise<Frame>;
 
 describe("customer account extensions on a host with Shopify's rules", () => {
   it("a block gets no navigation.currentEntry, not even Chromium's own; a full page gets its URL", async () => {
@@ -84,7 +99,11 @@ describe("customer account extensions on a host with Shopify's rules", () => {
     const profile = frameOf(page, "customer-account.profile.block.render");
     await profile.locator("[data-workspace-state=not_connected]").waitFor();
     const block = await frame(page, "customer-account.profile.block.render");
-    expect(await block.evaluate(() => typeof (window as unknown as { navigation: { navigate: unknown } }).navigation.navigate)).toBe("function");
+    expect(
+      await block.evaluate(
+        () => typeof (window as unknown as { navigation: { navigate: unknown } }).navigation.navigate,
+      ),
+    ).toBe("function");
     const read = () =>
       block.evaluate(() => {
         try {
@@ -93,7 +112,9 @@ describe("customer account extensions on a host with Shopify's rules", () => {
           return `refused: ${(error as Error).message}`;
         }
       });
-    expect(await read()).toBe("refused: navigation.currentEntry is not part of the API Shopify gives customer-account.profile.block.render");
+    expect(await read()).toBe(
+      "refused: navigation.currentEntry is not part of the API Shopify gives customer-account.profile.block.render",
+    );
     // Nothing beyond the target's API: the order status block's `order` is not the profile block's.
     expect(await block.evaluate(() => "order" in (window as unknown as { shopify: object }).shopify)).toBe(false);
     expect(await violations(page)).toEqual([expect.stringContaining("navigation.currentEntry")]);
@@ -102,9 +123,11 @@ describe("customer account extensions on a host with Shopify's rules", () => {
     await page.goto(`${accountUrl}/pages/workspace-connect?x=1`);
     const full = await frame(page, "customer-account.page.render");
     await frameOf(page, "customer-account.page.render").locator("[data-workspace-state=ready]").waitFor();
-    expect(await full.evaluate(() => (window as unknown as { navigation: { currentEntry: { url: string } } }).navigation.currentEntry.url)).toBe(
-      `${accountUrl}/pages/workspace-connect?x=1`,
-    );
+    expect(
+      await full.evaluate(
+        () => (window as unknown as { navigation: { currentEntry: { url: string } } }).navigation.currentEntry.url,
+      ),
+    ).toBe(`${accountUrl}/pages/workspace-connect?x=1`);
     expect(await violations(page)).toEqual([]);
     await context.close();
   });
@@ -140,12 +163,17 @@ describe("customer account extensions on a host with Shopify's rules", () => {
     // Grace starts; the consent link reaches Ada, who approves and comes back signed in as herself.
     const grace = await signedIn(GRACE);
     await grace.page.goto(`${accountUrl}/pages/workspace-connect`);
-    const consent = frameOf(grace.page, "customer-account.page.render").getByRole("link", { name: "Continue to the workspace service" });
+    const consent = frameOf(grace.page, "customer-account.page.render").getByRole("link", {
+      name: "Continue to the workspace service",
+    });
     const authorizationUrl = (await consent.getAttribute("href"))!;
     expect(new URL(authorizationUrl).origin).toBe(h.emulator.url);
 
     const ada = await signedIn(ADA);
-    const before = await h.db.prisma.customerGrant.findMany({ where: { shop: TEST_SHOP }, select: { customerId: true, workspaceId: true } });
+    const before = await h.db.prisma.customerGrant.findMany({
+      where: { shop: TEST_SHOP },
+      select: { customerId: true, workspaceId: true },
+    });
     await ada.page.goto(authorizationUrl);
     await ada.page.check('input[name="workspace_id"][value="ws-globex"]');
     await ada.page.click('button[value="approve"]');
@@ -153,7 +181,12 @@ describe("customer account extensions on a host with Shopify's rules", () => {
     const page = frameOf(ada.page, "customer-account.page.render");
     await page.locator("[data-notice=critical]").waitFor();
     expect(await page.locator("[data-notice]").textContent()).toContain("started from a different account");
-    expect(await h.db.prisma.customerGrant.findMany({ where: { shop: TEST_SHOP }, select: { customerId: true, workspaceId: true } })).toEqual(before);
+    expect(
+      await h.db.prisma.customerGrant.findMany({
+        where: { shop: TEST_SHOP },
+        select: { customerId: true, workspaceId: true },
+      }),
+    ).toEqual(before);
     expect(await h.db.prisma.customerGrant.count({ where: { customerId: GRACE.id } })).toBe(0);
     expect(await violations(ada.page)).toEqual([]);
     await grace.context.close();
@@ -166,7 +199,9 @@ describe("customer account extensions on a host with Shopify's rules", () => {
     await page.goto(`${accountUrl}/orders/${ORDER.id}?preauth=1`);
     const block = frameOf(page, "customer-account.order-status.block.render");
     await block.locator("[data-workspace-order=sign_in]").waitFor();
-    expect(await block.locator("body").textContent()).toContain("Sign in to see whether this order reached your workspace.");
+    expect(await block.locator("body").textContent()).toContain(
+      "Sign in to see whether this order reached your workspace.",
+    );
     expect(await block.locator("[data-workspace-order=unavailable], [tone=critical]").count()).toBe(0);
     await block.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(new RegExp(`^${accountUrl}/login`));

@@ -35,9 +35,22 @@ const isTheme = (toml: Toml) => toml.type === "theme" || (toml.extensions ?? [])
 const themeExtensions = () => extensionDirs().filter((d) => isTheme(tomlOf(d)));
 const SCHEMA = /\{%-?\s*schema\s*-?%\}([\s\S]*?)\{%-?\s*endschema\s*-?%\}/;
 const lookup = (tree: unknown, key: string) =>
-  key.split(".").reduce<unknown>((node, part) => (node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined), tree);
+  key
+    .split(".")
+    .reduce<unknown>(
+      (node, part) => (node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined),
+      tree,
+    );
 const files = (dir: string, ext: string): string[] =>
-  existsSync(dir) ? readdirSync(dir).flatMap((f) => (statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f), ext) : f.endsWith(ext) ? [path.join(dir, f)] : [])) : [];
+  existsSync(dir)
+    ? readdirSync(dir).flatMap((f) =>
+        statSync(path.join(dir, f)).isDirectory()
+          ? files(path.join(dir, f), ext)
+          : f.endsWith(ext)
+            ? [path.join(dir, f)]
+            : [],
+      )
+    : [];
 
 describe("Shopify's server-side rules for the theme app extension", () => {
   it("the app has one theme app extension", () => {
@@ -47,13 +60,20 @@ describe("Shopify's server-side rules for the theme app extension", () => {
   it("every block and embed name is at most 25 characters in every locale", () => {
     const tooLong: string[] = [];
     for (const dir of themeExtensions()) {
-      const locales = files(path.join(dir, "locales"), ".schema.json").map((f) => ({ file: path.basename(f), tree: JSON.parse(readFileSync(f, "utf8")) }));
+      const locales = files(path.join(dir, "locales"), ".schema.json").map((f) => ({
+        file: path.basename(f),
+        tree: JSON.parse(readFileSync(f, "utf8")),
+      }));
       for (const block of files(path.join(dir, "blocks"), ".liquid")) {
-        const name = (JSON.parse(SCHEMA.exec(readFileSync(block, "utf8"))?.[1] ?? "{}") as { name?: string }).name ?? "";
-        const names = name.startsWith("t:") ? locales.map((l) => [l.file, lookup(l.tree, name.slice(2))] as const) : [["(literal)", name] as const];
+        const name =
+          (JSON.parse(SCHEMA.exec(readFileSync(block, "utf8"))?.[1] ?? "{}") as { name?: string }).name ?? "";
+        const names = name.startsWith("t:")
+          ? locales.map((l) => [l.file, lookup(l.tree, name.slice(2))] as const)
+          : [["(literal)", name] as const];
         for (const [file, value] of names) {
           if (typeof value !== "string") tooLong.push(`${path.basename(block)}: ${name} missing in ${file}`);
-          else if ([...value].length > NAME_LIMIT) tooLong.push(`${path.basename(block)} in ${file}: "${value}" (${[...value].length})`);
+          else if ([...value].length > NAME_LIMIT)
+            tooLong.push(`${path.basename(block)} in ${file}: "${value}" (${[...value].length})`);
         }
       }
     }
@@ -71,7 +91,13 @@ describe("Shopify's server-side rules for the theme app extension", () => {
 
 /** `shopify.a` / `shopify.a.b` / `navigation.a` in a module's code (the names, not what they do). */
 function apiUses(file: string): { path: string[]; line: number }[] {
-  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.ES2022,
+    true,
+    file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const uses: { path: string[]; line: number }[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isPropertyAccessExpression(node) && !ts.isPropertyAccessExpression(node.parent)) {
@@ -86,10 +112,19 @@ function apiUses(file: string): { path: string[]; line: number }[] {
       }
     }
     // `const { x } = shopify` / `= navigation`
-    if (ts.isVariableDeclaration(node) && ts.isObjectBindingPattern(node.name) && node.initializer && ts.isIdentifier(node.initializer)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isObjectBindingPattern(node.name) &&
+      node.initializer &&
+      ts.isIdentifier(node.initializer)
+    ) {
       const root = node.initializer.text;
       if (root === "shopify" || root === "navigation") {
-        for (const el of node.name.elements) uses.push({ path: [root, (el.propertyName ?? el.name).getText(source)], line: source.getLineAndCharacterOfPosition(el.getStart()).line + 1 });
+        for (const el of node.name.elements)
+          uses.push({
+            path: [root, (el.propertyName ?? el.name).getText(source)],
+            line: source.getLineAndCharacterOfPosition(el.getStart()).line + 1,
+          });
       }
     }
     ts.forEachChild(node, visit);
@@ -100,7 +135,17 @@ function apiUses(file: string): { path: string[]; line: number }[] {
 
 /** The extension's own source files a target's module pulls in (what Shopify's CLI bundles from extensions/). */
 async function sourcesOf(module: string): Promise<string[]> {
-  const result = await build({ entryPoints: [module], bundle: true, write: false, metafile: true, format: "esm", jsx: "automatic", jsxImportSource: "preact", logLevel: "silent", platform: "browser" });
+  const result = await build({
+    entryPoints: [module],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    logLevel: "silent",
+    platform: "browser",
+  });
   return Object.keys(result.metafile!.inputs)
     .map((f) => path.resolve(ROOT, f))
     .filter((f) => f.startsWith(EXTENSIONS + path.sep));
@@ -119,7 +164,8 @@ function offences(api: TargetApi, file: string): string[] {
     const own = root === "shopify" ? member : root;
     const sub = root === "shopify" ? nested : member;
     if (!own || !(own in members) || !members[own]) found.push(`${where}: ${root}.${member}`);
-    else if (sub && members[own].length > 0 && !members[own].includes(sub)) found.push(`${where}: ${use.path.join(".")}`);
+    else if (sub && members[own].length > 0 && !members[own].includes(sub))
+      found.push(`${where}: ${use.path.join(".")}`);
   }
   return found;
 }

@@ -30,7 +30,9 @@ const schemas = new Map<string, GraphQLSchema>();
 function schema(api: "admin" | "storefront-graphql"): GraphQLSchema {
   const key = `${api}_${SHOPIFY_API_VERSION}`;
   if (!schemas.has(key)) {
-    const introspection = JSON.parse(gunzipSync(readFileSync(path.join(SCHEMAS, `${key}.json.gz`))).toString("utf8")) as { data: IntrospectionQuery };
+    const introspection = JSON.parse(
+      gunzipSync(readFileSync(path.join(SCHEMAS, `${key}.json.gz`))).toString("utf8"),
+    ) as { data: IntrospectionQuery };
     schemas.set(key, buildClientSchema(introspection.data));
   }
   return schemas.get(key)!;
@@ -39,7 +41,11 @@ function schema(api: "admin" | "storefront-graphql"): GraphQLSchema {
 const sources = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) => {
     const full = path.join(dir, f);
-    return statSync(full).isDirectory() ? sources(full) : /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f) ? [full] : [];
+    return statSync(full).isDirectory()
+      ? sources(full)
+      : /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f)
+        ? [full]
+        : [];
   });
 
 /** Each `#graphql` template literal in the app's code, with where it is. */
@@ -50,10 +56,18 @@ function documents(): { where: string; module: string; text: string }[] {
     const visit = (node: ts.Node) => {
       if (ts.isNoSubstitutionTemplateLiteral(node) && node.text.trimStart().startsWith("#graphql")) {
         const module = path.relative(ROOT, file);
-        found.push({ where: `${module}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`, module, text: node.text });
+        found.push({
+          where: `${module}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`,
+          module,
+          text: node.text,
+        });
       }
       if (ts.isTemplateExpression(node) && node.head.text.trimStart().startsWith("#graphql")) {
-        found.push({ where: path.relative(ROOT, file), module: path.relative(ROOT, file), text: "# interpolated: documents must be static" });
+        found.push({
+          where: path.relative(ROOT, file),
+          module: path.relative(ROOT, file),
+          text: "# interpolated: documents must be static",
+        });
       }
       ts.forEachChild(node, visit);
     };
@@ -67,7 +81,11 @@ describe(`GraphQL documents against Shopify's published ${SHOPIFY_API_VERSION} s
 
   it("finds the app's documents (Admin and Storefront)", () => {
     expect(docs.length).toBeGreaterThanOrEqual(10);
-    for (const module of STOREFRONT_MODULES) expect(docs.some((d) => d.module === module), module).toBe(true);
+    for (const module of STOREFRONT_MODULES)
+      expect(
+        docs.some((d) => d.module === module),
+        module,
+      ).toBe(true);
   });
 
   it("each is valid, with no deprecated field, argument or enum value", () => {
@@ -81,16 +99,21 @@ describe(`GraphQL documents against Shopify's published ${SHOPIFY_API_VERSION} s
         problems.push(`${doc.where}: ${(error as Error).message}`);
         continue;
       }
-      for (const error of validate(schema(api), ast, [...specifiedRules, NoDeprecatedCustomRule])) problems.push(`${doc.where} (${api}): ${error.message}`);
+      for (const error of validate(schema(api), ast, [...specifiedRules, NoDeprecatedCustomRule]))
+        problems.push(`${doc.where} (${api}): ${error.message}`);
     }
     expect(problems).toEqual([]);
   });
 
   it("the check itself: an unknown or deprecated field is caught", () => {
     const admin = schema("admin");
-    expect(validate(admin, parse("{ shop { nameThatIsNot } }")).map((e) => e.message)).toEqual([expect.stringContaining("nameThatIsNot")]);
+    expect(validate(admin, parse("{ shop { nameThatIsNot } }")).map((e) => e.message)).toEqual([
+      expect.stringContaining("nameThatIsNot"),
+    ]);
     // A field Shopify marks deprecated in this version, found in the schema itself.
-    const deprecated = Object.values(admin.getQueryType()!.getFields()).find((f) => f.deprecationReason && f.args.every((a) => !isNonNullType(a.type)));
+    const deprecated = Object.values(admin.getQueryType()!.getFields()).find(
+      (f) => f.deprecationReason && f.args.every((a) => !isNonNullType(a.type)),
+    );
     expect(deprecated).toBeDefined();
     const selection = isLeafType(getNamedType(deprecated!.type)) ? "" : " { __typename }";
     expect(validate(admin, parse(`{ ${deprecated!.name}${selection} }`), [NoDeprecatedCustomRule]).length).toBe(1);

@@ -10,8 +10,12 @@ import { ROOT } from "../../scripts/ui-extensions";
 
 describe("the app's URL in the extensions", () => {
   it("npm run deploy takes it from application_url, and refuses the placeholder of an unlinked app", () => {
-    expect(() => deployAppUrl(readFileSync(path.join(ROOT, "shopify.app.toml"), "utf8"))).toThrow(/shopify app config link/);
-    expect(deployAppUrl('client_id = "abc"\napplication_url = "https://workspace-app.example.net/"\n')).toBe("https://workspace-app.example.net");
+    expect(() => deployAppUrl(readFileSync(path.join(ROOT, "shopify.app.toml"), "utf8"))).toThrow(
+      /shopify app config link/,
+    );
+    expect(deployAppUrl('client_id = "abc"\napplication_url = "https://workspace-app.example.net/"\n')).toBe(
+      "https://workspace-app.example.net",
+    );
     expect(() => deployAppUrl('application_url = "http://workspace-app.example.net"')).toThrow(/https/);
     expect(() => deployAppUrl('name = "x"')).toThrow(/not a URL/);
     expect(configFile([], "/app")).toBe("/app/shopify.app.toml");

@@ -21,7 +21,16 @@ type View =
   | { status: "ready"; authorizationUrl: string; renew: boolean };
 type Back = { state: string; proof: string } | { result: string } | null;
 
-const RESULTS = ["connected", "denied", "expired", "already_used", "invalid_state", "failed", "not_configured", "wrong_customer"];
+const RESULTS = [
+  "connected",
+  "denied",
+  "expired",
+  "already_used",
+  "invalid_state",
+  "failed",
+  "not_configured",
+  "wrong_customer",
+];
 const PROFILE_PAGE = "shopify:customer-account/profile";
 
 /** This page's address as Shopify gives it (without what came back in it), and what came back. */
@@ -45,18 +54,23 @@ function ConnectPage() {
   const t = shopify.i18n.translate;
   const [view, setView] = useState<View>({ status: "loading" });
   const [notice, setNotice] = useState<NoticeValue>(null);
-  const tell = (result: string) => setNotice({ tone: result === "connected" ? "success" : "critical", text: t(`connect.result.${result}`) });
+  const tell = (result: string) =>
+    setNotice({ tone: result === "connected" ? "success" : "critical", text: t(`connect.result.${result}`) });
 
   async function load() {
     setView({ status: "loading" });
     const here = thisPage();
     let profile = null;
     if (here?.back && "state" in here.back) {
-      const done = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection", { intent: "complete", ...here.back });
+      const done = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection", {
+        intent: "complete",
+        ...here.back,
+      });
       profile = done.ok ? asProfile(done.body) : null;
       const result = done.ok ? String(done.body.result) : "";
       // A reload of the page it came back to: the link is used up, and what counts is the connection now.
-      if (profile && RESULTS.includes(result) && !(result === "already_used" && profile.status === "connected")) tell(result);
+      if (profile && RESULTS.includes(result) && !(result === "already_used" && profile.status === "connected"))
+        tell(result);
     } else if (here?.back && "result" in here.back) {
       tell(here.back.result);
     }
@@ -65,13 +79,19 @@ function ConnectPage() {
       profile = answer.ok ? asProfile(answer.body) : null;
     }
     if (!profile || !here) return setView({ status: "unavailable" });
-    if (profile.status === "connected") return setView({ status: "connected", workspaceId: profile.workspaceId, connectedAt: profile.connectedAt });
+    if (profile.status === "connected")
+      return setView({ status: "connected", workspaceId: profile.workspaceId, connectedAt: profile.connectedAt });
     if (profile.status === "not_configured") return setView({ status: "not_configured" });
     // Not connected, or to renew: a one-time authorization URL that comes back to this page.
-    const started = await callBackend<{ authorizationUrl?: unknown }>(shopify, "/customer-account/connection", { intent: "connect", returnTo: here.page });
+    const started = await callBackend<{ authorizationUrl?: unknown }>(shopify, "/customer-account/connection", {
+      intent: "connect",
+      returnTo: here.page,
+    });
     const url = started.ok && typeof started.body.authorizationUrl === "string" ? started.body.authorizationUrl : null;
-    if (url && /^https?:\/\//.test(url)) setView({ status: "ready", authorizationUrl: url, renew: profile.status === "needs_reconnect" });
-    else setView({ status: !started.ok && started.body?.error === "not_configured" ? "not_configured" : "unavailable" });
+    if (url && /^https?:\/\//.test(url))
+      setView({ status: "ready", authorizationUrl: url, renew: profile.status === "needs_reconnect" });
+    else
+      setView({ status: !started.ok && started.body?.error === "not_configured" ? "not_configured" : "unavailable" });
   }
 
   useEffect(() => {
@@ -86,9 +106,13 @@ function ConnectPage() {
         <s-stack direction="block" gap="base" data-workspace-state={view.status}>
           <Notice notice={notice} />
           {view.status === "loading" && <Loading label={t("connect.loading")} />}
-          {view.status === "unavailable" && <Unavailable text={t("connect.unavailable")} retry={t("connect.retry")} onRetry={() => void load()} />}
+          {view.status === "unavailable" && (
+            <Unavailable text={t("connect.unavailable")} retry={t("connect.retry")} onRetry={() => void load()} />
+          )}
           {view.status === "not_configured" && <s-text>{t("connect.notConfigured")}</s-text>}
-          {view.status === "connected" && <s-text>{t("connect.connected", { workspace: view.workspaceId, date: date(view.connectedAt) })}</s-text>}
+          {view.status === "connected" && (
+            <s-text>{t("connect.connected", { workspace: view.workspaceId, date: date(view.connectedAt) })}</s-text>
+          )}
           {view.status === "ready" && (
             <>
               <s-paragraph>{t(view.renew ? "connect.renew" : "connect.explain")}</s-paragraph>
