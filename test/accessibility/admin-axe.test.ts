@@ -37,6 +37,19 @@ async function open(path: string, width: number = 1280): Promise<{ context: Brow
   return { context, page };
 }
 
+/** WCAG's contrast ratio of two CSS rgb() colours. */
+function contrast(a: string, b: string) {
+  const luminance = (css: string) => {
+    const [r, g, bl] = (css.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
 /** Opens `path` at each width, waits for `ready`, and checks the page with axe. */
 async function checkAtWidths(path: string, ready: string, what: string, widths: readonly number[] = WIDTHS) {
   for (const width of widths) {
@@ -189,8 +202,28 @@ describe("a shop with imports, customers and requests", () => {
       const { context, page } = await open("/app", width);
       await page.waitForSelector("text=Failures needing attention", { timeout: 30_000 });
       await expectAccessible(page, `home with imports (7 days) at ${width} px`);
+      // The chart's figures, day by day, as a table screen readers find by its caption.
+      const table = page.getByRole("table", { name: /^Imports and failures per day/ });
+      expect(await table.locator("tbody tr").count()).toBe(7);
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await table.locator("tbody tr").last().locator("th, td").allTextContents()).toEqual([today, "4", "1"]); // 3 orders and a shipment; 1 failure
+      // Bars are graphics that carry meaning: each fill against the card behind it at 3:1 or more (WCAG 1.4.11).
+      const colours = await page.locator("[data-testid=chart-7]").evaluate((svg) => {
+        let behind: Element | null = svg;
+        while (behind && getComputedStyle(behind).backgroundColor === "rgba(0, 0, 0, 0)") behind = behind.parentElement;
+        const fills = [...new Set([...svg.querySelectorAll("rect")].map((r) => getComputedStyle(r).fill))];
+        return { fills, background: behind ? getComputedStyle(behind).backgroundColor : "rgb(255, 255, 255)" };
+      });
+      expect(colours.fills).toHaveLength(2);
+      for (const fill of colours.fills) expect(contrast(fill, colours.background), fill).toBeGreaterThanOrEqual(3);
       await page.getByRole("button", { name: "30 days" }).click();
       await page.waitForSelector("text=Last 30 days:");
+      expect(
+        await page
+          .getByRole("table", { name: /^Imports and failures per day/ })
+          .locator("tbody tr")
+          .count(),
+      ).toBe(30);
       await expectAccessible(page, `home with imports (30 days) at ${width} px`);
       await context.close();
     }
