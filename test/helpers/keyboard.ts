@@ -20,16 +20,21 @@ async function describeFocus(
 ): Promise<{ label: string; inOrder: boolean; box: { x: number; y: number; width: number; height: number } | null }> {
   return page.evaluate((mark) => {
     const el = document.activeElement as HTMLElement | null;
-    if (!el || el === document.body) return { label: "(nothing: the page itself)", inOrder: false, box: null };
+    if (!el || el === document.body)
+      return { label: "(nothing: the page itself)", same: false, inOrder: false, box: null };
     const previous = document.querySelector(`[${mark}]`);
+    // Tab within one control (a date input's day, month and year) is not a new stop.
+    if (previous === el) return { label: "", same: true, inOrder: true, box: null };
     const inOrder =
       !previous || previous === el || !!(previous.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
     previous?.removeAttribute(mark);
     el.setAttribute(mark, "");
-    const text = (el.getAttribute("aria-label") ?? el.innerText ?? el.getAttribute("value") ?? "")
+    const labelled = (el as HTMLInputElement).labels?.[0]?.innerText;
+    const row = el.closest("tr")?.innerText.split("\n")[0]?.trim();
+    const name = (el.getAttribute("aria-label") ?? (labelled || el.innerText || el.getAttribute("value") || ""))
       .trim()
-      .replace(/\s+/g, " ")
-      .slice(0, 60);
+      .replace(/\s+/g, " ");
+    const text = `${name.slice(0, 60)}${row && !name.includes(row) ? ` (row ${row.slice(0, 30)})` : ""}`;
     const label = `${el.getAttribute("role") ?? el.tagName.toLowerCase()}${el.getAttribute("type") ? `[${el.getAttribute("type")}]` : ""} "${text}"`;
     // A visually hidden input (Polaris' checkboxes) shows its focus on the control drawn around it.
     let shown: HTMLElement | null = el;
@@ -38,7 +43,7 @@ async function describeFocus(
     const r = (shown ?? el).getBoundingClientRect();
     const onScreen =
       r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
-    return { label, inOrder, box: onScreen ? { x: r.x, y: r.y, width: r.width, height: r.height } : null };
+    return { label, same: false, inOrder, box: onScreen ? { x: r.x, y: r.y, width: r.width, height: r.height } : null };
   }, ORDER_MARK);
 }
 
@@ -86,7 +91,8 @@ export async function tabTo(
   const key = options.backwards ? "Shift+Tab" : "Tab";
   for (let i = 0; i < (options.max ?? 60); i++) {
     await page.keyboard.press(key);
-    const { label, inOrder, box } = await describeFocus(page);
+    const { label, same, inOrder, box } = await describeFocus(page);
+    if (same) continue;
     const visible = box !== null && (await focusIndicatorShows(page, box));
     stops.push({ label, inOrder: options.backwards ? true : inOrder, visible });
     const bad = stops.filter((s) => !s.visible || !s.inOrder);
