@@ -17,7 +17,12 @@ const ORDER_MARK = "data-keyboard-walk-previous";
 
 async function describeFocus(
   page: Page,
-): Promise<{ label: string; inOrder: boolean; box: { x: number; y: number; width: number; height: number } | null }> {
+): Promise<{
+  label: string;
+  same: boolean;
+  inOrder: boolean;
+  box: { x: number; y: number; width: number; height: number } | null;
+}> {
   return page.evaluate((mark) => {
     const el = document.activeElement as HTMLElement | null;
     if (!el || el === document.body)
@@ -25,8 +30,7 @@ async function describeFocus(
     const previous = document.querySelector(`[${mark}]`);
     // Tab within one control (a date input's day, month and year) is not a new stop.
     if (previous === el) return { label: "", same: true, inOrder: true, box: null };
-    const inOrder =
-      !previous || previous === el || !!(previous.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+    const inOrder = !previous || !!(previous.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
     previous?.removeAttribute(mark);
     el.setAttribute(mark, "");
     const labelled = (el as HTMLInputElement).labels?.[0]?.innerText;
