@@ -1,6 +1,6 @@
 // Home: the shop's sync health at a glance, imports and failures per day, backfill progress, and the setup guide
 // until setup is done. Logic: app/admin/home.server.ts. Refreshes itself while work is running.
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Box, Button, ButtonGroup, Card, InlineGrid, InlineStack, Layout, Page, ProgressBar, Text } from "@shopify/polaris";
 import { useState } from "react";
@@ -17,6 +17,9 @@ import { DayChart } from "../components/DayChart";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { utc } from "../components/sync-labels";
+import { pageTitle } from "../lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Home");
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session, admin } = await authenticate.admin(request);

@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { adminCustomerLink } from "../lib/admin-links";
 import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
@@ -23,6 +23,9 @@ import { authenticate } from "../shopify.server";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { disconnectGrant, listGrants } from "../connections/grant-lifecycle.server";
 import { loadServiceSettings } from "../connections/settings.server";
+import { pageTitle } from "../lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Customers");
 
 // Thin route: every query is scoped by the session's shop inside app/connections/grant-lifecycle.server.ts.
 
@@ -115,7 +118,7 @@ export default function Customers() {
             <input type="hidden" name="intent" value="disconnect" />
             <input type="hidden" name="grantId" value={g.id} />
             <InlineStack gap="200" wrap={false}>
-              <Button submit tone="critical" variant="primary" size="slim" accessibilityLabel={`Confirm disconnecting ${g.displayName}`}>
+              <Button submit tone="critical" variant="primary" size="slim" accessibilityLabel={`Confirm disconnect: ${g.displayName}`}>
                 Confirm disconnect
               </Button>
               <Button size="slim" onClick={() => setConfirming(null)}>
@@ -199,9 +202,11 @@ export default function Customers() {
               </Text>
               <Pagination
                 hasPrevious={grants.page > 1}
-                previousURL={pageLink(grants.page - 1)}
+                // A link only where there is a page to go to: Polaris renders a disabled link as an <a> without
+                // href but with an aria-label, which ARIA does not allow.
+                previousURL={grants.page > 1 ? pageLink(grants.page - 1) : undefined}
                 hasNext={grants.page < grants.pageCount}
-                nextURL={pageLink(grants.page + 1)}
+                nextURL={grants.page < grants.pageCount ? pageLink(grants.page + 1) : undefined}
               />
             </InlineStack>
           </BlockStack>

@@ -1,6 +1,6 @@
 // One record of the sync log: its Shopify order, the request built for the service, every attempt, the next try,
 // the workspace; retry now and mark resolved. Logic: app/admin/log-detail.server.ts and log-actions.server.ts.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
 import { Badge, BlockStack, Box, Card, DataTable, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import prisma from "../db.server";
@@ -9,9 +9,13 @@ import { readForm } from "../lib/form.server";
 import { loadLogEntry } from "../admin/log-detail.server";
 import { resolveRecords, retryRecord, type ActionResult } from "../admin/log-actions.server";
 import { ActionToast } from "../components/ActionToast";
+import { ScrollRegion } from "../components/ScrollRegion";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_LABEL, STATE_TONE, utc } from "../components/sync-labels";
+import { pageTitle } from "../lib/page-title";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => pageTitle(data?.entry.title ?? "Sync log entry", "Sync log");
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
@@ -130,18 +134,20 @@ export default function LogEntry() {
                   </Text>
                 </Box>
               ) : (
-                <DataTable
-                  columnContentTypes={["text", "text", "text", "text"]}
-                  headings={["Time", "HTTP status", "Error code", "What happened"]}
-                  rows={entry.attempts.map((a) => [
-                    utc(a.at),
-                    a.httpStatus === null ? "—" : String(a.httpStatus),
-                    a.errorCode ?? (a.ok ? "—" : ""),
-                    <div key={a.at} style={{ whiteSpace: "normal", minWidth: "14rem" }}>
-                      {a.explanation}
-                    </div>,
-                  ])}
-                />
+                <ScrollRegion label="Attempts">
+                  <DataTable
+                    columnContentTypes={["text", "text", "text", "text"]}
+                    headings={["Time", "HTTP status", "Error code", "What happened"]}
+                    rows={entry.attempts.map((a) => [
+                      utc(a.at),
+                      a.httpStatus === null ? "—" : String(a.httpStatus),
+                      a.errorCode ?? (a.ok ? "—" : ""),
+                      <div key={a.at} style={{ whiteSpace: "normal", minWidth: "14rem" }}>
+                        {a.explanation}
+                      </div>,
+                    ])}
+                  />
+                </ScrollRegion>
               )}
             </Card>
             <Card>
@@ -150,7 +156,8 @@ export default function LogEntry() {
                   Request sent to the service
                 </Text>
                 {"json" in entry.request ? (
-                  <pre style={{ margin: 0, maxHeight: "24rem", overflow: "auto", fontSize: "12px", background: "#f7f7f7", padding: "8px", borderRadius: "8px" }}>
+                  // Focusable: it scrolls, and keyboard users scroll it with the arrow keys once it has focus.
+                  <pre tabIndex={0} role="region" aria-label="Request sent to the service (JSON)" style={{ margin: 0, maxHeight: "24rem", overflow: "auto", fontSize: "12px", background: "#f7f7f7", padding: "8px", borderRadius: "8px" }}>
                     {entry.request.json}
                   </pre>
                 ) : (

@@ -1,7 +1,7 @@
 // Sync log: every order import, shipment import and cart handoff, filtered by what is in the URL (shareable), a
 // keyset page at a time; bulk retry and resolve; CSV export of the same view. Logic: app/admin/log*.server.ts.
 // About 300 lines, all of it the page's Polaris markup (filters, table, bulk actions): the logic is in app/admin/.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
 import {
   Badge,
@@ -33,6 +33,9 @@ import { ActionToast } from "../components/ActionToast";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_LABEL, STATE_TONE, utc } from "../components/sync-labels";
+import { pageTitle } from "../lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Sync log");
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
@@ -203,7 +206,7 @@ export default function SyncLog() {
           : { content: "Pause sync", destructive: true, onAction: () => post({ intent: "pause" }), loading: working }
       }
       secondaryActions={[
-        { content: "Export CSV", onAction: exportCsv, accessibilityLabel: "Export this view as CSV" },
+        { content: "Export CSV", onAction: exportCsv, accessibilityLabel: "Export CSV of this view" },
         { content: "Retry all failed in this view", onAction: () => post({ intent: "retry", all: "1" }) },
       ]}
     >

@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, EmptyState, InlineStack, Page, Text } from "@shopify/polaris";
@@ -6,6 +6,9 @@ import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
 import { listOpenDataRequests, markDataRequestHandled } from "../privacy/export.server";
+import { pageTitle } from "../lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Privacy");
 
 // Thin route: customers/data_request exports (app/privacy/export.server.ts), scoped by the session's shop. The
 // export is downloaded from the loaded data in the browser (an embedded page cannot follow a plain download link
@@ -68,13 +71,13 @@ export default function Privacy() {
                   {r.ordersRequested.length > 0 ? ` · orders ${r.ordersRequested.join(", ")}` : ""}
                 </Text>
                 <InlineStack gap="200">
-                  <Button onClick={() => download(`customer-${r.customerId}-data.json`, r.export)} accessibilityLabel={`Download the data of customer ${r.customerId}`}>
+                  <Button onClick={() => download(`customer-${r.customerId}-data.json`, r.export)} accessibilityLabel={`Download export of customer ${r.customerId}`}>
                     Download export
                   </Button>
                   <Form method="post" action="/app/privacy">
                     <input type="hidden" name="intent" value="handled" />
                     <input type="hidden" name="requestId" value={r.id} />
-                    <Button submit loading={busy === r.id} accessibilityLabel={`Mark the request of customer ${r.customerId} handled`}>
+                    <Button submit loading={busy === r.id} accessibilityLabel={`Mark handled: the request of customer ${r.customerId}`}>
                       Mark handled
                     </Button>
                   </Form>

@@ -1,7 +1,7 @@
 // Settings: the service credentials (write-only secrets, check connection), Continue cart and data retention, each
 // its own form. Over 300 lines because of three cards of Polaris markup; the logic is in app/connections/,
 // app/handoff/settings.server.ts and app/privacy/retention.server.ts.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -29,6 +29,9 @@ import { recordConnectionCheck } from "../admin/home.server";
 import { getHandoffSettingsView, saveHandoffSettings, type HandoffSettingsView } from "../handoff/settings.server";
 import { getRetentionDays, saveRetentionDays, type RetentionResult } from "../privacy/retention.server";
 import { getFlowTriggerEnabled, saveFlowTriggerEnabled } from "../sync/flow-trigger.server";
+import { pageTitle } from "../lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Settings");
 
 // Thin route: authenticate, hand the form to app/connections/settings.server.ts, render. The loader and action
 // return only the browser-safe view: secrets are write-only and never leave the server.

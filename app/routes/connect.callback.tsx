@@ -5,6 +5,7 @@ import prisma from "../db.server";
 import { logEvent } from "../connections/log.server";
 import { handleOAuthCallback } from "../connections/oauth-callback.server";
 import { neverFramedHeaders } from "../shopify/frame-ancestors";
+import { pageTitle } from "../lib/page-title";
 
 // The OAuth redirect_uri (${SHOPIFY_APP_URL}/connect/callback), on the app's own domain. The state row says which
 // shop and customer this is; app/connections/oauth-callback.server.ts does the checks and the exchange, and keeps the
@@ -23,7 +24,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   return data({ message: outcome.message }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
 };
 
-export const meta: MetaFunction = () => [{ title: "Workspace connection" }, { name: "robots", content: "noindex" }];
+export const meta: MetaFunction = () => [...pageTitle("Workspace connection"), { name: "robots", content: "noindex" }];
 
 export default function ConnectCallback() {
   const { message } = useLoaderData<typeof loader>();

@@ -632,7 +632,7 @@ describe("Customers page", () => {
     url.searchParams.set("q", "Turing");
     await page.goto(url.toString());
     await page.getByRole("button", { name: "Disconnect Alan Turing" }).click();
-    await page.getByRole("button", { name: "Confirm disconnecting Alan Turing" }).click();
+    await page.getByRole("button", { name: "Confirm disconnect: Alan Turing" }).click();
     await page.waitForSelector("text=revoked at the service");
     await page.screenshot({ path: screenshotPath("customers-disconnected"), fullPage: true });
     await context.close();

@@ -191,11 +191,11 @@ describe("customers/data_request", () => {
       const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
       const tab = await context.newPage();
       expect((await tab.goto(await embeddedUrl(app.url, "/app/privacy")))?.status()).toBe(200);
-      await tab.getByRole("button", { name: "Download the data of customer 9100" }).waitFor();
+      await tab.getByRole("button", { name: "Download export of customer 9100" }).waitFor();
       await tab.screenshot({ path: screenshotPath("privacy-data-request"), fullPage: true });
-      const [download] = await Promise.all([tab.waitForEvent("download"), tab.getByRole("button", { name: "Download the data of customer 9100" }).click()]);
+      const [download] = await Promise.all([tab.waitForEvent("download"), tab.getByRole("button", { name: "Download export of customer 9100" }).click()]);
       expect(JSON.parse(readFileSync((await download.path())!, "utf8"))).toMatchObject({ customerId: "9100", connection: { customerEmail: "export.me@example.com" } });
-      await tab.getByRole("button", { name: "Mark the request of customer 9100 handled" }).click();
+      await tab.getByRole("button", { name: "Mark handled: the request of customer 9100" }).click();
       await tab.getByText("No open data requests").waitFor();
     } finally {
       await browser.close();

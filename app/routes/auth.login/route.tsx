@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Button, Card, FormLayout, Page, Text, TextField } from "@shopify/polaris";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
@@ -8,6 +8,9 @@ import { login } from "../../shopify.server";
 import { loginErrorMessage } from "./error.server";
 import { env } from "../../env.server";
 import { neverFramedHeaders } from "../../shopify/frame-ancestors";
+import { pageTitle } from "../../lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Log in");
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
