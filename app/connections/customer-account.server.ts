@@ -121,9 +121,32 @@ function accountUrl(value: unknown): string | null {
  * the connection. The address is Shopify's (the Admin API), never the extension's: the callback sends the
  * one-time proof there. Without an answer, the store's /account, which leads to whichever account pages it has.
  */
-export async function accountReturnUrl(shop: string, adminGraphql: AdminGraphql): Promise<string> {
-  const { url } = await customerAccountsOf(shop, adminGraphql);
+export async function accountReturnUrl(shop: string, adminGraphql: AdminGraphql, now = Date.now()): Promise<string> {
+  let url = cachedAccountUrl(shop, now);
+  if (url === undefined) {
+    const answer = await customerAccountsOf(shop, adminGraphql);
+    url = answer.url;
+    if (answer.version !== null) rememberAccountUrl(shop, url, now); // Shopify answered: null is its answer too
+  }
   return url ? `${url}/profile` : `https://${shop}/account`;
+}
+
+// The account URL changes only when a merchant switches account versions or domains, while every Connect click
+// needs it: kept per shop for ACCOUNT_URL_TTL_MS, so clicks cost no Admin API query. Failures are not kept.
+export const ACCOUNT_URL_TTL_MS = 10 * 60 * 1000;
+const MAX_CACHED_SHOPS = 10_000;
+const accountUrls = new Map<string, { url: string | null; at: number }>();
+
+function cachedAccountUrl(shop: string, now: number): string | null | undefined {
+  const hit = accountUrls.get(shop);
+  if (!hit || now - hit.at >= ACCOUNT_URL_TTL_MS || now < hit.at) return undefined;
+  return hit.url;
+}
+
+function rememberAccountUrl(shop: string, url: string | null, now: number) {
+  accountUrls.delete(shop);
+  accountUrls.set(shop, { url, at: now });
+  if (accountUrls.size > MAX_CACHED_SHOPS) accountUrls.delete(accountUrls.keys().next().value!);
 }
 
 export type AccountConnectStart = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured" };
