@@ -141,6 +141,35 @@ describe("stalled uploads", () => {
   }, 60_000);
 });
 
+describe("stalled chunked uploads", () => {
+  it("to a webhook route are held within the body budget too, and dropped within the webhook deadline", async () => {
+    const conns: Conn[] = [];
+    const chunk = Buffer.alloc(512 * 1024, 0x61);
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
+    try {
+      for (let i = 0; i < 10; i++) {
+        const conn = await open();
+        conn.socket.write(
+          webhookHead(
+            "/webhooks/orders/create",
+            shopifyHeaders({ "Transfer-Encoding": "chunked", "X-Shopify-Event-Id": `chunk-${i}` }),
+          ),
+        );
+        conn.socket.write(frame); // half a MiB, then nothing more
+        conns.push(conn);
+      }
+      // A streamed body reserves its route's whole limit (5 MiB): three fit in 16 MiB, the rest are refused at once.
+      expect(await until(() => conns.filter((c) => c.answer().startsWith("HTTP/1.1 503")).length >= 7, 1_500)).toBe(
+        true,
+      );
+      expect(await until(() => conns.every((c) => c.closedAt() !== null), 3_000 + 1_500)).toBe(true);
+    } finally {
+      for (const c of conns) c.socket.destroy();
+    }
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
+
 describe("connections", () => {
   it("one that never sends a byte is closed after the idle timeout; a client over the cap keeps nobody out once its sockets are closed", async () => {
     const conns = await Promise.all(Array.from({ length: 150 }, () => open()));
