@@ -6,7 +6,7 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProductionServer, type ProductionServer } from "../helpers/production-server";
-import { TEST_SHOP, webhookHmac } from "../helpers/shopify";
+import { shopifyWebhookHeaders } from "../helpers/shopify";
 
 const MiB = 1024 * 1024;
 const LIMITS = {
@@ -55,16 +55,6 @@ const webhookHead = (path: string, headers: Record<string, string>) =>
     .map(([k, v]) => `${k}: ${v}`)
     .join("\r\n")}\r\n\r\n`;
 
-const shopifyHeaders = (extra: Record<string, string> = {}) => ({
-  "Content-Type": "application/json",
-  "X-Shopify-Topic": "orders/create",
-  "X-Shopify-Shop-Domain": TEST_SHOP,
-  "X-Shopify-Hmac-Sha256": webhookHmac("{}"),
-  "X-Shopify-Webhook-Id": "w-1",
-  "X-Shopify-Event-Id": "e-1",
-  ...extra,
-});
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(check: () => boolean, ms: number) {
@@ -86,7 +76,7 @@ describe("webhook requests before their body", () => {
     ];
     for (const framing of framings) {
       const headers = Object.fromEntries(
-        Object.entries(shopifyHeaders({ ...override, ...framing })).filter(([, v]) => v !== ""),
+        Object.entries(shopifyWebhookHeaders({ ...override, ...framing })).filter(([, v]) => v !== ""),
       );
       const conn = await open();
       conn.socket.write(webhookHead("/webhooks/orders/create", headers));
@@ -97,6 +87,18 @@ describe("webhook requests before their body", () => {
   });
 });
 
+/** `count` deliveries to orders/create, each sending its headers (with `framing`) and `first`, then nothing more. */
+async function stalledUploads(into: Conn[], count: number, framing: Record<string, string>, first: Buffer) {
+  for (let i = 0; i < count; i++) {
+    const conn = await open();
+    conn.socket.write(
+      webhookHead("/webhooks/orders/create", shopifyWebhookHeaders({ ...framing, "X-Shopify-Event-Id": `stall-${i}` })),
+    );
+    conn.socket.write(first);
+    into.push(conn);
+  }
+}
+
 describe("stalled uploads", () => {
   it("60 stalled 5 MiB webhook uploads raise memory by no more than the body budget and are dropped within the webhook deadline", async () => {
     const rest = server.rssMiB();
@@ -106,17 +108,7 @@ describe("stalled uploads", () => {
     const body = Buffer.alloc(size - 1, 0x61); // all but the last byte, then nothing more
     const conns: Conn[] = [];
     try {
-      for (let i = 0; i < 60; i++) {
-        const conn = await open();
-        conn.socket.write(
-          webhookHead(
-            "/webhooks/orders/create",
-            shopifyHeaders({ "Content-Length": String(size), "X-Shopify-Event-Id": `stall-${i}` }),
-          ),
-        );
-        conn.socket.write(body);
-        conns.push(conn);
-      }
+      await stalledUploads(conns, 60, { "Content-Length": String(size) }, body);
       const sent = Date.now();
       await sleep(1_000); // every upload has been sent and is held (or not) by now
       console.log(`rss at rest ${rest.toFixed(0)} MiB, peak while held ${peak.toFixed(0)} MiB`);
@@ -147,17 +139,7 @@ describe("stalled chunked uploads", () => {
     const chunk = Buffer.alloc(512 * 1024, 0x61);
     const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
     try {
-      for (let i = 0; i < 10; i++) {
-        const conn = await open();
-        conn.socket.write(
-          webhookHead(
-            "/webhooks/orders/create",
-            shopifyHeaders({ "Transfer-Encoding": "chunked", "X-Shopify-Event-Id": `chunk-${i}` }),
-          ),
-        );
-        conn.socket.write(frame); // half a MiB, then nothing more
-        conns.push(conn);
-      }
+      await stalledUploads(conns, 10, { "Transfer-Encoding": "chunked" }, frame); // half a MiB, then nothing more
       // A streamed body reserves its route's whole limit (5 MiB): three fit in 16 MiB, the rest are refused at once.
       expect(await until(() => conns.filter((c) => c.answer().startsWith("HTTP/1.1 503")).length >= 7, 1_500)).toBe(
         true,

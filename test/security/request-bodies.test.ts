@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { proxyUrl, TEST_SHOP, webhookHmac } from "../helpers/shopify";
+import { proxyUrl, shopifyWebhookHeaders, webhookHmac } from "../helpers/shopify";
 
 let db: TestDatabase;
 let app: RunningApp;
@@ -38,16 +38,7 @@ function head(path: string, headers: Record<string, string>) {
   return `POST ${path} HTTP/1.1\r\n${lines.join("\r\n")}\r\n\r\n`;
 }
 
-const webhookHeaders = (extra: Record<string, string>) => ({
-  "Content-Type": "application/json",
-  "X-Shopify-Topic": "orders/create",
-  "X-Shopify-Shop-Domain": TEST_SHOP,
-  "X-Shopify-Hmac-Sha256": webhookHmac("{}"),
-  "X-Shopify-Webhook-Id": "w-1",
-  "X-Shopify-Event-Id": "e-1",
-  "X-Shopify-Api-Version": "2026-10",
-  ...extra,
-});
+const webhookHeaders = (extra: Record<string, string>) => shopifyWebhookHeaders({ "X-Shopify-Api-Version": "2026-10", ...extra });
 
 const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
 
