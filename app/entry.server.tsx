@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable, type EntryContext } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { logger } from "./lib/logger.server";
@@ -11,6 +11,16 @@ import { startDevWebProcess } from "./runtime/web.server";
 export { startWebProcess } from "./runtime/web.server";
 
 export const streamTimeout = 5000;
+
+/**
+ * What a loader or action threw: through the app's one logger (Remix's default prints it raw to stderr), by the
+ * request's path only, never its query string.
+ */
+export function handleError(error: unknown, { request }: { request: Request }) {
+  // An aborted request, or an answer such as a 404 for an unknown path (the request log has its status): no error.
+  if (request.signal.aborted || (isRouteErrorResponse(error) && error.status < 500)) return;
+  logger("app").error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error), path: new URL(request.url).pathname }, "request failed");
+}
 
 startDevWebProcess(); // remix vite:dev only (it has no main): a no-op in every other process
 

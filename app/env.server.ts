@@ -66,7 +66,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     for (const [key, value] of Object.entries(LOCAL_DEFAULTS)) input[key] ??= value;
     input.ENCRYPTION_KEYS ??= localEncryptionKey(input.PGLITE_DATA_DIR ?? "./data/pglite");
   }
-  const result = schema.safeParse(input);
+  const result = schema
+    .refine((config) => !production || appUrlIsSecure(config.SHOPIFY_APP_URL), {
+      path: ["SHOPIFY_APP_URL"],
+      message: "must be an https:// URL in production (plain http only for a loopback address, for a local run of the production build)",
+    })
+    .safeParse(input);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {
       const name = issue.path.join(".");
@@ -77,6 +82,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   return result.data;
+}
+
+// Shopify calls the app, and sends session tokens to it, only over TLS; a production process on plain http would
+// take them in clear from anything on the path. Loopback is the exception: nothing off the machine reaches it (the
+// demo runs the production build on 127.0.0.1).
+function appUrlIsSecure(appUrl: string): boolean {
+  const { protocol, hostname } = new URL(appUrl);
+  return protocol === "https:" || (protocol === "http:" && (hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname)));
 }
 
 // The embedded default keeps a generated key beside its data, so secrets stay encrypted at rest

@@ -10,6 +10,7 @@ import { EncryptedSessionStorage } from "./crypto/encrypted-session-storage.serv
 import { createOfflineTokenRefresher } from "./crypto/offline-token-refresh.server";
 import { defaultKeyring } from "./crypto/secret-box.server";
 import { env } from "./env.server";
+import { logger } from "./lib/logger.server";
 import { onAppInstalled } from "./privacy/lifecycle.server";
 import { customDomainTransformations } from "./shopify/custom-domain";
 
@@ -23,7 +24,10 @@ const apiVersion = SHOPIFY_API_VERSION as ApiVersion;
 // Shops at SHOP_CUSTOM_DOMAIN are accepted besides *.myshopify.com (app/shopify/custom-domain.ts).
 const customDomains = customDomainTransformations(config.SHOP_CUSTOM_DOMAIN);
 
-// Shopify's library has its own logger; follow LOG_LEVEL (it has no "off", so silent keeps errors only).
+// Shopify's library formats its own lines (request values such as ?shop= among them, before any check) and would
+// print them raw with console.*: they go through the app's one logger instead (the "shopify" child), so each is a
+// JSON string with the same redaction as the app's own lines (app/lib/logger.server.ts). Its level follows
+// LOG_LEVEL (it has no "off", so silent keeps errors only; pino then drops those too).
 const shopifyLogLevel = {
   fatal: LogSeverity.Error,
   error: LogSeverity.Error,
@@ -33,6 +37,16 @@ const shopifyLogLevel = {
   debug: LogSeverity.Debug,
   trace: LogSeverity.Debug,
 }[config.LOG_LEVEL];
+const shopifyLogger = {
+  level: shopifyLogLevel,
+  log: (severity: LogSeverity, message: string) => {
+    const log = logger("shopify");
+    if (severity === LogSeverity.Error) log.error(message);
+    else if (severity === LogSeverity.Warning) log.warn(message);
+    else if (severity === LogSeverity.Info) log.info(message);
+    else log.debug(message);
+  },
+};
 
 // The process hands its database in when it starts (app/runtime), after this module is imported: the Prisma
 // storage (which queries its table as soon as it is made) is made at its first use.
@@ -56,7 +70,7 @@ const tokenApi = shopifyApi({
   hostName: new URL(config.SHOPIFY_APP_URL).host,
   hostScheme: new URL(config.SHOPIFY_APP_URL).protocol === "http:" ? "http" : "https",
   isEmbeddedApp: true,
-  logger: { level: shopifyLogLevel },
+  logger: shopifyLogger,
   domainTransformations: customDomains,
 });
 const refreshOfflineToken = createOfflineTokenRefresher({
@@ -85,7 +99,7 @@ const shopify = shopifyApp({
       await onAppInstalled(prisma, session.shop);
     },
   },
-  logger: { level: shopifyLogLevel },
+  logger: shopifyLogger,
   domainTransformations: customDomains,
 });
 

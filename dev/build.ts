@@ -26,7 +26,32 @@ export function buildIsFresh(): boolean {
 
 /** Builds unless the build is fresh; `stdio` "inherit" shows Vite's progress (the demo), "pipe" hides it (tests). */
 export function ensureBuild(stdio: "inherit" | "pipe" = "pipe"): boolean {
-  if (buildIsFresh()) return false;
+  return buildOnce(buildIsFresh, () =>
+    execFileSync(path.join(ROOT, "node_modules/.bin/remix"), ["vite:build"], {
+      cwd: ROOT,
+      stdio,
+      env: { ...process.env, NODE_ENV: "production" },
+    }),
+  );
+}
+
+/** The production entries (server/ bundled with what it uses of app/: `npm run build:server`). */
+export const SERVER_ENTRY_BUILD = path.join(ROOT, "build/server-main.js");
+
+function serverEntryIsFresh(): boolean {
+  if (!existsSync(SERVER_ENTRY_BUILD)) return false;
+  return statSync(SERVER_ENTRY_BUILD).mtimeMs >= Math.max(newestSourceTime(path.join(ROOT, "server")), newestSourceTime(path.join(ROOT, "app")));
+}
+
+/** The app's build and the production entries (`node build/server-main.js`), each made unless fresh. */
+export function ensureServerBuild(): void {
+  ensureBuild();
+  buildOnce(serverEntryIsFresh, () => execFileSync("npm", ["run", "--silent", "build:server"], { cwd: ROOT, stdio: "pipe" }));
+}
+
+/** Runs `build` unless `isFresh`, one starter at a time (a lock directory), re-checking after waiting. */
+function buildOnce(isFresh: () => boolean, build: () => unknown): boolean {
+  if (isFresh()) return false;
   const lock = path.join(ROOT, "node_modules/.cache/app-build.lock");
   mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + 180_000;
@@ -37,16 +62,12 @@ export function ensureBuild(stdio: "inherit" | "pipe" = "pipe"): boolean {
     } catch {
       if (Date.now() > deadline) rmSync(lock, { recursive: true, force: true });
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
-      if (buildIsFresh()) return false;
+      if (isFresh()) return false;
     }
   }
   try {
-    if (buildIsFresh()) return false;
-    execFileSync(path.join(ROOT, "node_modules/.bin/remix"), ["vite:build"], {
-      cwd: ROOT,
-      stdio,
-      env: { ...process.env, NODE_ENV: "production" },
-    });
+    if (isFresh()) return false;
+    build();
     return true;
   } finally {
     rmSync(lock, { recursive: true, force: true });

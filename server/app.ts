@@ -11,7 +11,9 @@ import type { Logger } from "pino";
 import { BODY_LIMITS } from "../app/lib/body-limit.server";
 
 import { bodyCeiling } from "./body-ceiling";
+import { BodyBudget } from "./body-budget";
 import { directWebhookDispatch } from "./direct-actions";
+import { serverLimits, type ServerLimits } from "./limits";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
@@ -27,15 +29,19 @@ export interface AppServerOptions {
   /** build/client: hashed assets under /assets, public files at the root. */
   clientDir: string;
   logger?: Logger;
+  /** Default: from the environment (./limits.ts). */
+  limits?: ServerLimits;
 }
 
 /**
  * The request handler for Node's HTTP server (or, in the tests, for an outer Express app): webhook deliveries go
  * straight to their route's action (direct-actions.ts), everything else through Express and Remix.
  */
-export function createAppServer({ build, clientDir, logger }: AppServerOptions) {
+export function createAppServer({ build, clientDir, logger, limits = serverLimits() }: AppServerOptions) {
   const app = express();
-  const direct = directWebhookDispatch(build);
+  // One budget for the bodies of every request of this process, webhooks and the rest (./body-budget.ts).
+  const bodies = { budget: new BodyBudget(limits.bodyBytesInFlight), webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs };
+  const direct = directWebhookDispatch(build, bodies);
   app.disable("x-powered-by");
   // A body a handler refused part way (413) is not read into memory, but it is not left unread either: closing a
   // socket with unread data resets the connection, and the client may lose the answer. Whatever is still coming
@@ -59,7 +65,7 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
     next();
   });
   // Then every body is counted against its route's limit, whatever the framing (body-ceiling.ts).
-  app.use(bodyCeiling());
+  app.use(bodyCeiling(bodies));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static(clientDir, { maxAge: "1h" }));

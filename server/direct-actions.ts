@@ -7,17 +7,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerBuild } from "@remix-run/node";
 import { BODY_BYTES, BODY_LIMITS } from "../app/lib/body-limit.server";
+import { webhookHeaderProblem } from "../app/shopify/webhook-headers";
+import { answerBusy, answerUnread, bodyDeadline, type BodyBudget } from "./body-budget";
 
 type Action = NonNullable<ServerBuild["routes"][string]["module"]["action"]>;
 
-/** Paths ("/webhooks/orders/create") of resource routes under /webhooks/ with their action. */
-function webhookActions(build: ServerBuild): Map<string, Action> {
-  const actions = new Map<string, Action>();
+/** Paths ("/webhooks/orders/create") of resource routes under /webhooks/ with their action and topic ("orders/create"). */
+function webhookActions(build: ServerBuild): Map<string, { action: Action; topic: string }> {
+  const actions = new Map<string, { action: Action; topic: string }>();
   for (const route of Object.values(build.routes)) {
     const { path, parentId, module } = route;
     if (parentId !== "root" || !path?.startsWith("webhooks/") || /[:*]/.test(path)) continue;
     if (!module.action || module.loader || module.default) continue;
-    actions.set(`/${path}`, module.action);
+    // Route files are named after Shopify's topics (webhooks.orders.create.tsx takes orders/create).
+    actions.set(`/${path}`, { action: module.action, topic: path.slice("webhooks/".length) });
   }
   return actions;
 }
@@ -61,32 +64,49 @@ async function answer(res: ServerResponse, response: unknown): Promise<void> {
   res.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
 }
 
+export interface DirectDispatchOptions {
+  /** Memory for request bodies, for the whole process (./body-budget.ts). */
+  budget: BodyBudget;
+  /** A delivery's body must all have arrived this long after its headers (./limits.ts). */
+  webhookBodyTimeoutMs: number;
+}
+
 /**
- * A handler for Node's HTTP server that takes a POST with a declared length, within the webhook limit, to a
- * webhooks/* route, and returns false for every other request (which then goes through Express and Remix: a body
- * streamed without a length, or declared over the limit, gets the general path's checks and answers).
+ * A handler for Node's HTTP server that takes a POST to a webhooks/* route and returns false for every other
+ * request (which then goes through Express and Remix). Before a byte of the body is read, the request must carry
+ * Shopify's headers for the route's topic (400 otherwise) and fit the process's body budget (503 otherwise); a
+ * delivery with a declared length within the webhook limit is then read here, within the webhook body deadline,
+ * and handed to the route's action. A body streamed without a length, or declared over the limit, goes on to the
+ * general path's checks and answers.
  */
-export function directWebhookDispatch(build: ServerBuild): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function directWebhookDispatch(build: ServerBuild, options: DirectDispatchOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const actions = webhookActions(build);
   return (req, res) => {
     if (req.method !== "POST") return false;
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    const route = actions.get(query < 0 ? url : url.slice(0, query));
+    if (!route) return false;
+    const problem = webhookHeaderProblem((name) => req.headers[name] as string | undefined, route.topic);
+    if (problem) return answerUnread(req, res, 400, "Bad Request"), true;
     const declared = req.headers["content-length"];
     // Node's parser accepts only digits here, and holds the body to this length.
     if (!declared || Number(declared) > BODY_LIMITS.webhook) return false;
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    const action = actions.get(query < 0 ? url : url.slice(0, query));
-    if (!action) return false;
+    const release = options.budget.reserve(Number(declared));
+    if (!release) return answerBusy(req, res), true;
+    const inTime = bodyDeadline(req, res, options.webhookBodyTimeoutMs);
     readDeclared(req)
       .then(async (bytes) => {
+        inTime();
         if (!bytes) return void res.destroy(); // nobody left to answer
-        await answer(res, await action({ request: toFetchRequest(req, bytes), params: {}, context: {} }));
+        await answer(res, await route.action({ request: toFetchRequest(req, bytes), params: {}, context: {} }));
       })
       .catch((error: unknown) => {
         // A thrown Response is an answer (Shopify's helpers throw 401s); anything else is ours: 500, no detail.
         if (error instanceof Response) return void res.writeHead(error.status).end();
         if (!res.headersSent) res.writeHead(500).end();
-      });
+      })
+      .finally(release);
     return true;
   };
 }

@@ -4,17 +4,21 @@
 // NODE_ENV defaults to production (./production-env, first, before anything reads it).
 import "./production-env";
 import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import pino from "pino";
+import { pinoOptions } from "../app/lib/logger.server";
 import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
 import { createAppServer } from "./app";
 import { describeError, exitOnCrash } from "./crash";
+import { createHttpServer } from "./http-server";
+import { serverLimits } from "./limits";
 
 const root = process.cwd();
-const logger = pino({ level: process.env.LOG_LEVEL ?? "info" });
+// The app's logger options (app/lib/logger.server.ts): JSON lines, the same redaction as every other line.
+const logger = pino(pinoOptions(process.env.LOG_LEVEL ?? "info"));
 
 /** What the build's entry module (app/entry.server.tsx) exports beside Remix's handler. */
 type WebEntry = { startWebProcess(options?: WebProcessOptions): WebProcess };
@@ -60,16 +64,20 @@ async function main() {
     logger.fatal(err instanceof Error ? err.message : String(err));
     process.exit(1);
   })) as ServerBuild;
+  // Connections, time and body memory a client gets before anything is verified (./limits.ts, docs/security.md).
+  let limits: ReturnType<typeof serverLimits>;
+  try {
+    limits = serverLimits();
+  } catch (err) {
+    logger.fatal(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  }
   web = (build.entry.module as unknown as WebEntry).startWebProcess();
-  const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
+  const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger, limits });
   const port = Number(process.env.PORT ?? 3000);
-  server = createServer(handler).listen(port, process.env.HOST ?? "0.0.0.0", () => {
+  server = createHttpServer(handler, limits).listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
-  // A slow client holds a connection at most this long: headers within 20 s, the whole request within 60 s
-  // (Node's defaults, 60 s and 5 minutes, let a few slow clients tie the server up for long).
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
 }
 
 void main();

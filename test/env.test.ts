@@ -28,6 +28,16 @@ describe("configuration", () => {
     expect(() => parseEnv({ DATABASE_URL: "mysql://db/app" })).toThrowError(/DATABASE_URL: must be a postgresql:\/\/ URL/);
   });
 
+  it("refuses a plain-http app URL in production, except on a loopback address", () => {
+    const base = { NODE_ENV: "production", SHOPIFY_API_KEY: "k", SHOPIFY_API_SECRET: "s", ENCRYPTION_KEYS: `k1:${key}` };
+    for (const url of ["http://app.example", "http://10.0.0.5:3000", "ftp://app.example"]) {
+      expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: url }), url).toThrowError(/SHOPIFY_APP_URL: must be an https:\/\/ URL in production/);
+    }
+    for (const url of ["https://app.example", "http://127.0.0.1:3000", "http://localhost:3000"]) {
+      expect(parseEnv({ ...base, SHOPIFY_APP_URL: url }).SHOPIFY_APP_URL, url).toBe(url);
+    }
+  });
+
   it("accepts a complete deployment", () => {
     const config = parseEnv({
       DATABASE_URL: "postgresql://db/app",

@@ -3,7 +3,7 @@
 // or imported is left alone and the message says so. Only job rows and the resolved flag change: the worker owns
 // the rest of a record.
 import type { PrismaClient } from "@prisma/client";
-import { retryRecordJob } from "../sync/queue.server";
+import { requeueJob } from "../sync/queue.server";
 import { notifyWorkers } from "../sync/signal.server";
 import { RETRYABLE_STATES } from "../sync/states";
 import type { LogFilter } from "./log-query.server";
@@ -20,7 +20,7 @@ async function retryOne(prisma: PrismaClient, shop: string, id: string, now: Dat
   const record = await prisma.syncRecord.findFirst({ where: { id, shop }, select: { state: true } });
   if (!record) return "not_found";
   if (record.state === "imported" || record.state === "updated") return "done";
-  const job = await prisma.job.findFirst({ where: { shop, recordId: id }, orderBy: { seq: "desc" }, select: { status: true } });
+  const job = await prisma.job.findFirst({ where: { shop, recordId: id }, orderBy: { seq: "desc" }, select: { id: true, status: true } });
   if (!job) return "no_job";
   if (job.status === "running") return "running";
   if (job.status === "queued") {
@@ -29,7 +29,11 @@ async function retryOne(prisma: PrismaClient, shop: string, id: string, now: Dat
     return "already_queued";
   }
   if (!RETRYABLE_STATES.has(record.state)) return "not_retryable";
-  if (!(await retryRecordJob(prisma, shop, id, now))) return "running";
+  // Only from the status read above: of two clicks at once one queues it, the other finds it changed and says so.
+  if (!(await requeueJob(prisma, job, now))) {
+    const current = await prisma.job.findUnique({ where: { id: job.id }, select: { status: true } });
+    return current?.status === "queued" ? "already_queued" : "running";
+  }
   await prisma.syncRecord.updateMany({ where: { id, shop }, data: { resolvedAt: null } });
   return "queued";
 }

@@ -7,13 +7,17 @@ import { walkLog, type LogRow } from "./log.server";
 export const CSV_COLUMNS = ["id", "kind", "order_name", "order_id", "external_id", "customer_id", "customer", "created_at", "state", "resolved", "reason", "attempts"] as const;
 
 /**
- * One CSV field. Quoted when needed; a leading =, +, -, @ or tab/CR is prefixed with ' so a spreadsheet does not
- * run a customer-controlled value as a formula.
+ * One CSV field, safe under any list separator. A spreadsheet opening the file with ";" or a tab as its separator
+ * (German, French, Dutch Excel) starts a cell after every ";" or tab, quoted field or not, and one after a line
+ * break: so wherever a cell could start (the field's start, or after ",", ";", a tab or a line break, spaces
+ * aside), a =, +, - or @ gets a ' before it and the customer-controlled value is never run as a formula (a leading
+ * tab or CR too). A field holding a separator, a quote or a line break is quoted.
  */
 export function csvField(value: string | number | boolean | null): string {
   let s = value === null ? "" : String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  if (/^[\t\r]/.test(s)) s = `'${s}`;
+  s = s.replace(/(^|[,;\t\r\n])([ ]*)([=+\-@])/g, "$1$2'$3");
+  return /[",;\t\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function csvLine(row: LogRow): string {

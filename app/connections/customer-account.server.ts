@@ -123,12 +123,38 @@ function accountUrl(value: unknown): string | null {
  * extension's word for it); query and fragment are dropped. Null when it is not one of those pages or Shopify
  * could not say where they are.
  */
-export async function accountReturnUrl(shop: string, returnTo: unknown, adminGraphql: AdminGraphql): Promise<string | null> {
+export async function accountReturnUrl(shop: string, returnTo: unknown, adminGraphql: AdminGraphql, now = Date.now()): Promise<string | null> {
   if (typeof returnTo !== "string" || returnTo.length > 500) return null;
   const page = accountUrl(returnTo);
   if (!page) return null;
-  const { url: root } = await customerAccountsOf(shop, adminGraphql);
+  const root = await accountRootOf(shop, adminGraphql, now);
   return root && page.startsWith(`${root}/`) ? page : null;
+}
+
+async function accountRootOf(shop: string, adminGraphql: AdminGraphql, now: number): Promise<string | null> {
+  const cached = cachedAccountUrl(shop, now);
+  if (cached !== undefined) return cached;
+  const answer = await customerAccountsOf(shop, adminGraphql);
+  if (answer.version !== null) rememberAccountUrl(shop, answer.url, now); // Shopify answered: null is its answer too
+  return answer.url;
+}
+
+// The account URL changes only when a merchant switches account versions or domains, while every Connect click
+// needs it: kept per shop for ACCOUNT_URL_TTL_MS, so clicks cost no Admin API query. Failures are not kept.
+export const ACCOUNT_URL_TTL_MS = 10 * 60 * 1000;
+const MAX_CACHED_SHOPS = 10_000;
+const accountUrls = new Map<string, { url: string | null; at: number }>();
+
+function cachedAccountUrl(shop: string, now: number): string | null | undefined {
+  const hit = accountUrls.get(shop);
+  if (!hit || now - hit.at >= ACCOUNT_URL_TTL_MS || now < hit.at) return undefined;
+  return hit.url;
+}
+
+function rememberAccountUrl(shop: string, url: string | null, now: number) {
+  accountUrls.delete(shop);
+  accountUrls.set(shop, { url, at: now });
+  if (accountUrls.size > MAX_CACHED_SHOPS) accountUrls.delete(accountUrls.keys().next().value!);
 }
 
 export type AccountConnectStart =

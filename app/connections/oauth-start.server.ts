@@ -2,7 +2,7 @@
 // to the shop and the customer, with the PKCE code_verifier encrypted, and the service's authorization URL.
 import type { PrismaClient } from "@prisma/client";
 import { SERVICE_SCOPES, startAuthorization, type ServiceSettings } from "../service/client.server";
-import { bindings, sealFor, type Keyring } from "../crypto/secret-box.server";
+import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { resultMessage } from "./connect-page.server";
 import { callbackUrl, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
 import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
@@ -26,11 +26,51 @@ export interface StartInput {
 
 export type StartResult = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured"; message: string };
 
-export async function startConnect(
-  prisma: PrismaClient,
-  input: StartInput,
-  options: { appUrl: string; now?: Date; keyring?: Keyring; settings?: ServiceSettings | null },
-): Promise<StartResult> {
+/** A pending attempt is handed out again while this much of its life is left (time to consent at the service). */
+export const REUSE_MIN_LEFT_MS = 5 * 60 * 1000;
+/** Attempts never called back, per customer: a new one beyond this replaces the oldest. */
+export const MAX_UNUSED_PER_CUSTOMER = 3;
+
+interface AttemptKey {
+  shop: string;
+  customerId: string;
+  returnTo: string;
+  redirectUri: string;
+}
+
+/**
+ * The customer's attempt started moments ago for the same return page and not called back yet: its state and
+ * verifier, so clicking Connect again sends the same link instead of writing a row per click.
+ */
+async function pendingAttempt(prisma: PrismaClient, key: AttemptKey, now: Date, keyring?: Keyring) {
+  const row = await prisma.oAuthState.findFirst({
+    where: { ...key, usedAt: null, pendingTokensEnc: null, expiresAt: { gt: new Date(now.getTime() + REUSE_MIN_LEFT_MS) } },
+    orderBy: { createdAt: "desc" },
+    select: { state: true, codeVerifierEnc: true },
+  });
+  if (!row) return null;
+  try {
+    return { state: row.state, codeVerifier: openFor(bindings.oauthState({ shop: key.shop, state: row.state }, "codeVerifierEnc"), row.codeVerifierEnc, keyring) };
+  } catch {
+    return null; // sealed under a key no longer held: start afresh
+  }
+}
+
+// Starts in flight in this process, by customer and return page: simultaneous clicks share one attempt.
+const inFlight = new Map<string, Promise<StartResult>>();
+
+type StartOptions = { appUrl: string; now?: Date; keyring?: Keyring; settings?: ServiceSettings | null };
+
+export function startConnect(prisma: PrismaClient, input: StartInput, options: StartOptions): Promise<StartResult> {
+  const flight = JSON.stringify([input.shop, input.customerId, input.returnTo ?? null, options.appUrl]);
+  const running = inFlight.get(flight);
+  if (running) return running;
+  const started = startOrReuse(prisma, input, options).finally(() => inFlight.delete(flight));
+  inFlight.set(flight, started);
+  return started;
+}
+
+async function startOrReuse(prisma: PrismaClient, input: StartInput, options: StartOptions): Promise<StartResult> {
   const now = options.now ?? new Date();
   let settings: ServiceSettings | null;
   try {
@@ -41,9 +81,26 @@ export async function startConnect(
   if (!settings) return { ok: false, code: "not_configured", message: resultMessage("not_configured") };
 
   const redirectUri = callbackUrl(options.appUrl);
+  const key: AttemptKey = { shop: input.shop, customerId: input.customerId, returnTo: input.returnTo ?? `${DEFAULT_PROXY_PREFIX}/connect`, redirectUri };
+  const pending = await pendingAttempt(prisma, key, now, options.keyring);
+  if (pending) {
+    const again = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES, pending });
+    return { ok: true, authorizationUrl: again.url.toString() };
+  }
   const start = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES });
   // Rows still holding exchanged tokens are left to the worker, which revokes them first (privacy/housekeeping).
   await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - STATE_RETENTION_MS) }, pendingTokensEnc: null } });
+  // At most MAX_UNUSED_PER_CUSTOMER attempts never called back: the oldest beyond make room for this one. A
+  // callback claims its row atomically (usedAt), so one that is claimed meanwhile is no longer deleted here.
+  const keep = await prisma.oAuthState.findMany({
+    where: { shop: input.shop, customerId: input.customerId, usedAt: null, pendingTokensEnc: null },
+    orderBy: { createdAt: "desc" },
+    take: MAX_UNUSED_PER_CUSTOMER - 1,
+    select: { state: true },
+  });
+  await prisma.oAuthState.deleteMany({
+    where: { shop: input.shop, customerId: input.customerId, usedAt: null, pendingTokensEnc: null, state: { notIn: keep.map((k) => k.state) } },
+  });
   await prisma.oAuthState.create({
     data: {
       state: start.state,
@@ -53,11 +110,10 @@ export async function startConnect(
       customerEmail: cleanLabel(input.customerEmail, 320),
       codeVerifierEnc: sealFor(bindings.oauthState({ shop: input.shop, state: start.state }, "codeVerifierEnc"), start.codeVerifier, options.keyring),
       redirectUri,
-      returnTo: input.returnTo ?? `${DEFAULT_PROXY_PREFIX}/connect`,
+      returnTo: key.returnTo,
       createdAt: now,
       expiresAt: new Date(now.getTime() + STATE_TTL_MS),
     },
   });
   return { ok: true, authorizationUrl: start.url.toString() };
 }
-

@@ -124,6 +124,8 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
 
   const resolved = await resolveCart(deps.graphql, shop, input.lines);
   if (!resolved.ok) {
+    // The shop's Admin API budget is spent for now: like every budget refusal, a 429 that writes nothing.
+    if (resolved.problem === "busy") return { ok: false, code: "busy", status: 429, locale, retryAfterMs: resolved.retryAfterMs };
     if (resolved.problem === "unavailable") {
       await recordRefusal(prisma, facts, "unavailable", `No longer available: ${resolved.items.join(", ")}.`);
       return { ok: false, code: "unavailable", status: 409, locale, items: resolved.items };

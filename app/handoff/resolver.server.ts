@@ -3,6 +3,7 @@
 // (app/shopify/admin-api.server.ts, Shopify's library) and nothing here knows about sessions or tokens.
 import { z } from "zod";
 import type { AdminGraphql } from "../shopify/admin-api.server";
+import { AdminApiBusy } from "../shopify/admin-api-busy";
 
 export const CART_VARIANTS_QUERY = `#graphql
 query CartVariants($ids: [ID!]!) {
@@ -48,7 +49,9 @@ export interface ResolvedLine {
 export type Resolution =
   | { ok: true; currency: string; lines: ResolvedLine[] }
   | { ok: false; problem: "unavailable"; items: string[] }
-  | { ok: false; problem: "admin_unreachable"; detail: string };
+  | { ok: false; problem: "admin_unreachable"; detail: string }
+  /** Not asked: the shop's Admin API budget cannot pay for it now (app/sync/admin-budget.server.ts, forShopper). */
+  | { ok: false; problem: "busy"; retryAfterMs: number };
 
 const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
 const numericId = (g: string) => g.slice(g.lastIndexOf("/") + 1);
@@ -93,6 +96,7 @@ export async function resolveCart(
   try {
     answer = await graphql(shop, CART_VARIANTS_QUERY, { ids });
   } catch (error) {
+    if (error instanceof AdminApiBusy) return { ok: false, problem: "busy", retryAfterMs: error.retryAfterMs };
     return { ok: false, problem: "admin_unreachable", detail: error instanceof Error ? error.name : "error" };
   }
   const parsed = AnswerSchema.safeParse(answer);

@@ -6,16 +6,23 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import prisma from "../db.server";
+import { env } from "../env.server";
 import { authenticate } from "../shopify.server";
+import { staffTokenShop } from "../shopify/staff-token";
 import { readBody } from "../lib/body-limit.server";
 import { loadOrderBlock, orderBlockAction, orderIdOf } from "../admin/order-block.server";
 
 const CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Authorization, Content-Type" };
 
-/** Without a Bearer token the library would treat the call as a page load (a redirect): say 401 plainly. */
+/**
+ * Without a Bearer token the library would treat the call as a page load (a redirect), and a token that is not a
+ * staff token of a shop (a customer account token, another app's) it would misread: say 401 plainly to both
+ * (app/shopify/staff-token.ts). The library then checks the signature and the times.
+ */
 function requireToken(request: Request) {
   if (request.method === "OPTIONS") return;
-  if (!/^Bearer \S+$/.test(request.headers.get("Authorization") ?? "")) {
+  const token = /^Bearer (\S+)$/.exec(request.headers.get("Authorization") ?? "")?.[1];
+  if (!token || !staffTokenShop(token, { apiKey: env().SHOPIFY_API_KEY, customDomain: env().SHOP_CUSTOM_DOMAIN })) {
     throw json({ error: "unauthorized", message: "A session token from Shopify's admin is required." }, { status: 401, headers: CORS });
   }
 }

@@ -6,6 +6,7 @@ import { logEvent } from "../connections/log.server";
 import { handleOAuthCallback } from "../connections/oauth-callback.server";
 import { neverFramedHeaders } from "../shopify/frame-ancestors";
 import { pageTitle } from "../lib/page-title";
+import { clientAddress, retryAfterSeconds, takeShopperBudget } from "../lib/shopper-budget.server";
 
 // The OAuth redirect_uri (${SHOPIFY_APP_URL}/connect/callback), on the app's own domain. The state row says which
 // shop and customer this is; app/connections/oauth-callback.server.ts does the checks and the exchange, and keeps the
@@ -16,7 +17,13 @@ import { pageTitle } from "../lib/page-title";
 // The service sends the shopper's browser here, top level: never inside the admin or anyone's frame.
 export const headers = neverFramedHeaders;
 
-export const loader = async ({ request }: LoaderFunctionArgs) => {
+export const loader = async ({ request, context }: LoaderFunctionArgs) => {
+  // Anyone can call it: the caller's address has a budget (app/lib/shopper-budget.server.ts) before any lookup.
+  const taken = takeShopperBudget("request", { address: clientAddress(request, context.remoteAddress) });
+  if (!taken.ok) {
+    const headers = { "Cache-Control": "no-store", "Retry-After": retryAfterSeconds(taken.retryAfterMs) };
+    return data({ message: "Too many attempts from your network. Wait a minute, then open the link again." }, { status: 429, headers });
+  }
   const outcome = await handleOAuthCallback(prisma, request.url, { log: logEvent });
   if (outcome.kind === "redirect") {
     return redirect(outcome.location, { headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });

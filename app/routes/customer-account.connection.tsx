@@ -10,9 +10,9 @@ import {
   startAccountConnect,
 } from "../connections/customer-account.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
 import { readBody } from "../lib/body-limit.server";
-import { authenticateCustomerAccount } from "../shopify/customer-account-auth.server";
+import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
 // /customer-account/connection: the customer account extension's profile block and Connect workspace page. GET: the
@@ -20,17 +20,21 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 // "complete" ({state, proof} from the page's URL after consent), "disconnect". Shop and customer come from the session token only
 // (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
 
-export const loader = async ({ request }: LoaderFunctionArgs) => {
+export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const { shop, customerId, cors } = await authenticateCustomerAccount(request);
+  const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
+  if (refused) return cors(refused);
   return cors(json(await accountProfile(prisma, shop, customerId)));
 };
 
 const bad = (message: string) => json({ error: "bad_request", message }, { status: 400 });
 
-export const action = async ({ request }: ActionFunctionArgs) => {
+export const action = async ({ request, context }: ActionFunctionArgs) => {
   const who = await authenticateCustomerAccount(request);
   const { shop, customerId, cors } = who;
   if (request.method !== "POST") return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
+  const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
+  if (refused) return cors(refused);
   const body = await readBody(request, 4096);
   if (!body.ok) return cors(body.response);
   let input: Record<string, unknown>;
@@ -44,7 +48,10 @@ export const action = async ({ request }: ActionFunctionArgs) => {
 
   switch (input.intent) {
     case "connect": {
-      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: adminGraphqlViaShopify, returnTo: input.returnTo });
+      // Each start may cost an Admin API query and a state row: a budget of its own (app/lib/shopper-budget.server.ts).
+      const overConnect = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId });
+      if (overConnect) return cors(overConnect);
+      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: shopperAdminGraphql, returnTo: input.returnTo });
       if (!started.ok && started.code === "bad_return") return cors(bad(started.message));
       if (!started.ok) return cors(json({ error: "not_configured", message: "Workspace connections are not available at this store yet." }, { status: 409 }));
       logEvent("account_connect_started", { shop, customerId });
@@ -54,7 +61,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
       const result = await completeAccountConnect(prisma, { shop, customerId }, { state: input.state, proof: input.proof }, {
         log: logEvent,
         onConnected: async (event) => {
-          await recordCustomerProfile(prisma, event, { adminGraphql: adminGraphqlViaShopify, log: logEvent });
+          await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdminGraphql, log: logEvent });
           await onCustomerConnected(prisma, event);
         },
       });

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
@@ -23,7 +23,7 @@ export const action = ({ request, context }: ActionFunctionArgs) =>
     gate: handoffGate, // the service's rate budget, shared with the imports
     peer: context.remoteAddress, // server/app.ts
     verify: verifyAppProxy,
-    graphql: adminGraphqlViaShopify,
+    graphql: shopperAdminGraphql, // through the app's Admin API cost budget
     // The same offline token, as the Storefront API's private token (the library's own way to call it).
     storefrontFor: (shop) => async (query, variables) => {
       const { storefront } = await unauthenticated.storefront(shop);

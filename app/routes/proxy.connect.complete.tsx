@@ -5,8 +5,8 @@ import { logEvent } from "../connections/log.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
 import { renderSignInPage } from "../connections/connect-page.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
-import { verifyAppProxy } from "../shopify/app-proxy.server";
+import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
+import { overProxyBudget, verifyAppProxy } from "../shopify/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
 // Storefront {proxy path}/connect/complete?state=…&proof=… through the app proxy: the second half of the
@@ -18,16 +18,19 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
-export const loader = async ({ request }: LoaderFunctionArgs) => {
+export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   // 400 unless Shopify signed it, unambiguously, with a proxy path of Shopify's shape (the redirects' path)
-  const { liquid, url, shop, customerId, prefix } = await verifyAppProxy(request);
+  const proxied = await verifyAppProxy(request);
+  const { liquid, url, shop, customerId, prefix } = proxied;
+  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  if (refused) return refused;
   const outcome = await completeOnStorefront(
     prisma,
     { shop, customerId, url, prefix },
     {
       onConnected: async (event) => {
         // The name the admin shows comes from Shopify, not from anything the storefront sent.
-        await recordCustomerProfile(prisma, event, { adminGraphql: adminGraphqlViaShopify, log: logEvent });
+        await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdminGraphql, log: logEvent });
         await onCustomerConnected(prisma, event);
       },
       log: logEvent,

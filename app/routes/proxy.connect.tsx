@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { verifyAppProxy } from "../shopify/app-proxy.server";
+import { overProxyBudget, verifyAppProxy } from "../shopify/app-proxy.server";
 import { checkCsrfToken, csrfToken, CSRF_FIELD } from "../lib/csrf.server";
 import { readForm } from "../lib/form.server";
 import { env } from "../env.server";
@@ -27,8 +27,11 @@ const NO_STORE = { "Cache-Control": "no-store" };
 type Liquid = Awaited<ReturnType<typeof verify>>["liquid"];
 const signIn = (liquid: Liquid, prefix: string) => liquid(renderSignInPage(`${prefix}/connect`), { headers: NO_STORE });
 
-export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { liquid, url, shop, customerId, prefix } = await verify(request);
+export const loader = async ({ request, context }: LoaderFunctionArgs) => {
+  const proxied = await verify(request);
+  const { liquid, url, shop, customerId, prefix } = proxied;
+  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  if (refused) return refused;
   if (!customerId) return signIn(liquid, prefix);
   const [connection, settings] = await Promise.all([
     getCustomerConnection(prisma, shop, customerId),
@@ -43,8 +46,11 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   );
 };
 
-export const action = async ({ request }: ActionFunctionArgs) => {
-  const { liquid, shop, customerId, prefix } = await verify(request);
+export const action = async ({ request, context }: ActionFunctionArgs) => {
+  const proxied = await verify(request);
+  const { liquid, shop, customerId, prefix } = proxied;
+  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  if (refused) return refused;
   if (!customerId) return signIn(liquid, prefix);
   const form = await readForm(request);
   if (!checkCsrfToken(form.get(CSRF_FIELD), `${shop}:${customerId}`)) {
@@ -53,6 +59,9 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     const page = { prefix, configured: settings.configured, result: null, connection, csrfToken: csrfToken(`${shop}:${customerId}`) };
     return liquid(renderConnectPage(page), { status: 403, headers: NO_STORE });
   }
+  // Each start writes a state row: a budget of its own (app/lib/shopper-budget.server.ts).
+  const overConnect = overProxyBudget("connect", request, context.remoteAddress, proxied);
+  if (overConnect) return overConnect;
   const started = await startConnect(prisma, { shop, customerId, returnTo: `${prefix}/connect` }, { appUrl: env().SHOPIFY_APP_URL });
   if (!started.ok) {
     const connection = await getCustomerConnection(prisma, shop, customerId);

@@ -168,14 +168,22 @@ export interface AuthorizationStart {
   codeVerifier: string;
 }
 
-/** Builds the authorization URL with PKCE (S256) and a random state. */
+/**
+ * Builds the authorization URL with PKCE (S256) and a random state; with `pending`, the URL of an attempt already
+ * started (its state and verifier, kept server-side), so a second click sends the same link instead of a new one.
+ */
 export async function startAuthorization(
   target: ServiceSettings | ServiceContext,
-  options: { redirectUri: string; scopes?: readonly string[]; extraParams?: Record<string, string> },
+  options: {
+    redirectUri: string;
+    scopes?: readonly string[];
+    extraParams?: Record<string, string>;
+    pending?: { state: string; codeVerifier: string };
+  },
 ): Promise<AuthorizationStart> {
   const p = parts(target);
-  const codeVerifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
+  const codeVerifier = options.pending?.codeVerifier ?? oauth.generateRandomCodeVerifier();
+  const state = options.pending?.state ?? oauth.generateRandomState();
   const url = new URL(p.as.authorization_endpoint!);
   url.search = new URLSearchParams({
     ...options.extraParams,

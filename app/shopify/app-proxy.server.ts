@@ -7,6 +7,7 @@
 // is refused the same way: links and redirects back to the store are built from it.
 import { authenticate } from "../shopify.server";
 import { securityLog } from "../lib/security-log.server";
+import { clientAddress, retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib/shopper-budget.server";
 import { parseProxyPrefix } from "./proxy-path";
 
 export interface ProxyRequest {
@@ -35,4 +36,18 @@ export async function verifyAppProxy(request: Request): Promise<ProxyRequest> {
   if (!prefix) throw refuse(url.pathname, { reason: "bad_path_prefix", pathPrefix: String(url.searchParams.get("path_prefix")).slice(0, 100) });
   const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
   return { liquid, url, shop: url.searchParams.get("shop")!, customerId: /^\d+$/.test(customerId) ? customerId : null, prefix };
+}
+
+/**
+ * The shopper budgets (app/lib/shopper-budget.server.ts) for a verified proxy request: its shop, its logged-in
+ * customer and the address Shopify's proxy saw (`peer`: the socket's, from the load context). Null within them,
+ * else the 429 to answer, a page in the store's theme.
+ */
+export function overProxyBudget(action: ShopperAction, request: Request, peer: string | undefined, proxied: ProxyRequest): Response | null {
+  const taken = takeShopperBudget(action, { address: clientAddress(request, peer, { appProxy: true }), shop: proxied.shop, customerId: proxied.customerId });
+  if (taken.ok) return null;
+  return proxied.liquid(`<div class="page-width"><h1>Workspace</h1><p>Too many attempts. Wait a minute, then try again.</p></div>`, {
+    status: 429,
+    headers: { "Retry-After": retryAfterSeconds(taken.retryAfterMs), "Cache-Control": "no-store" },
+  });
 }

@@ -5,6 +5,7 @@
 // (`sub`), and every refusal is a 401 the extension can read. The customer comes from the token only.
 import { json } from "@remix-run/node";
 import { env } from "../env.server";
+import { clientAddress, retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib/shopper-budget.server";
 import { authenticate } from "../shopify.server";
 
 export interface CustomerAccountRequest {
@@ -27,6 +28,20 @@ const CORS_HEADERS = {
 /** A refusal in the routes' own JSON shape, readable cross-origin. */
 export function unauthorized(): Response {
   return json({ error: "unauthorized", message: "Sign in to your account again." }, { status: 401, headers: CORS_HEADERS });
+}
+
+/**
+ * The shopper budgets (app/lib/shopper-budget.server.ts) for this customer, their shop and their address (`peer`:
+ * the socket's, from the load context): null within them, else the 429 to answer, in the routes' JSON shape with
+ * CORS headers.
+ */
+export function overShopperBudget(action: ShopperAction, request: Request, peer: string | undefined, who: { shop: string; customerId: string }): Response | null {
+  const taken = takeShopperBudget(action, { address: clientAddress(request, peer), ...who });
+  if (taken.ok) return null;
+  return json(
+    { error: "busy", message: "Too many attempts. Wait a moment and try again." },
+    { status: 429, headers: { ...CORS_HEADERS, "Retry-After": retryAfterSeconds(taken.retryAfterMs) } },
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
 // for the points and asks again, so throttling never surfaces; MAX_COST_EXCEEDED is thrown as its own error for the
 // caller to split the query (smaller pages).
 import type { AdminGraphql } from "../shopify/admin-api.server";
+import { AdminApiBusy } from "../shopify/admin-api-busy";
 
 export interface ThrottleStatus {
   maximumAvailable: number;
@@ -60,6 +61,14 @@ export class AdminCostBudget {
     }
   }
 
+  /** Counts a query just sent against the shop's bucket until its answer says what is left (known shops only). */
+  spend(shop: string, points: number, nowMs: number) {
+    const seen = this.shops.get(shop);
+    const available = this.available(shop, nowMs);
+    if (!seen || available === undefined) return;
+    this.shops.set(shop, { status: { ...seen.status, currentlyAvailable: Math.max(0, available - points) }, at: nowMs });
+  }
+
   /** What the query last asked for; a query not seen yet waits for a full bucket (no restored point is lost). */
   lastRequested(key: string): number {
     return this.requested.get(key) ?? Number.POSITIVE_INFINITY;
@@ -79,6 +88,10 @@ export interface BudgetedDeps {
 export const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const MAX_THROTTLED_RETRIES = 8;
 
+// The same query with the same sizes asks for the same cost each time.
+const costKey = (query: string, variables: Record<string, unknown>) =>
+  `${/query\s+(\w+)/.exec(query)?.[1] ?? query}:${JSON.stringify(Object.values(variables).filter((v) => typeof v === "number"))}`;
+
 const codeOf = (answer: GraphqlAnswer, code: string) => answer.errors?.some((e) => e?.extensions?.code === code) ?? false;
 
 /**
@@ -88,8 +101,7 @@ const codeOf = (answer: GraphqlAnswer, code: string) => answer.errors?.some((e) 
 export async function budgetedQuery(deps: BudgetedDeps, shop: string, query: string, variables: Record<string, unknown>): Promise<GraphqlAnswer> {
   const budget = deps.budget ?? sharedAdminBudget;
   const sleep = deps.sleep ?? realSleep;
-  // The same query with the same sizes asks for the same cost each time.
-  const key = `${/query\s+(\w+)/.exec(query)?.[1] ?? query}:${JSON.stringify(Object.values(variables).filter((v) => typeof v === "number"))}`;
+  const key = costKey(query, variables);
   for (let attempt = 0; ; attempt++) {
     const wait = budget.waitMs(shop, budget.lastRequested(key), deps.now().getTime());
     if (wait > 0) await sleep(Math.min(wait, 20_000));
@@ -101,4 +113,34 @@ export async function budgetedQuery(deps: BudgetedDeps, shop: string, query: str
     // Throttled with no status to go by: a second's worth of the standard restore rate.
     if (!answer.extensions?.cost?.throttleStatus) await sleep(1_000 * (attempt + 1));
   }
+}
+
+/** A shopper is waiting: at most this long for the shop's bucket to hold what a query asks for. */
+export const SHOPPER_MAX_WAIT_MS = 2_000;
+/** What a query not seen yet is taken to ask for (Shopify answers with its real cost, kept for next time). */
+const UNSEEN_QUERY_COST = 50;
+
+/**
+ * The Admin API for calls made on a shopper's behalf (Continue cart's lookups, the account page's URL, the name
+ * fetched at connect): through the same per-shop view of the bucket as the worker's queries, so a shopper's
+ * spend is counted and paced like the app's own. Sent when the bucket can pay within SHOPPER_MAX_WAIT_MS, else
+ * AdminApiBusy is thrown (nothing sent; the shopper is asked to retry), never a wait behind a backfill. A
+ * THROTTLED answer is returned as it is: the caller's error, not a retry loop with a shopper waiting.
+ */
+export function forShopper(adminGraphql: AdminGraphql, deps: { budget?: AdminCostBudget; now?: () => number; sleep?: (ms: number) => Promise<void> } = {}): AdminGraphql {
+  const budget = deps.budget ?? sharedAdminBudget;
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? realSleep;
+  return async (shop, query, variables) => {
+    const key = costKey(query, variables);
+    const known = budget.lastRequested(key);
+    const cost = Number.isFinite(known) ? known : UNSEEN_QUERY_COST;
+    const wait = budget.waitMs(shop, cost, now());
+    if (wait > SHOPPER_MAX_WAIT_MS) throw new AdminApiBusy(wait);
+    if (wait > 0) await sleep(wait);
+    budget.spend(shop, cost, now());
+    const answer = ((await adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
+    budget.observe(shop, key, answer.extensions?.cost, now());
+    return answer;
+  };
 }

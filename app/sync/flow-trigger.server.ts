@@ -58,15 +58,16 @@ export async function queueFlowTriggerOnFailure(tx: Db, recordId: string, now: D
 }
 
 export interface FlowTriggerPayload {
-  order_id: number;
-  customer_id?: number;
+  /** Ids as strings of digits, as the rest of the app keeps them: exact above 2^53, where a number would not be. */
+  order_id: string;
+  customer_id?: string;
   "Order name": string;
   "Import kind": "order" | "shipment";
   "Reason code": string;
   Reason: string;
 }
 
-const numericId = (id: string | null | undefined) => (id && /^\d{1,20}$/.test(id) ? Number(id) : undefined);
+const numericId = (id: string | null | undefined) => (id && /^\d{1,20}$/.test(id) ? id : undefined);
 const clip = (s: string) => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT - 1)}…` : s);
 
 /** The declared fields (extensions/order-import-flow-trigger), from the record as it is now. */
@@ -104,13 +105,22 @@ export async function sendFlowTrigger(adminGraphql: AdminGraphql, shop: string, 
   if (first) throw new Error(`Shopify Flow refused the trigger: ${String(first.message ?? "").slice(0, 200)}`);
 }
 
+/** A queued trigger's payload, ids as strings (jobs queued before ids were strings carry numbers); null if none. */
+function withIdsAsStrings(trigger: Omit<FlowTriggerPayload, "order_id" | "customer_id"> & { order_id?: unknown; customer_id?: unknown }): FlowTriggerPayload | null {
+  const id = (value: unknown) => (typeof value === "string" || typeof value === "number" ? numericId(String(value)) : undefined);
+  const orderId = id(trigger.order_id);
+  if (orderId === undefined) return null;
+  const customerId = id(trigger.customer_id);
+  return { ...trigger, order_id: orderId, ...(customerId === undefined ? {} : { customer_id: customerId }) } as FlowTriggerPayload;
+}
+
 /** The worker's run of a `flow_trigger` job. */
 export async function runFlowTriggerJob(deps: Resolved, job: Job): Promise<void> {
-  const { recordId, trigger } = (job.payload ?? {}) as { recordId?: unknown; trigger?: FlowTriggerPayload };
+  const { recordId, trigger } = (job.payload ?? {}) as { recordId?: unknown; trigger?: Parameters<typeof withIdsAsStrings>[0] };
   const record =
     typeof recordId === "string" ? await deps.prisma.syncRecord.findFirst({ where: { id: recordId, shop: job.shop }, select: { id: true } }) : null;
   // Erased meanwhile (a customer or shop redaction): nothing of it is sent anywhere any more.
-  const payload = record && trigger && typeof trigger.order_id === "number" ? trigger : null;
+  const payload = record && trigger ? withIdsAsStrings(trigger) : null;
   if (!payload) {
     await completeJob(deps.prisma, job, deps.now());
     return;

@@ -62,6 +62,19 @@ export function webhookHmac(body: string, secret = TEST_API_SECRET) {
   return devWebhookHmac(body, secret);
 }
 
+/** The headers Shopify sends with an orders/create delivery of `{}` to the test shop, with `extra` over them. */
+export function shopifyWebhookHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    "Content-Type": "application/json",
+    "X-Shopify-Topic": "orders/create",
+    "X-Shopify-Shop-Domain": TEST_SHOP,
+    "X-Shopify-Hmac-Sha256": webhookHmac("{}"),
+    "X-Shopify-Webhook-Id": "w-1",
+    "X-Shopify-Event-Id": "e-1",
+    ...extra,
+  };
+}
+
 /** Posts a webhook the way Shopify does, signed with the test secret unless `hmac` is given. */
 export function sendWebhook(
   appUrl: string,

@@ -1,12 +1,12 @@
 // A production start with none of the secrets set: the process refuses to start and says which. The production
 // entries (`npm start`, `npm run start:worker`, `node build/server-*.js`) are production without NODE_ENV too: they
 // never fall back to the development defaults (the public built-in Shopify credentials).
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuild } from "../helpers/app";
+import { ensureServerBuild } from "../../dev/build";
 
 const ROOT = path.resolve(__dirname, "../..");
 const REQUIRED = ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "ENCRYPTION_KEYS"];
@@ -32,10 +32,7 @@ async function run(command: string, args: string[], env: Record<string, string>)
 }
 
 describe("a production start without secrets", () => {
-  beforeAll(() => {
-    ensureBuild();
-    execFileSync("npm", ["run", "--silent", "build:server"], { cwd: ROOT, stdio: "pipe" }); // build/server-*.js
-  }, 300_000);
+  beforeAll(() => ensureServerBuild(), 300_000); // build/server-*.js, under the build lock other test files share
 
   it("stops before listening, naming SHOPIFY_API_KEY, SHOPIFY_API_SECRET and ENCRYPTION_KEYS", async () => {
     const { code, output } = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], { NODE_ENV: "production" });

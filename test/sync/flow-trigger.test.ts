@@ -15,6 +15,7 @@ import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { retryRecord } from "~/admin/log-actions.server";
 import { redactCustomer } from "~/privacy/compliance.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { flowPayload } from "~/sync/flow-trigger.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { injectFault, startTestEmulator } from "../helpers/emulator";
@@ -117,6 +118,11 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     ]);
   });
 
+  it("carries order and customer ids exactly, as strings, above 2^53 too", () => {
+    const payload = flowPayload({ kind: "order", orderId: "820982911946154508", orderName: "#1001", customerId: "9007199254740993", reasonCode: "rejected", reason: "bad" });
+    expect(payload).toMatchObject({ order_id: "820982911946154508", customer_id: "9007199254740993" });
+  });
+
   it("sends exactly one trigger for a record that fails after its retries, with the declared fields and no contact data", async () => {
     const calls: FlowCall[] = [];
     serveFlow(calls);
@@ -127,8 +133,8 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0].handle).toBe("order-import-needs-attention");
     expect(calls[0].payload).toEqual({
-      order_id: order.id,
-      customer_id: Number(CUSTOMER),
+      order_id: String(order.id),
+      customer_id: CUSTOMER,
       "Order name": order.name,
       "Import kind": "order",
       "Reason code": "attempts_exhausted",
@@ -163,7 +169,7 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     await settle();
     expect(await orderRecord(order.id)).toMatchObject({ state: "failed", reasonCode: "rejected" });
     expect(calls).toHaveLength(2);
-    expect(calls[1].payload).toMatchObject({ order_id: order.id, "Reason code": "rejected" });
+    expect(calls[1].payload).toMatchObject({ order_id: String(order.id), "Reason code": "rejected" });
   });
 
   it("sends nothing when the merchant switched the trigger off", async () => {
@@ -194,7 +200,7 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     expect(calls).toHaveLength(0);
     await settle();
     expect(calls).toHaveLength(1);
-    expect(calls[0].payload).toMatchObject({ order_id: order.id });
+    expect(calls[0].payload).toMatchObject({ order_id: String(order.id) });
     expect(await flowJob()).toMatchObject({ status: "done", attempts: 3 });
   });
 

@@ -1,0 +1,75 @@
+// Budgets in front of every route a shopper or an anonymous client can call (Continue cart has its own, with the
+// same buckets: app/handoff/budget.ts): per customer, per address and per shop, taken together (all or none), so
+// an address or customer refused on its own budget does not spend the shop's, and a flood from many customers or
+// addresses still meets the shop's. In memory, per process (./budget.ts): N app processes allow N times as much.
+// A refusal is a 429 with Retry-After in the route's own shape, and it happens before any query or row.
+import { env } from "../env.server";
+import { Budget, type BucketPolicy, type BudgetAnswer } from "./budget";
+import { forwardedAddress } from "./client-address";
+import { sha256 } from "./hash";
+
+export type ShopperAction = "connect" | "request";
+
+interface Policies {
+  customer: BucketPolicy;
+  address: BucketPolicy;
+  shop: BucketPolicy;
+}
+
+export const SHOPPER_POLICIES: Record<ShopperAction, Policies> = {
+  // Starting a connection: an Admin API query (the account URL, cached per shop) and a state row (reused while
+  // pending, capped per customer). A person clicks it a few times; a shared address (an office, a mobile
+  // carrier's NAT) holds several people.
+  connect: {
+    customer: { burst: 5, refillMs: 20_000 },
+    address: { burst: 30, refillMs: 2_000 },
+    shop: { burst: 120, refillMs: 500 },
+  },
+  // Every other call: the customer's own rows (profile, order status), completion, disconnect, the connect page,
+  // the OAuth callback. A page's worth of calls at once, then a few a second.
+  request: {
+    customer: { burst: 30, refillMs: 1_000 },
+    address: { burst: 120, refillMs: 250 },
+    shop: { burst: 1_200, refillMs: 5 },
+  },
+};
+
+const budget = new Budget();
+
+export interface ShopperKey {
+  /** The client's address (clientAddress): only its hash is kept. */
+  address: string;
+  shop?: string | null;
+  customerId?: string | null;
+}
+
+/** Takes one request of `action` from the budgets of the address, the shop and the customer (those given). */
+export function takeShopperBudget(action: ShopperAction, who: ShopperKey, on: Budget = budget): BudgetAnswer {
+  const policies = SHOPPER_POLICIES[action];
+  const entries = [{ key: `${action}:ip:${sha256(who.address)}`, policy: policies.address }];
+  if (who.shop) {
+    entries.push({ key: `${action}:shop:${who.shop}`, policy: policies.shop });
+    if (who.customerId)
+      entries.push({ key: `${action}:customer:${who.shop}:${who.customerId}`, policy: policies.customer });
+  }
+  return on.take(entries);
+}
+
+/**
+ * The client's address as our outermost trusted proxy saw it (TRUSTED_PROXY_HOPS, docs/security.md); for a request
+ * that came through Shopify's app proxy (its signature checked), the one Shopify's proxy saw, one hop further.
+ */
+export function clientAddress(
+  request: Request,
+  peer: string | undefined,
+  options: { appProxy?: boolean } = {},
+): string {
+  return forwardedAddress(
+    request.headers.get("x-forwarded-for"),
+    peer,
+    env().TRUSTED_PROXY_HOPS + (options.appProxy ? 1 : 0),
+  );
+}
+
+/** Whole seconds for Retry-After (at least 1). */
+export const retryAfterSeconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
