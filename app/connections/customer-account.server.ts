@@ -124,12 +124,18 @@ function accountUrl(value: unknown): string | null {
  * could not say where they are.
  */
 export async function accountReturnUrl(shop: string, returnTo: unknown, adminGraphql: AdminGraphql, now = Date.now()): Promise<string | null> {
-  if (typeof returnTo !== "string" || returnTo.length > 500) return null;
-  const page = accountUrl(returnTo);
+  const page = accountPageAddress(returnTo);
   if (!page) return null;
   const root = await accountRootOf(shop, adminGraphql, now);
   return root && page.startsWith(`${root}/`) ? page : null;
 }
+
+/** The shape alone (an https page address, query and fragment dropped), without asking Shopify: null when it is not one. */
+export function accountPageAddress(returnTo: unknown): string | null {
+  return typeof returnTo === "string" && returnTo.length <= 500 ? accountUrl(returnTo) : null;
+}
+
+export const BAD_RETURN_MESSAGE = "returnTo must be a page of this store's customer account.";
 
 async function accountRootOf(shop: string, adminGraphql: AdminGraphql, now: number): Promise<string | null> {
   const cached = cachedAccountUrl(shop, now);
@@ -170,7 +176,7 @@ export async function startAccountConnect(
 ): Promise<AccountConnectStart> {
   if (!(await isConfigured(prisma, who.shop, options.keyring))) return { ok: false, code: "not_configured" };
   const returnTo = await accountReturnUrl(who.shop, options.returnTo, options.adminGraphql);
-  if (!returnTo) return { ok: false, code: "bad_return", message: "returnTo must be a page of this store's customer account." };
+  if (!returnTo) return { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
   const started = await startConnect(prisma, { ...who, returnTo }, { appUrl: options.appUrl, keyring: options.keyring, now: options.now });
   return started.ok ? started : { ok: false, code: "not_configured" };
 }

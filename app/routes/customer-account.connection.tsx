@@ -8,6 +8,8 @@ import {
   completeAccountConnect,
   disconnectAccount,
   startAccountConnect,
+  accountPageAddress,
+  BAD_RETURN_MESSAGE,
 } from "../connections/customer-account.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
 import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
@@ -48,6 +50,8 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
 
   switch (input.intent) {
     case "connect": {
+      // A malformed return address costs nothing, so it spends no budget.
+      if (!accountPageAddress(input.returnTo)) return cors(bad(BAD_RETURN_MESSAGE));
       // Each start may cost an Admin API query and a state row: a budget of its own (app/lib/shopper-budget.server.ts).
       const overConnect = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId });
       if (overConnect) return cors(overConnect);
