@@ -53,12 +53,30 @@ afterEach(async () => {
   for (const context of opened.splice(0)) await context.close();
 });
 
-/** axe over the whole page (the extension's frame included) at each width; the host saw no API misuse. */
+/**
+ * Content that needs scrolling sideways to be read at this width (WCAG 1.4.10 Reflow, which axe does not check): the
+ * page and each frame in it (an extension's) whose content is wider than the frame.
+ */
+async function overflowing(page: Page): Promise<string[]> {
+  const wide: string[] = [];
+  for (const frame of page.frames()) {
+    const [content, shown] = await frame.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+    if (content > shown)
+      wide.push(`${frame === page.mainFrame() ? "the page" : frame.url()}: ${content} px in ${shown} px`);
+  }
+  return wide;
+}
+
+/**
+ * axe over the whole page (the extension's frame included) at each width, nothing to scroll sideways; the host saw
+ * no API misuse.
+ */
 async function check(page: Page, what: string) {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 800 });
     await page.waitForTimeout(100); // the frame's height follows its content
     await expectAccessible(page, `${what} at ${width} px`);
+    expect(await overflowing(page), `${what} at ${width} px: content wider than its frame`).toEqual([]);
   }
   await page.setViewportSize({ width: WIDTHS[0], height: 800 });
   expect(await apiViolations(page)).toEqual([]);
