@@ -12,7 +12,7 @@
 //   outcome banner after each action (and after one that failed), resolved, a customer with no workspace, sync
 //   paused, unknown order, loading, the error with Try again.
 import type { BrowserContext, Page } from "playwright-core";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { saveSettings } from "~/connections/settings.server";
 import { setSyncPaused } from "~/sync/status.server";
 import { expectAccessible } from "../helpers/axe";
@@ -310,7 +310,7 @@ describe("the order page block in the admin", () => {
     return page;
   }
 
-  it("imported, failed with Retry now and Mark as resolved, no workspace, sync paused, unknown order", async () => {
+  beforeAll(async () => {
     await record(ORDER.imported, { state: "imported", workspaceId: "ws-acme" });
     await record(ORDER.imported, { kind: "shipment", externalId: "86010", state: "imported", workspaceId: "ws-acme" });
     await record(ORDER.failed, {
@@ -330,7 +330,9 @@ describe("the order page block in the admin", () => {
       reason: "The customer has not connected a workspace.",
       reasonCode: "not_connected",
     });
+  });
 
+  it("imported, failed with Retry now and Mark as resolved, no workspace, sync paused, unknown order", async () => {
     const page = await open(ORDER.imported);
     await block(page).locator("s-badge", { hasText: "Imported" }).first().waitFor();
     await check(page, "order page block, imported");
@@ -363,7 +365,7 @@ describe("the order page block in the admin", () => {
 
     const held = await holdRequests(context, api, "POST");
     await order.getByRole("button", { name: "Retry now" }).click();
-    await frame.locator("s-button[disabled]").first().waitFor();
+    await frame.locator("s-spinner").waitFor();
     await check(page, "order page block, an action on its way");
     await held.release();
     await frame.locator("[data-outcome=success]").waitFor();

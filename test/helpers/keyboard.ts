@@ -62,23 +62,15 @@ async function orderAfter(previous: ElementHandle<Element>[] | undefined, chain:
   return chain.length === previous.length ? "same" : "before"; // now on an element that holds the previous stop
 }
 
-async function describeFocus(page: Page): Promise<{
-  label: string;
-  same: boolean;
-  inOrder: boolean;
-  box: { x: number; y: number; width: number; height: number } | null;
-}> {
-  const chain = await focusChain(page);
-  const focused = chain[chain.length - 1];
-  if (!focused) return { label: "(nothing: the page itself)", same: false, inOrder: false, box: null };
-  const order = await orderAfter(previousStops.get(page), chain);
-  if (order === "same") return { label: "", same: true, inOrder: true, box: null }; // Tab within one control
-  previousStops.set(page, chain);
-  // The frames it is in, by their titles; then the element, and a component's own control by its component.
+/**
+ * What a screen reader would roughly call the focused element at the end of `chain`: the frames it is in, by their
+ * titles; then its role or tag with its label or text, and a component's own control by its component.
+ */
+async function labelOf(chain: ElementHandle<Element>[]): Promise<string> {
   const frames: string[] = [];
   for (const el of chain.slice(0, -1))
     frames.push(...(await el.evaluate((f) => (f instanceof HTMLIFrameElement ? [`in "${f.title || f.name}": `] : []))));
-  const text = await focused.evaluate((el) => {
+  const text = await chain[chain.length - 1].evaluate((el) => {
     const host = (el.getRootNode() as ShadowRoot).host as HTMLElement | undefined;
     const labelled = (el as HTMLInputElement).labels?.[0]?.innerText;
     const row = el.closest("tr")?.innerText.split("\n")[0]?.trim();
@@ -93,6 +85,28 @@ async function describeFocus(page: Page): Promise<{
     const role = `${host ? `${host.localName} > ` : ""}${el.getAttribute("role") ?? el.tagName.toLowerCase()}${type}`;
     return `${role} "${name.slice(0, 60)}${row && !name.includes(row) ? ` (row ${row.slice(0, 30)})` : ""}"`;
   });
+  return frames.join("") + text;
+}
+
+/** Where focus is now, described as the walk describes its stops; null when nothing has focus. */
+export async function focusedLabel(page: Page): Promise<string | null> {
+  const chain = await focusChain(page);
+  return chain.length ? labelOf(chain) : null;
+}
+
+async function describeFocus(page: Page): Promise<{
+  label: string;
+  same: boolean;
+  inOrder: boolean;
+  box: { x: number; y: number; width: number; height: number } | null;
+}> {
+  const chain = await focusChain(page);
+  const focused = chain[chain.length - 1];
+  if (!focused) return { label: "(nothing: the page itself)", same: false, inOrder: false, box: null };
+  const order = await orderAfter(previousStops.get(page), chain);
+  if (order === "same") return { label: "", same: true, inOrder: true, box: null }; // Tab within one control
+  previousStops.set(page, chain);
+  const label = await labelOf(chain);
   // Where the focus shows, on the page (a frame's content included). A visually hidden input (Polaris' checkboxes)
   // shows it on the control drawn around it.
   const shown = (await focused.evaluateHandle((el) => {
@@ -110,7 +124,7 @@ async function describeFocus(page: Page): Promise<{
     r.x + r.width > 0 &&
     r.y < viewport.height &&
     r.x < viewport.width;
-  return { label: frames.join("") + text, same: false, inOrder: order !== "before", box: onScreen ? r : null };
+  return { label, same: false, inOrder: order !== "before", box: onScreen ? r : null };
 }
 
 /**
