@@ -164,7 +164,7 @@ describe("the profile block and the Connect workspace page", () => {
 
     const held = await holdRequests(context, connection(), "POST");
     await block.getByRole("button", { name: "Disconnect" }).click();
-    await block.locator("s-button[loading]").waitFor();
+    await block.locator("s-spinner").waitFor();
     await check(page, "profile block, a disconnect on its way");
     await held.release();
     await block.locator("[data-workspace-state=not_connected]").waitFor();

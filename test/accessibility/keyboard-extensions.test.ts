@@ -2,9 +2,9 @@
 // (test/helpers/extension-hosts.ts: the real bundles, Polaris components with their roles in shadow roots, each
 // extension in its own frame): on Shopify's order page, a failed import's Retry now and then Mark as resolved in the
 // app's block; in the customer account, Connect workspace from the profile block to the Connect workspace page, the
-// service's consent, back on the page connected and back to the profile, connected. Every stop on the way has
-// visible focus and comes in document order, into the frames and the components' shadow roots
-// (test/helpers/keyboard.ts); nothing is clicked.
+// service's consent, back on the page connected and back to the profile, connected (and a Disconnect that failed
+// leaves focus where it was). Every stop on the way has visible focus and comes in document order, into the frames
+// and the components' shadow roots (test/helpers/keyboard.ts); nothing is clicked.
 import { expect, it } from "vitest";
 import { newContext } from "../helpers/browser";
 import { extensionFrame, FULL_PAGE, PROFILE_BLOCK, withExtensionHosts } from "../helpers/extension-hosts";
@@ -106,7 +106,15 @@ it("Connect workspace from the profile: the block's link, the Connect workspace 
     await profile.locator("[data-workspace-state=connected]").waitFor();
     expect(await profile.locator("body").textContent()).toContain(`Connected to ${chosen}`);
     await startWalk(page);
-    await tabTo(page, profile.getByRole("button", { name: "Disconnect" }));
+    const disconnect = profile.getByRole("button", { name: "Disconnect" });
+    await tabTo(page, disconnect);
+    // Disconnect when the app cannot be reached: the block says so, and focus is still on Disconnect.
+    await context.route(`${h.app.url}/customer-account/connection`, (route) =>
+      route.request().method() === "POST" ? route.fulfill({ status: 502, body: "" }) : route.fallback(),
+    );
+    await page.keyboard.press("Enter");
+    await profile.locator("[data-notice=critical]").waitFor();
+    expect(await focusedLabel(page)).toBe('in "Workspace": s-button > button[button] "Disconnect"');
   } finally {
     await context.close();
   }

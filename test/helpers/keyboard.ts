@@ -77,7 +77,12 @@ async function labelOf(chain: ElementHandle<Element>[]): Promise<string> {
     // A component's own control shows the component's text (through its slot).
     const name = (
       el.getAttribute("aria-label") ??
-      (labelled || (el as HTMLElement).innerText || host?.innerText || el.getAttribute("value") || "")
+      (labelled ||
+        (el as HTMLElement).innerText ||
+        host?.innerText ||
+        el.getAttribute("value") ||
+        el.getAttribute("title") ||
+        "")
     )
       .trim()
       .replace(/\s+/g, " ");
