@@ -66,6 +66,8 @@ function orderPage(orderId: string) {
 <style>${STYLE}
   header { background: #1a1a1a; color: #fff; padding: 10px 20px; font-weight: 600; }
   main { max-width: 1000px; margin: 20px auto; display: grid; grid-template-columns: 2fr 1fr; gap: 16px; padding: 0 16px; }
+  /* Shopify's admin stacks the order page's side column under the main one on a narrow screen (Polaris' md). */
+  @media (max-width: 767px) { main { grid-template-columns: 1fr; } }
   .card { background: #fff; border-radius: 12px; box-shadow: 0 1px 2px rgba(0,0,0,.15); padding: 16px; }
   iframe { width: 100%; border: 0; min-height: 160px; display: block; }
 </style></head>

@@ -123,11 +123,13 @@ export function definePolarisElements(win: Window & typeof globalThis, host: Pol
       this.root(`<div role="${role}">${heading ? `<strong>${escapeText(heading)}</strong> ` : ""}<slot></slot></div>`);
     }
   }
+  // Named by its accessibilityLabel only: Shopify leaves the label to the extension, so none is made up here (a
+  // spinner without one has no name, and the accessibility checks say so).
   class Spinner extends Shadowed {
     update() {
-      const label = this.getAttribute("accessibilitylabel") ?? "Loading";
+      const label = this.getAttribute("accessibilitylabel");
       this.root(
-        `<span role="progressbar" aria-label="${escapeText(label)}" style="display:inline-block;width:14px;height:14px"></span>`,
+        `<span role="progressbar"${label ? ` aria-label="${escapeText(label)}"` : ""} style="display:inline-block;width:14px;height:14px"></span>`,
       );
     }
   }

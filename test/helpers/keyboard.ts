@@ -2,7 +2,7 @@
 // checking at each stop that focus is on a real element, that it is visible (the element is on screen and
 // something around it changes when it has focus: an outline, a ring, a colour; WCAG 2.4.7), and that focus moves in
 // document order (no positive tabindex, no script throwing it elsewhere; WCAG 2.4.3). Works on any Page.
-import type { Locator, Page } from "playwright-core";
+import type { ElementHandle, Frame, JSHandle, Locator, Page } from "playwright-core";
 
 export interface FocusStop {
   /** What a screen reader would roughly call it: its role or tag, then its label or text. */
@@ -13,42 +13,123 @@ export interface FocusStop {
   visible: boolean;
 }
 
-const ORDER_MARK = "data-keyboard-walk-previous";
+/**
+ * Where focus is: the focused element of the page, and when that is a frame or a component with a shadow root, the
+ * focused element inside it, and so on down (a UI extension's button sits in a shadow root inside a frame). One
+ * element per document or shadow tree, outermost first; empty when nothing has focus.
+ */
+async function focusChain(page: Page): Promise<ElementHandle<Element>[]> {
+  const chain: ElementHandle<Element>[] = [];
+  let frame: Frame | null = page.mainFrame();
+  while (frame) {
+    const list: JSHandle<Element[]> = await frame.evaluateHandle(() => {
+      const found: Element[] = [];
+      let el: Element | null = document.activeElement;
+      if (!el || el === document.body) return found;
+      for (; el; el = el.shadowRoot?.activeElement ?? null) found.push(el);
+      return found;
+    });
+    const inside: ElementHandle<Element>[] = [...(await list.getProperties()).values()].flatMap(
+      (h) => (h.asElement() as ElementHandle<Element> | null) ?? [],
+    );
+    await list.dispose();
+    chain.push(...inside);
+    frame = inside.length ? await inside[inside.length - 1].contentFrame() : null;
+  }
+  return chain;
+}
 
-async function describeFocus(
-  page: Page,
-): Promise<{
+// The previous stop of each page's walk.
+const previousStops = new WeakMap<Page, ElementHandle<Element>[]>();
+
+/**
+ * Whether `chain` comes after `previous` in the order a reader meets them: the first level where they differ is in
+ * one document or shadow tree, and there the new element must follow the old one. "same" when nothing changed.
+ */
+async function orderAfter(previous: ElementHandle<Element>[] | undefined, chain: ElementHandle<Element>[]) {
+  if (!previous) return "first";
+  for (let i = 0; i < chain.length; i++) {
+    if (i >= previous.length) return "after"; // inside the previous stop (a frame or a component's own control)
+    const relation = await chain[i]
+      .evaluate((el, before) => {
+        if (el === before) return "same";
+        if (!before.isConnected || before.getRootNode() !== el.getRootNode()) return "first"; // the old one is gone
+        return before.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING ? "after" : "before";
+      }, previous[i])
+      .catch(() => "first" as const); // the previous stop's document is gone (a navigation)
+    if (relation !== "same") return relation;
+  }
+  return chain.length === previous.length ? "same" : "before"; // now on an element that holds the previous stop
+}
+
+/**
+ * What a screen reader would roughly call the focused element at the end of `chain`: the frames it is in, by their
+ * titles; then its role or tag with its label or text, and a component's own control by its component.
+ */
+async function labelOf(chain: ElementHandle<Element>[]): Promise<string> {
+  const frames: string[] = [];
+  for (const el of chain.slice(0, -1))
+    frames.push(...(await el.evaluate((f) => (f instanceof HTMLIFrameElement ? [`in "${f.title || f.name}": `] : []))));
+  const text = await chain[chain.length - 1].evaluate((el) => {
+    const host = (el.getRootNode() as ShadowRoot).host as HTMLElement | undefined;
+    const labelled = (el as HTMLInputElement).labels?.[0]?.innerText;
+    const row = el.closest("tr")?.innerText.split("\n")[0]?.trim();
+    // A component's own control shows the component's text (through its slot).
+    const name = (
+      el.getAttribute("aria-label") ??
+      (labelled ||
+        (el as HTMLElement).innerText ||
+        host?.innerText ||
+        el.getAttribute("value") ||
+        el.getAttribute("title") ||
+        "")
+    )
+      .trim()
+      .replace(/\s+/g, " ");
+    const type = el.getAttribute("type") ? `[${el.getAttribute("type")}]` : "";
+    const role = `${host ? `${host.localName} > ` : ""}${el.getAttribute("role") ?? el.tagName.toLowerCase()}${type}`;
+    return `${role} "${name.slice(0, 60)}${row && !name.includes(row) ? ` (row ${row.slice(0, 30)})` : ""}"`;
+  });
+  return frames.join("") + text;
+}
+
+/** Where focus is now, described as the walk describes its stops; null when nothing has focus. */
+export async function focusedLabel(page: Page): Promise<string | null> {
+  const chain = await focusChain(page);
+  return chain.length ? labelOf(chain) : null;
+}
+
+async function describeFocus(page: Page): Promise<{
   label: string;
   same: boolean;
   inOrder: boolean;
   box: { x: number; y: number; width: number; height: number } | null;
 }> {
-  return page.evaluate((mark) => {
-    const el = document.activeElement as HTMLElement | null;
-    if (!el || el === document.body)
-      return { label: "(nothing: the page itself)", same: false, inOrder: false, box: null };
-    const previous = document.querySelector(`[${mark}]`);
-    // Tab within one control (a date input's day, month and year) is not a new stop.
-    if (previous === el) return { label: "", same: true, inOrder: true, box: null };
-    const inOrder = !previous || !!(previous.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
-    previous?.removeAttribute(mark);
-    el.setAttribute(mark, "");
-    const labelled = (el as HTMLInputElement).labels?.[0]?.innerText;
-    const row = el.closest("tr")?.innerText.split("\n")[0]?.trim();
-    const name = (el.getAttribute("aria-label") ?? (labelled || el.innerText || el.getAttribute("value") || ""))
-      .trim()
-      .replace(/\s+/g, " ");
-    const text = `${name.slice(0, 60)}${row && !name.includes(row) ? ` (row ${row.slice(0, 30)})` : ""}`;
-    const label = `${el.getAttribute("role") ?? el.tagName.toLowerCase()}${el.getAttribute("type") ? `[${el.getAttribute("type")}]` : ""} "${text}"`;
-    // A visually hidden input (Polaris' checkboxes) shows its focus on the control drawn around it.
-    let shown: HTMLElement | null = el;
-    while (shown && (shown.getBoundingClientRect().width < 8 || shown.getBoundingClientRect().height < 8))
-      shown = shown.parentElement;
-    const r = (shown ?? el).getBoundingClientRect();
-    const onScreen =
-      r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
-    return { label, same: false, inOrder, box: onScreen ? { x: r.x, y: r.y, width: r.width, height: r.height } : null };
-  }, ORDER_MARK);
+  const chain = await focusChain(page);
+  const focused = chain[chain.length - 1];
+  if (!focused) return { label: "(nothing: the page itself)", same: false, inOrder: false, box: null };
+  const order = await orderAfter(previousStops.get(page), chain);
+  if (order === "same") return { label: "", same: true, inOrder: true, box: null }; // Tab within one control
+  previousStops.set(page, chain);
+  const label = await labelOf(chain);
+  // Where the focus shows, on the page (a frame's content included). A visually hidden input (Polaris' checkboxes)
+  // shows it on the control drawn around it.
+  const shown = (await focused.evaluateHandle((el) => {
+    let s: Element | null = el;
+    while (s && (s.getBoundingClientRect().width < 8 || s.getBoundingClientRect().height < 8)) s = s.parentElement;
+    return s ?? el;
+  })) as ElementHandle<Element>;
+  const r = await shown.boundingBox();
+  const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+  const onScreen =
+    r !== null &&
+    r.width > 0 &&
+    r.height > 0 &&
+    r.y + r.height > 0 &&
+    r.x + r.width > 0 &&
+    r.y < viewport.height &&
+    r.x < viewport.width;
+  return { label, same: false, inOrder: order !== "before", box: onScreen ? r : null };
 }
 
 /**
@@ -68,18 +149,31 @@ async function focusIndicatorShows(
     width: Math.min(viewport.width - x, Math.ceil(box.width + 12)),
     height: Math.min(viewport.height - y, Math.ceil(box.height + 12)),
   };
+  const focused = previousStops.get(page)!.at(-1)!;
   await page.waitForTimeout(150); // let a focus ring's transition finish
-  const focused = await page.screenshot({ clip, animations: "disabled", caret: "initial" });
-  await page.evaluate((mark) => (document.querySelector(`[${mark}]`) as HTMLElement | null)?.blur(), ORDER_MARK);
+  const withFocus = await page.screenshot({ clip, animations: "disabled", caret: "initial" });
+  await focused.evaluate((el) => (el as HTMLElement).blur());
   await page.waitForTimeout(150);
   const blurred = await page.screenshot({ clip, animations: "disabled", caret: "initial" });
-  await page.evaluate((mark) => (document.querySelector(`[${mark}]`) as HTMLElement | null)?.focus(), ORDER_MARK);
-  return !focused.equals(blurred);
+  await focused.evaluate((el) => (el as HTMLElement).focus());
+  return !withFocus.equals(blurred);
 }
 
 /** Forgets the previous stop (after a navigation or when a walk starts somewhere new). */
 export async function startWalk(page: Page) {
-  await page.evaluate((mark) => document.querySelector(`[${mark}]`)?.removeAttribute(mark), ORDER_MARK);
+  previousStops.delete(page);
+}
+
+/** Whether focus is on `target` or inside it (in its frame, or in its shadow root). */
+async function reached(page: Page, target: Locator): Promise<boolean> {
+  const element = await target.elementHandle({ timeout: 1_000 }).catch(() => null);
+  if (!element) return false;
+  const frame = await element.ownerFrame();
+  for (const el of await focusChain(page)) {
+    if ((await el.ownerFrame()) !== frame) continue;
+    if (await element.evaluate((t, f) => t === f || t.contains(f), el)) return true;
+  }
+  return false;
 }
 
 /**
@@ -104,12 +198,7 @@ export async function tabTo(
       throw new Error(
         `keyboard walk: focus not visible or out of order at ${bad.map((s) => s.label).join(", ")}\n${listStops(stops)}`,
       );
-    if (
-      await target
-        .evaluate((el) => el === document.activeElement || el.contains(document.activeElement))
-        .catch(() => false)
-    )
-      return stops;
+    if (await reached(page, target)) return stops;
   }
   throw new Error(`keyboard walk: ${key} ${options.max ?? 60} times never reached the target\n${listStops(stops)}`);
 }

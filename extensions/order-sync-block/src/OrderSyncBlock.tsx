@@ -55,16 +55,15 @@ function RecordRow({ record, busy, onAction }: { record: BlockRecord; busy: bool
       <s-text>{record.workspaceId ? t("workspace", { workspace: record.workspaceId }) : t("noWorkspace")}</s-text>
       <s-stack direction="inline" gap="small-200" alignItems="center">
         <s-link href={`app:${record.path}`}>{t("openRecord")}</s-link>
+        {/* Never disabled while an action is on its way (onAction takes one at a time): a disabled button loses
+            focus, and a keyboard or screen reader user would lose their place. */}
         {record.canRetry && (
-          <s-button variant="primary" disabled={busy || undefined} onClick={() => onAction("retry", record.id)}>
+          <s-button variant="primary" onClick={() => onAction("retry", record.id)}>
             {t("retry")}
           </s-button>
         )}
-        {record.canResolve && (
-          <s-button disabled={busy || undefined} onClick={() => onAction("resolve", record.id)}>
-            {t("resolve")}
-          </s-button>
-        )}
+        {record.canResolve && <s-button onClick={() => onAction("resolve", record.id)}>{t("resolve")}</s-button>}
+        {busy && <s-spinner accessibilityLabel={t("working")} />}
       </s-stack>
     </s-stack>
   );
@@ -73,7 +72,7 @@ function RecordRow({ record, busy, onAction }: { record: BlockRecord; busy: bool
 export function OrderSyncBlock() {
   const orderId = shopify.data.selected?.[0]?.id ?? "";
   const [view, setView] = useState<View>({ phase: "loading" });
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null); // the record an action is on its way for
   const [outcome, setOutcome] = useState<Outcome>(null);
   const acting = useRef(false); // a second click before the re-render must not send a second action
 
@@ -90,9 +89,9 @@ export function OrderSyncBlock() {
   }, [load]);
 
   const onAction = async (intent: Intent, recordId: string) => {
-    if (acting.current) return; // one action at a time; the buttons stay disabled until the answer
+    if (acting.current) return; // one action at a time: a press before the answer does nothing
     acting.current = true;
-    setBusy(true);
+    setBusy(recordId);
     setOutcome(null);
     try {
       const { ok } = await call(orderId, { intent, recordId });
@@ -102,7 +101,7 @@ export function OrderSyncBlock() {
     }
     await load();
     acting.current = false;
-    setBusy(false);
+    setBusy(null);
   };
 
   if (view.phase === "loading") {
@@ -138,7 +137,7 @@ export function OrderSyncBlock() {
         {data.paused && <s-banner tone="warning">{t("paused")}</s-banner>}
         {data.status === "unknown" && <s-paragraph>{t("unknown")}</s-paragraph>}
         {data.status === "no_workspace" && <s-paragraph>{t("empty")}</s-paragraph>}
-        {data.status !== "unknown" && records.map((record) => <RecordRow key={record.id} record={record} busy={busy} onAction={onAction} />)}
+        {data.status !== "unknown" && records.map((record) => <RecordRow key={record.id} record={record} busy={busy === record.id} onAction={onAction} />)}
       </s-stack>
     </s-admin-block>
   );

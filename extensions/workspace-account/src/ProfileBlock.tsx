@@ -4,7 +4,7 @@
 // (navigation.currentEntry is for full-page extensions only), so it could not read what the service sends back.
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { callBackend } from "./backend";
 import { Loading, Notice, Unavailable, type NoticeValue } from "./states";
 import { asProfile, type Profile } from "./profile";
@@ -23,6 +23,7 @@ function ProfileBlock() {
   const [view, setView] = useState<View>({ status: "loading" });
   const [notice, setNotice] = useState<NoticeValue>(null);
   const [busy, setBusy] = useState<"disconnect" | null>(null);
+  const acting = useRef(false); // a second press before the re-render must not send a second disconnect
 
   async function load() {
     setView({ status: "loading" });
@@ -36,9 +37,12 @@ function ProfileBlock() {
   }, []);
 
   async function disconnect() {
+    if (acting.current) return; // one at a time: a press before the answer does nothing
+    acting.current = true;
     setBusy("disconnect");
     setNotice(null);
     const answer = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection", { intent: "disconnect" });
+    acting.current = false;
     setBusy(null);
     const profile = answer.ok ? asProfile(answer.body) : null;
     if (!profile) {
@@ -68,7 +72,7 @@ function ProfileBlock() {
         {view.status === "connected" && (
           <>
             <s-text>{t("profile.connected", { workspace: view.workspaceId, date: date(view.connectedAt) })}</s-text>
-            <s-button variant="secondary" tone="critical" loading={busy === "disconnect"} onClick={() => void disconnect()} data-action="disconnect">
+            <s-button variant="secondary" tone="critical" onClick={() => void disconnect()} data-action="disconnect">
               {t("profile.disconnect")}
             </s-button>
           </>
@@ -80,12 +84,15 @@ function ProfileBlock() {
               <s-button variant="primary" href={CONNECT_PAGE} data-action="connect">
                 {t("profile.reconnect")}
               </s-button>
-              <s-button variant="secondary" tone="critical" loading={busy === "disconnect"} onClick={() => void disconnect()} data-action="disconnect">
+              <s-button variant="secondary" tone="critical" onClick={() => void disconnect()} data-action="disconnect">
                 {t("profile.disconnect")}
               </s-button>
             </s-stack>
           </>
         )}
+        {/* Not the button's loading state: a disabled button loses focus, and if the disconnect fails a keyboard or
+            screen reader user would lose their place. */}
+        {busy === "disconnect" && <Loading label={t("profile.disconnecting")} />}
       </s-stack>
     </s-section>
   );

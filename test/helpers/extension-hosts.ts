@@ -1,0 +1,139 @@
+// The stand-in hosts of the app's UI extensions in front of the test app, for tests that drive them in Chromium:
+// the customer account pages (dev/customer-account: the profile block, the Connect workspace page, the order status
+// block) and Shopify's order page in the admin (dev/admin/order-page.ts, through the storefront stand-in that routes
+// /admin/*: the order details block). The real bundles, pointed at the app; the service settings at the OAuth
+// emulator; the Admin API's CustomerAccounts answered by MSW (listening before the app starts: Shopify's library
+// keeps the fetch it finds when the build loads). Call it at the top of a test file.
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { graphql, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import type { BrowserContext, Frame, FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, expect } from "vitest";
+import { saveSettings } from "~/connections/settings.server";
+import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
+import { createCustomerAccountPages, type AccountCustomer } from "../../dev/customer-account/server";
+import { createStandIn } from "../../dev/storefront/server";
+import { bundleUiExtensions } from "../../scripts/ui-extensions";
+import { newContext } from "./browser";
+import { emulatorSettings } from "./emulator-oauth";
+import { withHarness } from "./harness";
+import { TEST_API_KEY, TEST_API_SECRET, TEST_SHOP } from "./shopify";
+
+export const PROFILE_BLOCK = "customer-account.profile.block.render";
+export const ORDER_STATUS_BLOCK = "customer-account.order-status.block.render";
+export const FULL_PAGE = "customer-account.page.render";
+
+const listen = async (server: http.Server) => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+const close = (server: http.Server | undefined) =>
+  new Promise<void>((resolve) => (server ? (server.close(() => resolve()), server.closeAllConnections()) : resolve()));
+
+export function withExtensionHosts(options: {
+  customers: AccountCustomer[];
+  orders: { id: string; name: string; customerId: string }[];
+}) {
+  let accountUrl = "";
+  const shopify = setupServer(
+    graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
+      HttpResponse.json({
+        data: {
+          shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: accountUrl } },
+        },
+      }),
+    ),
+  );
+  beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
+  const h = withHarness({ app: {}, emulator: "oauth", browser: true });
+  let account: http.Server | undefined;
+  let admin: http.Server | undefined;
+  let adminUrl = "";
+
+  beforeAll(async () => {
+    expect((await saveSettings(h.db.prisma, TEST_SHOP, emulatorSettings(h.emulator.url))).ok).toBe(true);
+    const keys = { shop: TEST_SHOP, apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET };
+    ({ server: account } = await createCustomerAccountPages({
+      ...keys,
+      appUrl: h.app.url,
+      shopName: "Test shop",
+      customers: options.customers,
+      orders: options.orders,
+      outDir: mkdtempSync(path.join(os.tmpdir(), "account-pages-")),
+    }));
+    accountUrl = `${await listen(account)}/account`;
+    // The admin block calls the app by relative URLs: the stand-in forwards them with a fresh session token.
+    const uiExtensionsDir = mkdtempSync(path.join(os.tmpdir(), "admin-blocks-"));
+    await bundleUiExtensions(uiExtensionsDir);
+    admin = createStandIn({ ...keys, appUrl: h.app.url, uiExtensionsDir });
+    adminUrl = await listen(admin);
+  }, 240_000);
+
+  afterAll(async () => {
+    shopify.close();
+    await close(account);
+    await close(admin);
+  });
+
+  return {
+    h,
+    /** The account pages' root (<root>/profile, <root>/orders/<id>, <root>/pages/<handle>). */
+    accountUrl: () => accountUrl,
+    /** Shopify's order page in the admin stand-in, with the app's block in the frame #block. */
+    orderPageUrl: (orderId: string) => `${adminUrl}/admin/orders/${orderId}`,
+    /** A browser signed in to the account pages as `customerId`, at `path` (under the root). */
+    async signedIn(
+      customerId: string,
+      to = "/profile",
+      width = 1280,
+    ): Promise<{ context: BrowserContext; page: Page }> {
+      const context = await newContext(h.browser);
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto(
+        `${accountUrl}/login?${new URLSearchParams({ customer: customerId, return_url: `/account${to}` })}`,
+      );
+      return { context, page };
+    },
+  };
+}
+
+/** The frame a customer account page runs `target` in. */
+export const extensionFrame = (page: Page, target: string): FrameLocator =>
+  page.frameLocator(`iframe[data-target="${target}"]`);
+
+/** The same frame as a Frame (for axe and keyboard checks inside it). */
+export async function frameOf(page: Page, selector: string): Promise<Frame> {
+  const frame = await (await page.locator(selector).elementHandle())?.contentFrame();
+  if (!frame) throw new Error(`no frame ${selector}`);
+  return frame;
+}
+
+/** What the extensions used of an API Shopify does not give their target (the hosts record each use). */
+export const apiViolations = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __apiViolations: string[] }).__apiViolations);
+
+/**
+ * Holds the requests matching `url` and `method` (a CORS preflight passes) until `release()`: a state that shows
+ * while an answer is on its way (loading, a button busy) stays on screen to be checked.
+ */
+export async function holdRequests(context: BrowserContext, url: string | RegExp, method = "GET") {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const handler = async (route: import("playwright-core").Route) => {
+    if (route.request().method() !== method) return route.fallback();
+    await released;
+    await route.fallback();
+  };
+  await context.route(url, handler);
+  return {
+    async release() {
+      release();
+      await context.unroute(url, handler);
+    },
+  };
+}
