@@ -12,6 +12,7 @@ import pino from "pino";
 import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
 import { createAppServer } from "./app";
 import { describeError, exitOnCrash } from "./crash";
+import { listenForOperations } from "./operations-listener";
 
 const root = process.cwd();
 const logger = pino({ level: process.env.LOG_LEVEL ?? "info" });
@@ -32,6 +33,7 @@ let web: WebProcess | undefined;
 
 /** Stop accepting, let open requests finish, then stop the worker, write pending intake, close the database. */
 async function drain(): Promise<void> {
+  web?.markDraining(); // /readyz answers 503 from here on
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await web?.stop();
 }
@@ -61,6 +63,12 @@ async function main() {
     process.exit(1);
   })) as ServerBuild;
   web = (build.entry.module as unknown as WebEntry).startWebProcess();
+  if (web.operationsAddress) {
+    listenForOperations(web.operations, web.operationsAddress).then(
+      ({ url }) => logger.info(`health and metrics on ${url}`),
+      (err: Error) => logger.error({ err: err.message }, "the operations listener (OPS_PORT) could not start"),
+    );
+  }
   const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
   const port = Number(process.env.PORT ?? 3000);
   server = createServer(handler).listen(port, process.env.HOST ?? "0.0.0.0", () => {

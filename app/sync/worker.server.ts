@@ -8,7 +8,8 @@ import { runBackfillJob } from "./backfill.server";
 import { runImportJob } from "./import-job.server";
 import { FLOW_JOB_KIND, runFlowTriggerJob } from "./flow-trigger.server";
 import { resolve, type SyncDeps, type SyncLogger } from "./job-context.server";
-import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, leaseJobs, rescheduleJob } from "./queue.server";
+import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, jobRef, leaseJobs, rescheduleJob } from "./queue.server";
+import { backfillPages, leaseFailures } from "../lib/metrics.server";
 import { giveUp } from "./record-state.server";
 import { onWorkNotified } from "./signal.server";
 import { createHeartbeat } from "./heartbeat.server";
@@ -29,6 +30,7 @@ export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal):
       const sleep = stopping ? stoppableSleep(deps.sleep ?? realSleep, stopping) : deps.sleep;
       await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep, budget: deps.adminBudget });
       await completeJob(deps.prisma, job, deps.now());
+      backfillPages.series().inc();
       return;
     }
     if (job.kind === FLOW_JOB_KIND) {
@@ -43,11 +45,11 @@ export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal):
   } catch (error) {
     if (error instanceof WorkerStopping) {
       const released = await rescheduleJob(deps.prisma, job, { runAt: deps.now(), error: "The worker stopped during this job; it runs again.", countAttempt: false }).catch(() => false);
-      deps.logger.info({ jobId: job.id, kind: job.kind, released }, "job handed back: the worker is stopping");
+      deps.logger.info({ ...jobRef(job), kind: job.kind, released }, "job handed back: the worker is stopping");
       return;
     }
     const message = errorMessage(error);
-    deps.logger.error({ jobId: job.id, kind: job.kind, err: message }, "job crashed");
+    deps.logger.error({ ...jobRef(job), kind: job.kind, err: message }, "job crashed");
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
     if (job.attempts >= job.maxAttempts) {
       const details = { attempts: job.attempts, detail: reason };
@@ -80,6 +82,8 @@ export interface PeriodicTask {
 
 export interface RunningWorker {
   id: string;
+  /** When this worker last wrote its heartbeat (ms since the epoch): undefined before the first, or after a stop. */
+  lastBeat(): number | undefined;
   /** Stops leasing, waits for running jobs to finish. */
   stop(): Promise<void>;
 }
@@ -155,6 +159,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
         failures = 0;
       } catch (error) {
         failures += 1;
+        leaseFailures.series().inc();
         deps.logger.error({ workerId: id, err: errorMessage(error) }, "lease failed");
       }
       for (const job of jobs) start(job);
@@ -169,6 +174,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
 
   return {
     id,
+    lastBeat: () => (stopping ? undefined : heartbeat.lastWritten()),
     async stop() {
       stopping = true;
       stopSignal.abort();
