@@ -30,9 +30,11 @@ process.on("unhandledRejection", (reason) => {
 
 let server: Server | undefined;
 let web: WebProcess | undefined;
+let draining = false;
 
 /** Stop accepting, let open requests finish, then stop the worker, write pending intake, close the database. */
 async function drain(): Promise<void> {
+  draining = true;
   web?.markDraining(); // /readyz answers 503 from here on
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await web?.stop();
@@ -71,7 +73,12 @@ async function main() {
   }
   const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger });
   const port = Number(process.env.PORT ?? 3000);
-  server = createServer(handler).listen(port, process.env.HOST ?? "0.0.0.0", () => {
+  // While draining, every answer closes its connection: a client that keeps its connections alive (a load balancer,
+  // Shopify) would otherwise hold the drain open for as long as it sends (server.close() waits for each connection).
+  server = createServer((req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+    handler(req, res);
+  }).listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
   // A slow client holds a connection at most this long: headers within 20 s, the whole request within 60 s
