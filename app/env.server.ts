@@ -50,13 +50,15 @@ const schema = z.object({
   HANDOFF_SHOP_PER_MINUTE: z.coerce.number().int().positive().default(120),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   // Prometheus metrics and health for the engineer who runs the app (docs/operations.md). METRICS_ENABLED=false
-  // turns the instruments into no-ops (the bench's A/B); METRICS_TOKEN is the bearer token /metrics asks for
-  // (without it, /metrics is served only on the operations listener); OPS_PORT/OPS_HOST: that private listener
-  // (/healthz, /readyz, /metrics), 0 for any free port.
+  // turns the instruments into no-ops (the bench's A/B); METRICS_TOKEN is the bearer token /metrics asks for, or
+  // two ("new,old") while rotating it (without one, /metrics is served only on the operations listener);
+  // OPS_PORT/OPS_HOST: that private listener (/healthz, /readyz, /metrics), 0 for any free port.
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z
     .string()
-    .regex(/^[\x21-\x7e]{16,256}$/, { message: "must be 16 to 256 printable characters without spaces (openssl rand -hex 24)" })
+    .regex(/^[\x21-\x2b\x2d-\x7e]{16,256}(,[\x21-\x2b\x2d-\x7e]{16,256})?$/, {
+      message: "must be a token of 16 to 256 printable characters without spaces or commas (openssl rand -hex 24), or two separated by a comma while rotating",
+    })
     .optional(),
   OPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   OPS_HOST: z.string().default("127.0.0.1"),

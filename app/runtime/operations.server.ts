@@ -72,11 +72,15 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
   body,
 });
 
-/** Compares a presented bearer token with the configured one in constant time (digests of equal length). */
-function tokenMatches(authorization: string | null | undefined, token: string): boolean {
-  const given = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1] ?? "";
+/**
+ * Whether the Authorization header carries one of the configured tokens (METRICS_TOKEN: one, or "new,old" while
+ * rotating), compared in constant time (digests of equal length).
+ */
+function tokenMatches(authorization: string | null | undefined, tokens: string): boolean {
+  const given = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1];
+  if (!given) return false;
   const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
+  return tokens.split(",").reduce((found, token) => timingSafeEqual(digest(given), digest(token)) || found, false);
 }
 
 export function createOperations(options: OperationsOptions): Operations {

@@ -13,6 +13,9 @@ const AMOUNT = Number(process.env.BENCH_INTAKE_REQUESTS ?? 6000);
 // The steady rate: the outage-recovery scenario of issue 25 (18,000 orders at 300/s), 10 s of it.
 const RATE = Number(process.env.BENCH_INTAKE_RATE ?? 300);
 const RATE_SECONDS = 10;
+// Metrics on against off: this many rounds of one run each, their order alternating (off first in even rounds).
+const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
 
 function delivery() {
   const body = orderBody();
@@ -92,6 +95,53 @@ async function serve(label: string, script: string, env: Record<string, string>,
   }
 }
 
+/**
+ * The app's intake with its metrics on (the default, scraped once a second as a busy Prometheus would, the scrape
+ * reading the queue from the database) and off (METRICS_ENABLED=false: every instrument a no-op), on the same
+ * database, alternating: deliveries/s of 16 connections and CPU per 1,000 deliveries, each run after a warm-up.
+ */
+async function metricsOnOff(env: Record<string, string>) {
+  const runs: { on: boolean; perSecond: number; cpuPer1000: number; failed: number; scrapes: number }[] = [];
+  for (let round = 0; round < METRICS_ROUNDS; round++) {
+    for (const on of round % 2 === 0 ? [false, true] : [true, false]) {
+      const port = freePort();
+      const child = await startNode("build/server-main.js", [], { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_ENABLED: String(on), METRICS_TOKEN }, [], { port });
+      try {
+        await load(port, 300);
+        let scrapes = 0;
+        const scraping = on
+          ? setInterval(() => {
+              void fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } }).then(async (r) => {
+                if (r.status === 200 && (await r.text()).includes("merchant_integration_webhook_deliveries_total")) scrapes += 1;
+              });
+            }, 1_000)
+          : undefined;
+        const cpu0 = child.cpuSeconds();
+        const measured = await load(port, AMOUNT);
+        clearInterval(scraping);
+        runs.push({ on, perSecond: measured.perSecond, cpuPer1000: ((child.cpuSeconds() - cpu0) / AMOUNT) * 1000, failed: measured.failed, scrapes });
+      } finally {
+        await child.stop();
+      }
+    }
+  }
+  const mean = (on: boolean, pick: (r: (typeof runs)[number]) => number) => {
+    const of = runs.filter((r) => r.on === on).map(pick);
+    return of.reduce((a, b) => a + b, 0) / of.length;
+  };
+  const list = (on: boolean) =>
+    runs
+      .filter((r) => r.on === on)
+      .map((r) => r.perSecond.toFixed(0))
+      .join(", ");
+  return {
+    on: { perSecond: mean(true, (r) => r.perSecond), cpuPer1000: mean(true, (r) => r.cpuPer1000) },
+    off: { perSecond: mean(false, (r) => r.perSecond), cpuPer1000: mean(false, (r) => r.cpuPer1000) },
+    failed: runs.reduce((n, r) => n + r.failed, 0),
+    note: `${METRICS_ROUNDS} rounds alternating; on: ${list(true)}/s (${runs.filter((r) => r.on).reduce((n, r) => n + r.scrapes, 0)} scrapes), off: ${list(false)}/s`,
+  };
+}
+
 export const intake: Bench = {
   name: "intake",
   async run(ctx) {
@@ -146,6 +196,29 @@ export const intake: Bench = {
         }),
         ratioRow({ figure: "RSS of the app at rest, PG (MiB)", value: app.rest, unit: "MiB", baselineLabel: "floor at rest", baseline: floor.rest, target: "report", met: true }),
         ratioRow({ figure: "peak RSS of the app, intake PG (MiB)", value: app.rss, unit: "MiB", baselineLabel: "floor RSS", baseline: floor.rss, target: "report", met: true }),
+      );
+      ctx.log(`intake: app on PostgreSQL, metrics on against off (${METRICS_ROUNDS} rounds)`);
+      const metrics = await metricsOnOff(env);
+      rows.push(
+        ratioRow({
+          figure: "intake PG, metrics on vs off, 16 conn (deliveries/s)",
+          value: metrics.on.perSecond,
+          unit: "/s",
+          baselineLabel: "metrics off (same run)",
+          baseline: metrics.off.perSecond,
+          target: ">= 0.95x off",
+          met: metrics.on.perSecond >= 0.95 * metrics.off.perSecond && metrics.failed === 0,
+          note: `${metrics.note}; ${metrics.failed} failed`,
+        }),
+        ratioRow({
+          figure: "intake PG, app CPU per 1,000 deliveries, metrics on vs off (s)",
+          value: metrics.on.cpuPer1000,
+          unit: "s",
+          baselineLabel: "metrics off",
+          baseline: metrics.off.cpuPer1000,
+          target: "report",
+          met: true,
+        }),
       );
     } finally {
       await db.drop();

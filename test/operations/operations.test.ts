@@ -105,4 +105,19 @@ describe("metrics access", () => {
     expect((await operations.metrics(undefined, "private")).status).toBe(200);
     vi.stubEnv("METRICS_TOKEN", TOKEN);
   });
+
+  it("while the token is rotated (METRICS_TOKEN=new,old) both open the metrics; a token too short to guess is refused at start", async () => {
+    const next = "operations-test-next-token-98765";
+    vi.stubEnv("METRICS_TOKEN", `${next},${TOKEN}`);
+    vi.resetModules();
+    const fresh = await import("~/runtime/operations.server");
+    const operations = fresh.createOperations({ database: db });
+    for (const token of [next, TOKEN]) expect((await operations.metrics(`Bearer ${token}`, "public")).status).toBe(200);
+    expect((await operations.metrics(`Bearer ${next},${TOKEN}`, "public")).status).toBe(401);
+    vi.stubEnv("METRICS_TOKEN", TOKEN);
+    const { parseEnv, ConfigError } = await import("~/env.server");
+    expect(() => parseEnv({ NODE_ENV: "test", METRICS_TOKEN: "short" })).toThrow(ConfigError);
+    expect(() => parseEnv({ NODE_ENV: "test", METRICS_TOKEN: "has a space in it, too long" })).toThrow(/METRICS_TOKEN/);
+    expect(parseEnv({ NODE_ENV: "test", OPS_PORT: "0" }).OPS_PORT).toBe(0);
+  });
 });
