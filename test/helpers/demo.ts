@@ -36,7 +36,8 @@ export interface RunningDemo {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;

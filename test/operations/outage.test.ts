@@ -8,13 +8,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
 import { connectShops } from "../../scripts/bench/connected-shops";
 import { ensureBuild } from "../helpers/app";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
+import { freePort } from "../helpers/demo";
 import { emulatorState, startTestEmulator } from "../helpers/emulator";
 import { sendWebhook, TEST_API_KEY, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
@@ -27,15 +27,6 @@ const SHOPIFY_TIMEOUT_MS = 5_000; // Shopify gives up on an answer after 5 s and
 const RETRY_AFTER_MS = [1_000, 2_000, 4_000]; // Shopify's back-off, compressed from minutes to seconds
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface AppProcess {
   url: string;
