@@ -12,6 +12,8 @@ import { BODY_LIMITS } from "../app/lib/body-limit.server";
 
 import { bodyCeiling } from "./body-ceiling";
 import { directWebhookDispatch } from "./direct-actions";
+import { operationsRoute } from "./operations-listener";
+import type { Operations } from "../app/runtime/operations.server";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
@@ -36,6 +38,9 @@ export interface AppServerOptions {
 export function createAppServer({ build, clientDir, logger }: AppServerOptions) {
   const app = express();
   const direct = directWebhookDispatch(build);
+  // /healthz, /readyz and /metrics of the web process the build started, ahead of Express (probes and scrapes).
+  const entry = build.entry.module as { webOperations?: () => Operations | undefined };
+  const operations = operationsRoute(() => entry.webOperations?.(), "public");
   app.disable("x-powered-by");
   // A body a handler refused part way (413) is not read into memory, but it is not left unread either: closing a
   // socket with unread data resets the connection, and the client may lose the answer. Whatever is still coming
@@ -85,6 +90,6 @@ export function createAppServer({ build, clientDir, logger }: AppServerOptions) 
     res.status(500).type("text/plain").send("Internal Server Error");
   });
   return (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
-    if (!direct(req, res)) app(req as express.Request, res as express.Response, next as express.NextFunction);
+    if (!direct(req, res) && !operations(req, res)) app(req as express.Request, res as express.Response, next as express.NextFunction);
   };
 }

@@ -98,7 +98,7 @@ export function createOperations(options: OperationsOptions): Operations {
   async function check() {
     const database = migrations === "applied" ? (await checkDatabase(timeoutMs, db)).database : undefined;
     const beat = worker?.lastBeat();
-    const beatAge = beat === undefined ? undefined : (Date.now() - beat) / 1000;
+    const beatAge = beat === undefined ? undefined : Date.now() - beat;
     const checks = {
       migrations,
       database: database ? (database.reachable ? "ok" : (database.error ?? "unreachable")) : "waiting for migrations",
@@ -115,7 +115,7 @@ export function createOperations(options: OperationsOptions): Operations {
       draining,
     };
     const ok = !draining && migrations === "applied" && checks.database === "ok" && (!worker || checks.worker === "ok");
-    return { ok, checks, beatAge };
+    return { ok, checks };
   }
 
   // The queue's stats: one read at a time, reused for ttlMs; a read that fails or hangs leaves the gauges out.
@@ -148,6 +148,8 @@ export function createOperations(options: OperationsOptions): Operations {
       for (const gauge of [queueJobs, queueOldestDueSeconds, backfillsRunning, workersAlive]) gauge.clear();
     }
   };
+  // The readiness a scrape reports, also kept ttlMs: a scrape should cost the database one query at most, and seldom.
+  let lastCheck: { at: number; ok: boolean } | undefined;
   const fromProcess: ScrapeHook = async () => {
     const pool = db.pool();
     dbPoolMax.series().set(pool.max);
@@ -156,10 +158,11 @@ export function createOperations(options: OperationsOptions): Operations {
       dbPoolConnections.series("in_use").set(pool.open - pool.idle);
     }
     if (pool.waiting !== undefined) dbPoolWaiting.series().set(pool.waiting);
-    const { ok, beatAge } = await check();
-    readyGauge.series().set(ok ? 1 : 0);
-    if (beatAge === undefined) heartbeatAgeSeconds.clear();
-    else heartbeatAgeSeconds.series().set(beatAge);
+    if (draining || !lastCheck || Date.now() - lastCheck.at >= ttlMs) lastCheck = { at: Date.now(), ok: (await check()).ok };
+    readyGauge.series().set(lastCheck.ok && !draining ? 1 : 0);
+    const beat = worker?.lastBeat();
+    if (beat === undefined) heartbeatAgeSeconds.clear();
+    else heartbeatAgeSeconds.series().set((Date.now() - beat) / 1000);
   };
 
   return {
