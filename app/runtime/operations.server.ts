@@ -107,7 +107,7 @@ export function createOperations(options: OperationsOptions): Operations {
             worker:
               beatAge === undefined
                 ? "no heartbeat yet"
-                : beatAge * 1000 <= HEARTBEAT_STALE_MS
+                : beatAge <= HEARTBEAT_STALE_MS
                   ? "ok"
                   : "heartbeat stale",
           }
