@@ -36,6 +36,9 @@ interface AppProcess {
   stop(): Promise<void>;
 }
 
+/** Every app process a test started: all stopped at the end, whatever the test got to. */
+const started: AppProcess[] = [];
+
 /** `npm start` as a deployment runs it, on `databaseUrl`, with the sync worker in the process. */
 function startApp(port: number, databaseUrl: string): AppProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
@@ -66,7 +69,7 @@ function startApp(port: number, databaseUrl: string): AppProcess {
   void exited.then(() => {
     if (child.exitCode !== 0 && child.signalCode === null) console.error(`app exited ${child.exitCode}:\n${output}`);
   });
-  return {
+  const app: AppProcess = {
     url: `http://127.0.0.1:${port}`,
     child,
     exited,
@@ -75,6 +78,8 @@ function startApp(port: number, databaseUrl: string): AppProcess {
       await exited;
     },
   };
+  started.push(app);
+  return app;
 }
 
 /** The status `url` answers with (0: no answer within a second). */
@@ -212,7 +217,7 @@ describe.runIf(usingPostgres())("PostgreSQL going away, and the app restarting, 
   }, 120_000);
 
   afterAll(async () => {
-    await app?.stop();
+    await Promise.all(started.map((a) => a.stop()));
     await proxy?.close();
     await emulator?.close();
     await db?.close();
