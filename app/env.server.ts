@@ -49,6 +49,19 @@ const schema = z.object({
   // Continue cart handoffs per minute for one shop, from all its shoppers together (docs/security.md).
   HANDOFF_SHOP_PER_MINUTE: z.coerce.number().int().positive().default(120),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // Prometheus metrics and health for the engineer who runs the app (docs/operations.md). METRICS_ENABLED=false
+  // turns the instruments into no-ops (the bench's A/B); METRICS_TOKEN is the bearer token /metrics asks for, or
+  // two ("new,old") while rotating it (without one, /metrics is served only on the operations listener);
+  // OPS_PORT/OPS_HOST: that private listener (/healthz, /readyz, /metrics), 0 for any free port.
+  METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x2b\x2d-\x7e]{16,256}(,[\x21-\x2b\x2d-\x7e]{16,256})?$/, {
+      message: "must be a token of 16 to 256 printable characters without spaces or commas (openssl rand -hex 24), or two separated by a comma while rotating",
+    })
+    .optional(),
+  OPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  OPS_HOST: z.string().default("127.0.0.1"),
   // Local development, the demo and the tests talk to a service on this machine: "true" lets the merchant's
   // service URLs resolve to loopback (plain http allowed there). Never set it in a deployment (docs/security.md).
   ALLOW_LOOPBACK_SERVICE_URLS: z.enum(["true", "false"]).default("false"),

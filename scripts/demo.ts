@@ -5,6 +5,7 @@
 // - the stand-in for Shopify on the public port: storefront, app proxy, admin (dev/storefront/server.ts);
 // - a demo shop installed and configured through the app's own code, and one demo customer connected through the
 //   real OAuth flow. Then it prints where to go and one `demo ready {json}` line (also written to the data dir).
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
@@ -88,8 +89,11 @@ async function main() {
     await db.close();
   }
 
+  // The app's and the workers' Prometheus metrics answer this bearer token (docs/operations.md); a new one each start.
+  const metricsToken = randomBytes(24).toString("hex");
   const appEnv = {
     ...baseEnv,
+    METRICS_TOKEN: metricsToken,
     NODE_ENV: "production",
     HOST,
     PORT: String(appPort),
@@ -113,9 +117,13 @@ async function main() {
   const startApp = () => startNode("app", ["server/main.ts"], appEnv, null, { preload });
   const app = startApp();
   const workers: Child[] = [];
-  for (let i = 0; i < options.workers; i++) workers.push(startNode(`worker ${i + 1}`, ["server/worker.ts"], appEnv, /worker \S+ ready/, { preload }));
-  // Ready when it answers (its log may be silenced with LOG_LEVEL).
-  await Promise.all([waitForHttp(`http://${HOST}:${appPort}/healthz`, app), ...workers.map((w) => w.ready)]);
+  // Each worker answers health and metrics on a free port of its own, which its ready line names.
+  const workerEnv = { ...appEnv, OPS_PORT: "0" };
+  for (let i = 0; i < options.workers; i++) {
+    workers.push(startNode(`worker ${i + 1}`, ["server/worker.ts"], workerEnv, /worker \S+ ready(?:; health and metrics on (\S+))?/, { preload }));
+  }
+  // Ready when /readyz says so: migrated, its database answering, its worker beating (its log may be silenced).
+  const [, ...workerOps] = await Promise.all([waitForHttp(`http://${HOST}:${appPort}/readyz`, app), ...workers.map((w) => w.ready)]);
   // A worker that dies is only a worker (the others and the queue's leases carry on); the emulator is the demo's
   // service. The app exits non-zero after an uncaught exception (server/main.ts): like a process manager, the demo
   // starts a fresh one on the same port, unless it keeps dying (6 exits within a minute stop the demo).
@@ -180,6 +188,10 @@ async function main() {
     order_page_url: `${publicUrl}/admin/orders/${orderHistory().find((o) => o.customerId === customer.id)!.id}`,
     flow_triggers_url: `${publicUrl}/admin/flow`,
     worker_pids: workers.map((w) => w.process.pid),
+    // Prometheus metrics: `curl -H "Authorization: Bearer <metrics_token>" <metrics_url>` (and each worker's).
+    metrics_url: `http://${HOST}:${appPort}/metrics`,
+    metrics_token: metricsToken,
+    worker_metrics_urls: workerOps.filter((url) => url.startsWith("http")).map((url) => `${url}/metrics`),
   };
   writeFileSync(path.join(options.dataDir, READY_FILE), JSON.stringify(ready, null, 2));
   console.log(`
@@ -191,6 +203,7 @@ The demo is running (${((Date.now() - started) / 1000).toFixed(1)} s). On this m
   Emulator state:         ${emulatorUrl}/_emulator/state   (what the service received)
   Order page block:       ${ready.order_page_url}   (Shopify's order page with the app's block)
   Shopify Flow triggers:  ${ready.flow_triggers_url}   (what the app sent to Flow)
+  Metrics (Prometheus):   curl -H "Authorization: Bearer ${metricsToken}" ${ready.metrics_url}${workers.length ? "   (each worker's: worker_metrics_urls in the ready line)" : ""}
   ${customerName(customer)} (customer ${customer.id}) is connected to a workspace; their past orders are being imported.
   Send orders:            npm run demo:orders -- --count 20${options.dataDir === path.resolve("data/demo") ? "" : ` --data-dir ${options.dataDir}`}
 Data stays in ${options.dataDir}${options.databaseUrl ? " and the PostgreSQL database" : ""}. Ctrl-C stops everything.

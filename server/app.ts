@@ -14,6 +14,8 @@ import { bodyCeiling } from "./body-ceiling";
 import { BodyBudget } from "./body-budget";
 import { directWebhookDispatch } from "./direct-actions";
 import { serverLimits, type ServerLimits } from "./limits";
+import { operationsRoute } from "./operations-listener";
+import type { Operations } from "../app/runtime/operations.server";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
@@ -42,6 +44,9 @@ export function createAppServer({ build, clientDir, logger, limits = serverLimit
   // One budget for the bodies of every request of this process, webhooks and the rest (./body-budget.ts).
   const bodies = { budget: new BodyBudget(limits.bodyBytesInFlight), webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs };
   const direct = directWebhookDispatch(build, bodies);
+  // /healthz, /readyz and /metrics of the web process the build started, ahead of Express (probes and scrapes).
+  const entry = build.entry.module as { webOperations?: () => Operations | undefined };
+  const operations = operationsRoute(() => entry.webOperations?.(), "public");
   app.disable("x-powered-by");
   // A body a handler refused part way (413) is not read into memory, but it is not left unread either: closing a
   // socket with unread data resets the connection, and the client may lose the answer. Whatever is still coming
@@ -91,6 +96,6 @@ export function createAppServer({ build, clientDir, logger, limits = serverLimit
     res.status(500).type("text/plain").send("Internal Server Error");
   });
   return (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
-    if (!direct(req, res)) app(req as express.Request, res as express.Response, next as express.NextFunction);
+    if (!direct(req, res) && !operations(req, res)) app(req as express.Request, res as express.Response, next as express.NextFunction);
   };
 }

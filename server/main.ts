@@ -15,6 +15,7 @@ import { createAppServer } from "./app";
 import { describeError, exitOnCrash } from "./crash";
 import { createHttpServer } from "./http-server";
 import { serverLimits } from "./limits";
+import { listenForOperations } from "./operations-listener";
 
 const root = process.cwd();
 // The app's logger options (app/lib/logger.server.ts): JSON lines, the same redaction as every other line.
@@ -33,9 +34,12 @@ process.on("unhandledRejection", (reason) => {
 
 let server: Server | undefined;
 let web: WebProcess | undefined;
+let draining = false;
 
 /** Stop accepting, let open requests finish, then stop the worker, write pending intake, close the database. */
 async function drain(): Promise<void> {
+  draining = true;
+  web?.markDraining(); // /readyz answers 503 from here on
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await web?.stop();
 }
@@ -73,9 +77,21 @@ async function main() {
     process.exit(1);
   }
   web = (build.entry.module as unknown as WebEntry).startWebProcess();
+  if (web.operationsAddress) {
+    listenForOperations(web.operations, web.operationsAddress).then(
+      ({ url }) => logger.info(`health and metrics on ${url}`),
+      (err: Error) => logger.error({ err: err.message }, "the operations listener (OPS_PORT) could not start"),
+    );
+  }
   const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger, limits });
   const port = Number(process.env.PORT ?? 3000);
-  server = createHttpServer(handler, limits).listen(port, process.env.HOST ?? "0.0.0.0", () => {
+  // While draining, every answer closes its connection: a client that keeps its connections alive (a load balancer,
+  // Shopify) would otherwise hold the drain open for as long as it sends (server.close() waits for each connection).
+  const answer: typeof handler = (req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+    handler(req, res);
+  };
+  server = createHttpServer(answer, limits).listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
 }

@@ -2,142 +2,15 @@
 // (products, cart drawer, cart page), a customer connecting a workspace, `npm run demo:orders` filling the sync
 // log and the emulator. Then the same on PostgreSQL with two worker processes, one of them killed mid-run.
 // Screenshots go to test-results/; with UPDATE_DOC_IMAGES=1 also to docs/images/ (the README shows them).
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
-import os from "node:os";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { launchBrowser, newContext, screenshotPath } from "./helpers/browser";
+import { DEMO_TIMEOUT_MS, emulatorState, ROOT, runOrders, startDemo, waitForImports, type RunningDemo } from "./helpers/demo";
 import { injectFault } from "./helpers/emulator";
-
-const ROOT = path.resolve(__dirname, "..");
-const DEMO_TIMEOUT_MS = 240_000;
-
-interface DemoReady {
-  app_url: string;
-  admin_url: string;
-  storefront_url: string;
-  customer_account_url: string;
-  emulator_url: string;
-  shop: string;
-  api_secret: string;
-  customer_id: string;
-  order_page_url: string;
-  flow_triggers_url: string;
-  worker_pids: number[];
-}
-
-interface RunningDemo {
-  ready: DemoReady;
-  dataDir: string;
-  child: ChildProcess;
-  output: () => string;
-  /** Ctrl-C; the data dir is deleted unless `keepData`. */
-  stop(options?: { keepData?: boolean }): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-// The demo as a terminal runs it: its own process group, so the stop below is Ctrl-C (SIGINT to the whole group).
-const cleanEnv = () => {
-  const env = { ...process.env };
-  Reflect.deleteProperty(env, "NODE_ENV");
-  Reflect.deleteProperty(env, "DATABASE_URL");
-  return env;
-};
-
-/** A demo on a fresh data dir, or (`dataDir`) a second start on one a stopped demo left. */
-async function startDemo(args: string[] = [], options: { dataDir?: string } = {}): Promise<RunningDemo> {
-  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "demo-test-"));
-  const port = await freePort();
-  const fresh = options.dataDir ? [] : ["--reset"];
-  const child = spawn("npm", ["run", "demo", "--", "--port", String(port), "--data-dir", dataDir, ...fresh, ...args], {
-    cwd: ROOT,
-    env: cleanEnv(),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const ready = new Promise<DemoReady>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "demo ready" line in ${DEMO_TIMEOUT_MS} ms:\n${output.slice(-3000)}`)), DEMO_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = /^demo ready (\{.*\})$/m.exec(output);
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line[1]) as DemoReady);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`the demo exited (${code}) before it was ready:\n${output.slice(-3000)}`)));
-  });
-  const announced = await ready.catch(async (error: unknown) => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT"); // leave nothing running
-    await exited;
-    throw error;
-  });
-  return {
-    ready: announced,
-    dataDir,
-    child,
-    output: () => output,
-    async stop(stopOptions = {}) {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT");
-      await exited;
-      if (!stopOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-function runOrders(demo: RunningDemo, count: number): Promise<{ order_ids: string[]; fulfillment_ids: string[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "demo:orders", "--", "--count", String(count), "--data-dir", demo.dataDir], { cwd: ROOT, env: cleanEnv() });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.on("exit", (code) => {
-      const line = /^demo orders (\{.*\})$/m.exec(output);
-      if (code === 0 && line) resolve(JSON.parse(line[1]));
-      else reject(new Error(`demo:orders exited ${code}:\n${output}`));
-    });
-  });
-}
-
-interface EmulatorState {
-  orders: { external_id: string; workspace_id: string }[];
-  shipments: { external_id: string; workspace_id: string }[];
-  handoffs: unknown[];
-}
-
-async function emulatorState(demo: RunningDemo): Promise<EmulatorState> {
-  return (await fetch(`${demo.ready.emulator_url}/_emulator/state`)).json() as Promise<EmulatorState>;
-}
-
-/** Waits until the emulator holds every one of these orders and shipments; returns the state. */
-async function waitForImports(demo: RunningDemo, ids: { order_ids: string[]; fulfillment_ids: string[] }, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await emulatorState(demo);
-    const orders = new Set(state.orders.map((o) => o.external_id));
-    const shipments = new Set(state.shipments.map((s) => s.external_id));
-    const missing = ids.order_ids.filter((id) => !orders.has(id)).length + ids.fulfillment_ids.filter((id) => !shipments.has(id)).length;
-    if (missing === 0) return state;
-    if (Date.now() > deadline) throw new Error(`${missing} imports still missing at the emulator`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 async function shot(page: Page, name: string) {
   const file = screenshotPath(`demo-${name}`);

@@ -17,7 +17,17 @@ export interface Database {
   kind: "postgres" | "pglite";
   /** Resolves once pending migrations are applied. Queries through `prisma` wait for it on their own. */
   ready: Promise<void>;
+  /** This process's connections (the metrics' database pool family); PGlite is one connection in the process. */
+  pool(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  max: number;
+  /** Open connections and how many of them are idle, and queries waiting for one (PostgreSQL's pool only). */
+  open?: number;
+  idle?: number;
+  waiting?: number;
 }
 
 export interface OpenOptions {
@@ -85,7 +95,8 @@ export function openDatabase(options: OpenOptions = {}): Database {
     const url = options.url;
     const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
     // One pool for Prisma and the driver-level statements, so a process holds `poolSize` connections in all.
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const max = options.poolSize ?? 10;
+    const pool = new pg.Pool({ connectionString: url, max });
     // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on demand; without
     // a listener its 'error' would end the process (Prisma listens only while it is connected).
     pool.on("error", (error) => logger("db").warn({ err: error.message }, "idle database connection lost"));
@@ -102,6 +113,7 @@ export function openDatabase(options: OpenOptions = {}): Database {
       sql,
       kind: "postgres",
       ready,
+      pool: () => ({ max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async close() {
         await prisma.$disconnect();
         if (!pool.ended) await pool.end();
@@ -127,6 +139,7 @@ export function openDatabase(options: OpenOptions = {}): Database {
     sql,
     kind: "pglite",
     ready,
+    pool: () => ({ max: 1 }),
     async close() {
       await prisma.$disconnect();
       if (!pglite.closed) await pglite.close();

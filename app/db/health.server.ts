@@ -1,12 +1,13 @@
 import { database } from "../db.server";
+import type { Database } from "./connect.server";
 
 export interface Health {
   ok: boolean;
   database: { kind: "postgres" | "pglite"; reachable: boolean; latencyMs?: number; error?: string };
 }
 
-export async function checkDatabase(timeoutMs = 2000): Promise<Health> {
-  const db = database();
+/** Whether `db` (by default the process's) answers a query within `timeoutMs`; the first query waits for the migrations. */
+export async function checkDatabase(timeoutMs = 2000, db: Database = database()): Promise<Health> {
   const started = performance.now();
   try {
     await Promise.race([

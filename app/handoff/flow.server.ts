@@ -18,6 +18,7 @@ import {
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { marketPrices, withMarketPrices, type StorefrontGraphql } from "./market-prices.server";
 import { resolveCart } from "./resolver.server";
+import { handoffBudgetRefusals, handoffs } from "../lib/metrics.server";
 
 // A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
 export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = { timeoutMs: 8_000, retry: { maxAttempts: 3, maxElapsedMs: 8_000 } };
@@ -80,6 +81,12 @@ const PLAIN: Record<string, string> = {
   disabled: "The Continue cart button is turned off in the settings: nothing was sent.",
 };
 
+/** A click a budget refused (handoff_budget_refusals_total), nothing written. */
+function refusedBy(budget: "door" | "cart" | "service", result: FlowResult): FlowResult {
+  handoffBudgetRefusals.series(budget).inc();
+  return result;
+}
+
 function failureCode(f: Failure): ShopperCode {
   if (f.kind === "invalid_signature") return "signature_rejected";
   if (f.kind === "rate_limited") return "rate_limited";
@@ -87,7 +94,17 @@ function failureCode(f: Failure): ShopperCode {
   return "failed";
 }
 
+/** One Continue cart click, counted by its outcome (handoffs_total): created, reused, the shopper's code, or error. */
 export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
+  const result = await handOff(deps, req).catch((error: unknown) => {
+    handoffs.series("error").inc();
+    throw error;
+  });
+  handoffs.series(result.ok ? (result.reused ? "reused" : "created") : result.code).inc();
+  return result;
+}
+
+async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   const now = deps.now ?? Date.now;
   const { prisma } = deps;
   const { shop } = req;
@@ -100,7 +117,7 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   ]);
   const parsed = parseCartInput(req.raw);
   const locale = parsed.ok ? parsed.input.locale : parsed.locale;
-  if (!doorBudget.ok) return { ok: false, code: "busy", status: 429, locale, retryAfterMs: doorBudget.retryAfterMs };
+  if (!doorBudget.ok) return refusedBy("door", { ok: false, code: "busy", status: 429, locale, retryAfterMs: doorBudget.retryAfterMs });
 
   const facts: RecordFacts = { shop, customerId: req.customerId, cartTokenHash: "" };
   if (!parsed.ok) {
@@ -113,7 +130,7 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   facts.cartTokenHash = sha256(`${shop}|${input.token ?? `form:${requested}`}`);
   facts.lineCount = input.lines.length;
   const cartBudget = deps.budget.take([{ key: `cart:${facts.cartTokenHash}`, policy: CART_POLICY }]);
-  if (!cartBudget.ok) return { ok: false, code: "busy", status: 429, locale, retryAfterMs: cartBudget.retryAfterMs };
+  if (!cartBudget.ok) return refusedBy("cart", { ok: false, code: "busy", status: 429, locale, retryAfterMs: cartBudget.retryAfterMs });
 
   const settings = await deps.loadSettings();
   if (!settings.enabled || !settings.service) {
@@ -161,7 +178,7 @@ export async function continueCart(deps: FlowDeps, req: FlowRequest): Promise<Fl
   // A slot in the service's rate budget, shared with the imports; none free now: refused at once, nothing written.
   const serviceDeps = deps.service ?? INTERACTIVE_SERVICE_DEPS;
   const slot = deps.gate?.open(settings.service, serviceDeps.fetch);
-  if (slot && !slot.ok) return { ok: false, code: "rate_limited", status: 429, locale, retryAfterMs: slot.retryAfterMs };
+  if (slot && !slot.ok) return refusedBy("service", { ok: false, code: "rate_limited", status: 429, locale, retryAfterMs: slot.retryAfterMs });
   const outcome = await createCartHandoff(settings.service, request, {
     idempotencyKey: facts.idempotencyKey,
     deps: slot ? { ...serviceDeps, fetch: slot.fetch } : serviceDeps,

@@ -4,8 +4,9 @@
 // topics by the signed content too, so a captured body replayed under new ids repeats nothing).
 import type { PrismaClient } from "@prisma/client";
 import { sha256 } from "../lib/hash";
+import { webhookDeliveries } from "../lib/metrics.server";
 import { securityLog } from "../lib/security-log.server";
-import { verifyWebhook, type VerifiedWebhook } from "../shopify/webhook.server";
+import { topicLabel, verifyWebhook, type VerifiedWebhook } from "../shopify/webhook.server";
 import { redactCustomer, redactShop } from "./compliance.server";
 import { recordDataRequest } from "./export.server";
 import { onAppUninstalled, onScopesUpdated } from "./lifecycle.server";
@@ -84,13 +85,16 @@ async function handle(
   const check = await verifyWebhook(request, routeTopic);
   if (!check.ok) return check.response;
   const webhook = check.webhook;
+  const topic = topicLabel(routeTopic);
   if (options.notWhileInstalled && (await isInstalled(prisma, webhook.shop))) {
-    securityLog().warn({ shop: webhook.shop, topic: webhook.topic, reason: "shop_installed" }, "webhook ignored");
+    securityLog().warn({ shop: webhook.shop, topic: webhook.topic, webhookId: webhook.webhookId, reason: "shop_installed" }, "webhook ignored");
+    webhookDeliveries.series(topic, "ignored", "").inc();
     return new Response(null, { status: 200 });
   }
   const payload = (webhook.payload ?? {}) as Payload;
   const event: Verified = { shop: webhook.shop, topic: webhook.topic, payload, eventId: webhook.eventId, webhookId: webhook.webhookId };
-  await actOnce(prisma, webhook, { byContent: options.byContent }, () => work(event));
+  const acted = await actOnce(prisma, webhook, { byContent: options.byContent }, () => work(event));
+  webhookDeliveries.series(topic, acted ? "accepted" : "duplicate", "").inc();
   return new Response(null, { status: 200 });
 }
 

@@ -1,8 +1,9 @@
-import { checkDatabase } from "../db/health.server";
+import { toResponse } from "../runtime/operations.server";
+import { webOperations } from "../runtime/web.server";
 
-// For load balancers and uptime checks: 200 when the database answers, 503 when it does not. A resource route
-// answers a Response of its own (single fetch: raw objects are for routes with a page).
-export const loader = async () => {
-  const health = await checkDatabase();
-  return Response.json(health, { status: health.ok ? 200 : 503, headers: { "Cache-Control": "no-store" } });
+// Liveness, for process managers and orchestrators: 200 while the process answers (the database is /readyz's
+// business: a database outage must not get every app process restarted). docs/operations.md.
+export const loader = () => {
+  const operations = webOperations();
+  return operations ? toResponse(operations.liveness()) : new Response('{"alive":true}', { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 };

@@ -8,6 +8,7 @@ import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
 import { createSyncIntake, type SyncIntake } from "../sync/webhook.server";
+import { createOperations, type Operations } from "./operations.server";
 import { startSyncWorker } from "./worker.server";
 
 export interface WebProcessOptions {
@@ -19,9 +20,20 @@ export interface WebProcessOptions {
 
 export interface WebProcess {
   database: Database;
+  /** Health and metrics of this process (/healthz, /readyz, /metrics; docs/operations.md). */
+  operations: Operations;
+  /** Where the operations listener goes (OPS_PORT, OPS_HOST), when one is configured. */
+  operationsAddress?: { port: number; host: string };
+  /** Not ready from now on (server/main.ts, as it starts draining); stop() does it too. */
+  markDraining(): void;
   /** Stops the worker, writes pending intake, closes the database (in that order). */
   stop(): Promise<void>;
 }
+
+let current: WebProcess | undefined;
+
+/** The operations of the web process this module started (undefined before it started). */
+export const webOperations = (): Operations | undefined => current?.operations ?? globalThis.__devWebProcess?.operations;
 
 let intake: { db: Database; intake: SyncIntake } | undefined;
 
@@ -37,16 +49,21 @@ export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   setDatabase(db);
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;
-  return {
+  const operations = createOperations({ database: db, worker });
+  return (current = {
     database: db,
+    operations,
+    operationsAddress: env().OPS_PORT === undefined ? undefined : { port: env().OPS_PORT!, host: env().OPS_HOST },
+    markDraining: () => operations.markDraining(),
     async stop() {
+      operations.markDraining();
       const step = (name: string, run: () => Promise<void>) =>
         run().catch((error: unknown) => logger("app").error({ err: errorMessage(error), step: name }, "shutdown step failed"));
       if (worker) await step("worker", () => worker.stop());
       if (intake?.db === db) await step("intake", () => intake!.intake.flush());
       await step("database", () => db.close());
     },
-  };
+  });
 }
 
 declare global {

@@ -11,6 +11,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { Agent } from "undici";
 import { env } from "../env.server";
+import { serviceRequests, serviceRequestSeconds } from "../lib/metrics.server";
 
 export interface AddressPolicy {
   allowLoopback: boolean;
@@ -115,9 +116,38 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
 
 const agents = new Map<boolean, Agent>();
 
+/** The service's endpoints as a metric label (a fixed set), by the end of the path (a base URL may have a path). */
+const ENDPOINT_LABELS: [suffix: string, label: string][] = [
+  ["/api/v1/orders", "orders"],
+  ["/api/v1/shipments", "shipments"],
+  ["/api/v1/cart-handoffs", "cart_handoffs"],
+  ["/oauth/token", "oauth_token"],
+  ["/oauth/revoke", "oauth_revoke"],
+];
+const endpointLabel = (pathname: string) => ENDPOINT_LABELS.find(([suffix]) => pathname.endsWith(suffix))?.[1] ?? "other";
+
+/** service_requests_total and service_request_seconds for one request: the status, or why there is none. */
+async function measured(url: URL, send: () => Promise<Response>): Promise<Response> {
+  const endpoint = endpointLabel(url.pathname);
+  const started = performance.now();
+  let status: string;
+  try {
+    const response = await send();
+    status = String(response.status);
+    return response;
+  } catch (error) {
+    status = (error as Error)?.name === "TimeoutError" || (error as Error)?.name === "AbortError" ? "timeout" : "network_error";
+    throw error;
+  } finally {
+    serviceRequests.series(endpoint, status!).inc();
+    serviceRequestSeconds.series(endpoint).observe((performance.now() - started) / 1000);
+  }
+}
+
 /**
  * fetch for the service: every connection's address is checked (guardedLookup; an IP literal, which skips the
- * lookup, is checked here), and redirects are never followed.
+ * lookup, is checked here), and redirects are never followed. Every request it sends is counted (the metrics'
+ * "service" family, docs/operations.md).
  */
 export function guardedFetch(policy: AddressPolicy): typeof fetch {
   let agent = agents.get(policy.allowLoopback);
@@ -133,6 +163,6 @@ export function guardedFetch(policy: AddressPolicy): typeof fetch {
       throw new TypeError("fetch failed", { cause: new AddressRefusedError(host, host) });
     }
     // `dispatcher` is Node's (undici's) extension to RequestInit.
-    return globalThis.fetch(input, { ...init, redirect: "manual", dispatcher } as RequestInit);
+    return measured(url, () => globalThis.fetch(input, { ...init, redirect: "manual", dispatcher } as RequestInit));
   };
 }

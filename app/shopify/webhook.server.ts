@@ -7,6 +7,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { env } from "../env.server";
 import { readBody } from "../lib/body-limit.server";
+import { webhookDeliveries } from "../lib/metrics.server";
 import { securityLog } from "../lib/security-log.server";
 import { normalizeTopic, webhookHeaderProblem } from "./webhook-headers";
 
@@ -48,6 +49,17 @@ export function verifyShopifyWebhook(headers: Headers, rawBody: Uint8Array, secr
 // Answered like a malformed delivery (no detail): the sender is not Shopify, or Shopify's configuration is broken.
 const refused = (status: number) => ({ ok: false as const, response: new Response(null, { status }) });
 
+/** The topic as a metric label: the route's own (a fixed set), "orders_create". */
+export const topicLabel = (routeTopic: string) => normalizeTopic(routeTopic).toLowerCase();
+
+export type RefusalReason = "too_large" | "malformed" | "signature" | "topic_mismatch" | "shop_mismatch";
+
+/** Counts a refusal (webhook_deliveries_total{outcome="refused"}) and passes the answer on. */
+function counted<T>(routeTopic: string, reason: RefusalReason, answer: T): T {
+  webhookDeliveries.series(topicLabel(routeTopic), "refused", reason).inc();
+  return answer;
+}
+
 /**
  * Reads and verifies a webhook for the route's topic: 413 for a body over the webhook limit, 401 for a wrong HMAC,
  * 400 for a malformed delivery, a topic that is not the route's, a body that is not JSON or names another shop.
@@ -55,25 +67,25 @@ const refused = (status: number) => ({ ok: false as const, response: new Respons
  */
 export async function verifyWebhook(request: Request, routeTopic: string): Promise<WebhookCheck> {
   const body = await readBody(request, "webhook"); // read once: the HMAC and the JSON use the same bytes
-  if (!body.ok) return body;
+  if (!body.ok) return counted(routeTopic, body.response.status === 413 ? "too_large" : "malformed", body);
   const signed = verifyShopifyWebhook(request.headers, body.bytes, env().SHOPIFY_API_SECRET);
-  if (!signed.ok) return refused(signed.status);
-  const { shop, topic } = signed.webhook;
+  if (!signed.ok) return counted(routeTopic, signed.status === 401 ? "signature" : "malformed", refused(signed.status));
+  const { shop, topic, webhookId } = signed.webhook;
   const expected = normalizeTopic(routeTopic);
   if (topic !== expected) {
-    securityLog().warn({ shop, topic, route: expected, reason: "topic_mismatch" }, "webhook refused");
-    return refused(400);
+    securityLog().warn({ shop, topic, route: expected, webhookId, reason: "topic_mismatch" }, "webhook refused");
+    return counted(routeTopic, "topic_mismatch", refused(400));
   }
   let payload: unknown;
   try {
     payload = parseShopifyJson(new TextDecoder().decode(body.bytes));
   } catch {
-    return refused(400);
+    return counted(routeTopic, "malformed", refused(400));
   }
   const named = shopNamedIn(payload);
   if (named !== undefined && named !== shop) {
-    securityLog().warn({ shop, topic, reason: "shop_mismatch" }, "webhook refused");
-    return refused(400);
+    securityLog().warn({ shop, topic, webhookId, reason: "shop_mismatch" }, "webhook refused");
+    return counted(routeTopic, "shop_mismatch", refused(400));
   }
   return { ok: true, webhook: { ...signed.webhook, payload, bytes: body.bytes } };
 }

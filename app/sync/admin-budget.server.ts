@@ -3,6 +3,7 @@
 // bucket holds what that query last asked for. A THROTTLED answer (another process drew on the same bucket) waits
 // for the points and asks again, so throttling never surfaces; MAX_COST_EXCEEDED is thrown as its own error for the
 // caller to split the query (smaller pages).
+import { adminQueryCost, adminThrottled, adminThrottleWaitSeconds } from "../lib/metrics.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { AdminApiBusy } from "../shopify/admin-api-busy";
 
@@ -102,16 +103,23 @@ export async function budgetedQuery(deps: BudgetedDeps, shop: string, query: str
   const budget = deps.budget ?? sharedAdminBudget;
   const sleep = deps.sleep ?? realSleep;
   const key = costKey(query, variables);
+  const waited = (ms: number) => {
+    adminThrottleWaitSeconds.series().inc(ms / 1000);
+    return sleep(ms);
+  };
   for (let attempt = 0; ; attempt++) {
     const wait = budget.waitMs(shop, budget.lastRequested(key), deps.now().getTime());
-    if (wait > 0) await sleep(Math.min(wait, 20_000));
+    if (wait > 0) await waited(Math.min(wait, 20_000));
     const answer = ((await deps.adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
-    budget.observe(shop, key, answer.extensions?.cost, deps.now().getTime());
+    const cost = answer.extensions?.cost;
+    if (typeof cost?.actualQueryCost === "number" && cost.actualQueryCost > 0) adminQueryCost.series().inc(cost.actualQueryCost);
+    budget.observe(shop, key, cost, deps.now().getTime());
     if (codeOf(answer, "MAX_COST_EXCEEDED")) throw new MaxCostExceeded();
     if (!codeOf(answer, "THROTTLED")) return answer;
+    adminThrottled.series().inc();
     if (attempt >= MAX_THROTTLED_RETRIES) throw new Error("Shopify's Admin API stayed busy (throttled)");
     // Throttled with no status to go by: a second's worth of the standard restore rate.
-    if (!answer.extensions?.cost?.throttleStatus) await sleep(1_000 * (attempt + 1));
+    if (!cost?.throttleStatus) await waited(1_000 * (attempt + 1));
   }
 }
 
@@ -140,7 +148,9 @@ export function forShopper(adminGraphql: AdminGraphql, deps: { budget?: AdminCos
     if (wait > 0) await sleep(wait);
     budget.spend(shop, cost, now());
     const answer = ((await adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
-    budget.observe(shop, key, answer.extensions?.cost, now());
+    const spent = answer.extensions?.cost;
+    if (typeof spent?.actualQueryCost === "number" && spent.actualQueryCost > 0) adminQueryCost.series().inc(spent.actualQueryCost);
+    budget.observe(shop, key, spent, now());
     return answer;
   };
 }

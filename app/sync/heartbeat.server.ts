@@ -11,10 +11,13 @@ export interface Heartbeat {
   tick(): Promise<void>;
   /** Removes the row: a worker that stopped cleanly is not "alive". */
   stop(): Promise<void>;
+  /** When the last beat was written (ms since the epoch), for this process's readiness; undefined before the first. */
+  lastWritten(): number | undefined;
 }
 
 export function createHeartbeat(prisma: PrismaClient, workerId: string, everyMs = HEARTBEAT_EVERY_MS): Heartbeat {
   let next = 0;
+  let written: number | undefined;
   return {
     async tick() {
       const now = Date.now();
@@ -23,8 +26,12 @@ export function createHeartbeat(prisma: PrismaClient, workerId: string, everyMs 
       const beatAt = new Date(now);
       await prisma.workerHeartbeat
         .upsert({ where: { workerId }, create: { workerId, beatAt }, update: { beatAt } })
-        .catch(() => undefined);
+        .then(
+          () => (written = now),
+          () => undefined,
+        );
     },
+    lastWritten: () => written,
     async stop() {
       await prisma.workerHeartbeat.deleteMany({ where: { workerId } }).catch(() => undefined);
     },

@@ -5,8 +5,9 @@ import type { Job, Prisma, SyncRecord } from "@prisma/client";
 import type { Failure } from "../service/outcomes.server";
 import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
 import { customerIdOf, orderKeyOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
-import { backoffMs, completeJob, failJob, requeueJob, requeueLatest, type LeasedJob } from "./queue.server";
+import { backoffMs, completeJob, failJob, jobRef, requeueJob, requeueLatest, type LeasedJob } from "./queue.server";
 import { errorMessage } from "../lib/errors";
+import { importAttempts, importLagSeconds, imports } from "../lib/metrics.server";
 import { attemptInsert, recordAttempt } from "./attempts.server";
 import { routeCustomer } from "./routing.server";
 import type { Resolved } from "./job-context.server";
@@ -45,7 +46,7 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   // handled for this resource is not sent, or it would overwrite the newer content at the service.
   const sourceAt = sourceUpdatedAt(p);
   if (sourceAt && record.sourceUpdatedAt && sourceAt < record.sourceUpdatedAt) {
-    deps.logger.info({ jobId: job.id, recordId: record.id }, "older than the content already handled; not sent");
+    deps.logger.info({ ...jobRef(job), recordId: record.id }, "older than the content already handled; not sent");
     await completeJob(deps.prisma, job, deps.now());
     return;
   }
@@ -112,7 +113,8 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   if (record.sentHash === meaning && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
     // this very content is already at the service
     const data = { ...(record.customerId !== stored ? { customerId: record.customerId } : {}), ...newer };
-    await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, redactions: record.redactions, data } : undefined);
+    const done = await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, redactions: record.redactions, data } : undefined);
+    if (done) imports.series(kind, "unchanged").inc();
     return;
   }
   // The same content on top of the same last accepted import gives the same key (a retry or a takeover is replayed);
@@ -120,9 +122,10 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   const key = idempotencyKey(job.shop, kind, externalId, hash, record.importedAt);
   const send = kind === "order" ? deps.importOrder : deps.importShipment;
   const outcome = await send(settings, deps.grantStore(route.grant), mapped.request, { idempotencyKey: key });
+  importAttempts.series(kind, outcome.ok ? "ok" : outcome.kind).inc();
   if (!outcome.ok) {
     await recordFailedSend(deps, job, record, hash);
-    await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ jobId: job.id, err: errorMessage(error) }, "attempt not logged"));
+    await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ ...jobRef(job), err: errorMessage(error) }, "attempt not logged"));
     return handleFailure(deps, job, record, kind, outcome);
   }
 
@@ -157,7 +160,9 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     },
   );
   if (!recorded) return;
-  deps.logger.info({ jobId: job.id, recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
+  imports.series(kind, state).inc();
+  if (job.createdAt instanceof Date) importLagSeconds.series(kind).observe(Math.max(0, Date.now() - job.createdAt.getTime()) / 1000);
+  deps.logger.info({ ...jobRef(job), recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
   // Shipments skipped for this order, or waiting for it, run again.
   for (const id of sleepingShipments) await requeueLatest(deps.prisma, job.shop, id, deps.now(), { unlessQueued: true });
 }
@@ -175,7 +180,7 @@ const WAIT_FOR_RECONNECT = new Set<Failure["kind"]>(["reconnect_required", "inva
 const RETRY = new Set<Failure["kind"]>(["rate_limited", "server_error", "network_error", "timeout", "idempotency_conflict", "replayed_request"]);
 
 async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind: SyncKind, outcome: Failure) {
-  deps.logger.warn({ jobId: job.id, recordId: record.id, kind, failure: outcome.kind, status: outcome.status }, "import failed");
+  deps.logger.warn({ ...jobRef(job), recordId: record.id, kind, failure: outcome.kind, status: outcome.status }, "import failed");
   if (WAIT_FOR_RECONNECT.has(outcome.kind)) {
     return wait(deps, job, record, { code: "reconnect_required", details: { detail: outcome.message } }, WAIT_FOR_PERSON_MS);
   }

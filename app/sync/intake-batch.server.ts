@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import type { SqlClient } from "../db/sql.server";
+import { intakeBatchDeliveries } from "../lib/metrics.server";
 import { minimiseWebhookPayload } from "./minimise.server";
 import { idString, orderIdOf, orderKeyOf, orderNameOf } from "./mapping.server";
 
@@ -266,12 +267,14 @@ export function createIntakeBatcher(db: IntakeDb, options: BatcherOptions = {}):
   const pending: Pending[] = [];
   let timer: { cancel(): void } | null = null;
   const inFlight = new Set<Promise<void>>();
+  const batchSize = intakeBatchDeliveries.series();
 
   function startBatch() {
     timer?.cancel();
     timer = null;
     if (pending.length === 0 || inFlight.size >= maxInFlight) return;
     const batch = pending.splice(0, maxItems);
+    batchSize.observe(batch.length);
     const running = writeBatch(db, batch).finally(() => {
       inFlight.delete(running);
       // What queued up while every slot was busy goes out now, already a batch.

@@ -12,6 +12,7 @@
 import { Prisma, type Job, type PrismaClient } from "@prisma/client";
 import { shopHeldSql } from "../db/shop-settings.server";
 import { ts, type Db } from "../db/sql.server";
+import { leasedJobs, reclaimedJobs } from "../lib/metrics.server";
 import { because } from "./reasons";
 import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 
@@ -106,8 +107,10 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
  */
 export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Promise<LeasedJob[]> {
   const now = options.now ?? new Date();
-  await reclaimExpired(prisma, now);
+  const reclaimed = await reclaimExpired(prisma, now);
+  if (reclaimed > 0) reclaimedJobs.series().inc(reclaimed);
   const [, leased] = await prisma.$transaction([prisma.$queryRaw(LEASE_PLANNER_SETTINGS), prisma.$queryRaw<LeasedJob[]>(leaseStatement({ ...options, now }))]);
+  for (const job of leased) leasedJobs.series(job.kind).inc();
   return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
 
@@ -122,8 +125,12 @@ export const LEASE_PLANNER_SETTINGS = Prisma.sql`SELECT set_config('enable_bitma
 /**
  * A leased job, with the webhook delivery it imports read by the same statement (one round trip less per import):
  * `deliveryFound` false when the job has no delivery or the delivery is gone (redacted), then `deliveryPayload` is null.
+ * `webhookId` is the delivery's X-Shopify-Webhook-Id, for the job's log lines (the intake logged it with the job id).
  */
-export type LeasedJob = Job & { deliveryPayload?: unknown; deliveryFound?: boolean };
+export type LeasedJob = Job & { deliveryPayload?: unknown; deliveryFound?: boolean; webhookId?: string | null };
+
+/** A job's ids for its log lines: the job, and the webhook delivery it came from (as the intake logged it). */
+export const jobRef = (job: Pick<Job, "id">) => ({ jobId: job.id, webhookId: (job as LeasedJob).webhookId ?? undefined });
 
 /** The lease's one statement (exported for the plan test and the bench's EXPLAIN ANALYZE). */
 export function leaseStatement(options: LeaseOptions): Prisma.Sql {
@@ -193,7 +200,7 @@ export function leaseStatement(options: LeaseOptions): Prisma.Sql {
       FROM looked k
       WHERE t.shop = k.shop AND (k.served OR k.idle) AND NOT (k."nextRunAt" IS NULL AND t.version = k.version)
     )
-    SELECT l.*, d.payload AS "deliveryPayload", d.id IS NOT NULL AS "deliveryFound"
+    SELECT l.*, d.payload AS "deliveryPayload", d.id IS NOT NULL AS "deliveryFound", d."webhookId" AS "webhookId"
     FROM leased l LEFT JOIN "WebhookDelivery" d ON d.id = l."deliveryId"`;
 }
 

@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { rawQuery, ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
 import { Prisma, type Job, type SyncRecord } from "@prisma/client";
-import { completeJob, failJob, rescheduleJob } from "./queue.server";
+import { completeJob, failJob, jobRef, rescheduleJob } from "./queue.server";
+import { importFailures, imports } from "../lib/metrics.server";
 import type { Resolved } from "./job-context.server";
 import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 import type { SyncKind } from "./idempotency.server";
@@ -21,6 +22,12 @@ export const IMPORTED = new Set(["imported", "updated"]);
 export type Why = SyncReasonCode | { code: SyncReasonCode; details: ReasonDetails } | { reasonCode: SyncReasonCode; reason: string };
 const fields = (why: Why) =>
   typeof why === "string" ? because(why) : "reasonCode" in why ? why : because(why.code, why.details);
+
+/** imports_total for the job's next state; a failure also by its reason code (import_failures_total). */
+function counted(job: Pick<Job, "kind">, outcome: "skipped" | "failed" | "waiting" | "retrying", reasonCode?: string) {
+  imports.series(job.kind, outcome).inc();
+  if (outcome === "failed") importFailures.series(job.kind, reasonCode ?? "unknown").inc();
+}
 
 /** A record write by a job: `redactions` is the count the job read (the write is refused when it changed). */
 export interface RecordWrite {
@@ -102,7 +109,10 @@ export async function settle(
     (tx) => (state === "failed" ? failJob(tx, job, reason.reason, deps.now()) : completeJob(tx, job, deps.now())),
     { id: record.id, redactions: record.redactions, data: { state, ...reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId, ...newer } },
   );
-  if (settled) deps.logger.info({ jobId: job.id, recordId: record.id, state, reasonCode: reason.reasonCode }, "record settled");
+  if (settled) {
+    counted(job, state, reason.reasonCode);
+    deps.logger.info({ ...jobRef(job), recordId: record.id, state, reasonCode: reason.reasonCode }, "record settled");
+  }
   return settled;
 }
 
@@ -116,7 +126,7 @@ export async function wait(
   payload?: Prisma.InputJsonValue,
 ) {
   const reason = fields(why);
-  await transition(
+  const moved = await transition(
     deps,
     async (tx) => {
       const runAt = new Date(deps.now().getTime() + delayMs);
@@ -131,12 +141,13 @@ export async function wait(
     },
     { id: record.id, redactions: record.redactions, data: { state: "waiting", ...reason, lastAttemptAt: deps.now(), customerId: record.customerId } },
   );
+  if (moved) counted(job, "waiting");
 }
 
 /** A temporary failure: the job runs again at `runAt` (this attempt counted); the record says when. */
 export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, message: string, runAt: Date) {
   const at = formatUtcTime(runAt);
-  await transition(deps, (tx) => rescheduleJob(tx, job, { runAt, error: message }), {
+  const moved = await transition(deps, (tx) => rescheduleJob(tx, job, { runAt, error: message }), {
     id: record.id,
     redactions: record.redactions,
     data: {
@@ -144,6 +155,7 @@ export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, m
       ...because("retrying", { detail: message, at, attempts: job.attempts, maxAttempts: job.maxAttempts }),
     },
   });
+  if (moved) counted(job, "retrying");
 }
 
 /**
@@ -154,11 +166,12 @@ export async function giveUp(deps: Resolved, job: Job, record: string | Pick<Syn
   const reason = fields(why);
   const current =
     typeof record === "string" ? await deps.prisma.syncRecord.findUnique({ where: { id: record }, select: { id: true, redactions: true } }) : record;
-  await transition(
+  const moved = await transition(
     deps,
     (tx) => failJob(tx, job, jobError ?? reason.reason, deps.now()),
     current ? { id: current.id, redactions: current.redactions, data: { state: "failed", ...reason } } : undefined,
   );
+  if (moved) counted(job, "failed", reason.reasonCode);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The service client's fetch, routed through the rate scheduler: each request to a rate-limited endpoint waits
 // for its slot, and every answer's RateLimit headers go back to the scheduler. The service client itself is
 // unchanged (its own retries pass through here too, so a retry also waits for a slot).
+import { interactiveRefused, schedulerWaitSeconds } from "../lib/metrics.server";
 import type { RateScheduler } from "./scheduler.server";
 
 /** The service's rate-limited endpoints (the OAuth endpoints are not limited). */
@@ -23,7 +24,11 @@ function limitedFetch(scheduler: RateScheduler, client: string, inner: typeof fe
 }
 
 export function scheduledFetch(scheduler: RateScheduler, client: string, lane: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): typeof fetch {
-  return limitedFetch(scheduler, client, inner, () => scheduler.acquire(client, lane));
+  return limitedFetch(scheduler, client, inner, async () => {
+    const asked = performance.now();
+    await scheduler.acquire(client, lane);
+    schedulerWaitSeconds.series().observe((performance.now() - asked) / 1000);
+  });
 }
 
 /** One budget per client id at one service origin. */
@@ -39,7 +44,10 @@ export type InteractiveSlot = { ok: true; fetch: typeof fetch } | { ok: false; r
  */
 export function interactiveSlot(scheduler: RateScheduler, client: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): InteractiveSlot {
   const first = scheduler.tryAcquire(client);
-  if (!first.ok) return first;
+  if (!first.ok) {
+    interactiveRefused.series().inc();
+    return first;
+  }
   let held = true;
   const fetch = limitedFetch(scheduler, client, inner, () => {
     if (held) {
@@ -48,6 +56,7 @@ export function interactiveSlot(scheduler: RateScheduler, client: string, inner:
     }
     const slot = scheduler.tryAcquire(client);
     if (slot.ok) return undefined;
+    interactiveRefused.series().inc();
     const headers = { "content-type": "application/json", "retry-after": String(Math.ceil(slot.retryAfterMs / 1000)) };
     return new Response(JSON.stringify({ error: "rate_limited" }), { status: 429, headers });
   });

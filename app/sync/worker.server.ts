@@ -8,7 +8,8 @@ import { runBackfillJob } from "./backfill.server";
 import { runImportJob } from "./import-job.server";
 import { FLOW_JOB_KIND, runFlowTriggerJob } from "./flow-trigger.server";
 import { resolve, type SyncDeps, type SyncLogger } from "./job-context.server";
-import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, leaseJobs, rescheduleJob } from "./queue.server";
+import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, jobRef, leaseJobs, rescheduleJob } from "./queue.server";
+import { backfillPages, leaseFailures } from "../lib/metrics.server";
 import { giveUp } from "./record-state.server";
 import { onWorkNotified } from "./signal.server";
 import { createHeartbeat } from "./heartbeat.server";
@@ -20,8 +21,10 @@ export type { ImportFn, SyncDeps, SyncLogger } from "./job-context.server";
 /**
  * Runs one leased job to its next state. Never throws: a crash becomes a retry, then a final failure. `stopping`
  * (the worker's stop) cuts a past-orders page's waits short: its lease is given back, the attempt not counted.
+ * `stranded` hears of a job whose crash could not even be written (the database was unreachable): the worker
+ * hands it back once the database answers again, instead of leaving it leased until its lease runs out.
  */
-export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal): Promise<void> {
+export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal, stranded?: (job: Job) => void): Promise<void> {
   const deps = resolve(input);
   try {
     if (job.kind === "backfill") {
@@ -29,6 +32,7 @@ export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal):
       const sleep = stopping ? stoppableSleep(deps.sleep ?? realSleep, stopping) : deps.sleep;
       await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep, budget: deps.adminBudget });
       await completeJob(deps.prisma, job, deps.now());
+      backfillPages.series().inc();
       return;
     }
     if (job.kind === FLOW_JOB_KIND) {
@@ -43,18 +47,18 @@ export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal):
   } catch (error) {
     if (error instanceof WorkerStopping) {
       const released = await rescheduleJob(deps.prisma, job, { runAt: deps.now(), error: "The worker stopped during this job; it runs again.", countAttempt: false }).catch(() => false);
-      deps.logger.info({ jobId: job.id, kind: job.kind, released }, "job handed back: the worker is stopping");
+      deps.logger.info({ ...jobRef(job), kind: job.kind, released }, "job handed back: the worker is stopping");
       return;
     }
     const message = errorMessage(error);
-    deps.logger.error({ jobId: job.id, kind: job.kind, err: message }, "job crashed");
+    deps.logger.error({ ...jobRef(job), kind: job.kind, err: message }, "job crashed");
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
     if (job.attempts >= job.maxAttempts) {
       const details = { attempts: job.attempts, detail: reason };
-      await giveUp(deps, job, job.recordId, { code: "attempts_exhausted", details }, reason).catch(() => undefined);
+      await giveUp(deps, job, job.recordId, { code: "attempts_exhausted", details }, reason).catch(() => stranded?.(job));
     } else {
       const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random));
-      await rescheduleJob(deps.prisma, job, { runAt, error: reason }).catch(() => undefined);
+      await rescheduleJob(deps.prisma, job, { runAt, error: reason }).catch(() => stranded?.(job));
     }
   }
 }
@@ -80,6 +84,8 @@ export interface PeriodicTask {
 
 export interface RunningWorker {
   id: string;
+  /** When this worker last wrote its heartbeat (ms since the epoch): undefined before the first, or after a stop. */
+  lastBeat(): number | undefined;
   /** Stops leasing, waits for running jobs to finish. */
   stop(): Promise<void>;
 }
@@ -111,8 +117,23 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
   const heartbeat = createHeartbeat(deps.prisma, id);
   const running = new Set<Promise<void>>();
   const stopSignal = new AbortController();
+  // Jobs that ended while the database was unreachable (not even their retry could be written): handed back, due
+  // now and the attempt not counted, as soon as a lease shows the database answering again (and at the stop).
+  const stranded = new Map<string, Job>();
+  const releaseStranded = async () => {
+    for (const job of [...stranded.values()]) {
+      const error = "The database could not be reached when this job ended; it runs again.";
+      const released = await rescheduleJob(deps.prisma, job, { runAt: deps.now(), error, countAttempt: false }).then(
+        (moved) => ({ moved }),
+        () => undefined,
+      );
+      if (!released) return; // still unreachable: the next turn
+      stranded.delete(job.id);
+      deps.logger.info({ ...jobRef(job), kind: job.kind, released: released.moved }, "job handed back after the database came back");
+    }
+  };
   const start = (job: Job) => {
-    const run: Promise<void> = runJob(deps, job, stopSignal.signal).finally(() => {
+    const run: Promise<void> = runJob(deps, job, stopSignal.signal, (lost) => stranded.set(lost.id, lost)).finally(() => {
       running.delete(run);
       kick();
     });
@@ -153,8 +174,10 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       try {
         jobs = await leaseJobs(deps.prisma, { workerId: id, limit: free, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
         failures = 0;
+        if (stranded.size > 0) await releaseStranded();
       } catch (error) {
         failures += 1;
+        leaseFailures.series().inc();
         deps.logger.error({ workerId: id, err: errorMessage(error) }, "lease failed");
       }
       for (const job of jobs) start(job);
@@ -165,10 +188,12 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       await pause(failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
     }
     await Promise.all(running);
+    await releaseStranded();
   })();
 
   return {
     id,
+    lastBeat: () => (stopping ? undefined : heartbeat.lastWritten()),
     async stop() {
       stopping = true;
       stopSignal.abort();

@@ -6,13 +6,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { appEnv, cpuSeconds, freePort, measuredLoad, orderBody, pacedLoad, profileWindow, ratioRow, signedHeaders, startNode, throwawayDatabase, type Bench, type Row } from "./common";
+import { appEnv, cpuSeconds, freePort, type Child, measuredLoad, orderBody, pacedLoad, profileWindow, ratioRow, signedHeaders, startNode, throwawayDatabase, type Bench, type Row } from "./common";
 
 const CONNECTIONS = 16;
 const AMOUNT = Number(process.env.BENCH_INTAKE_REQUESTS ?? 6000);
 // The steady rate: the outage-recovery scenario of issue 25 (18,000 orders at 300/s), 10 s of it.
 const RATE = Number(process.env.BENCH_INTAKE_RATE ?? 300);
 const RATE_SECONDS = 10;
+// Metrics on against off: rounds of one load on each, their order alternating (off first in even rounds).
+const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 6);
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+const SCRAPE_EVERY_MS = 5_000;
 
 function delivery() {
   const body = orderBody();
@@ -92,6 +96,64 @@ async function serve(label: string, script: string, env: Record<string, string>,
   }
 }
 
+/**
+ * The app's intake with its metrics on (the default, scraped every SCRAPE_EVERY_MS during its loads, three times as
+ * often as Prometheus's common 15 s, each scrape reading the queue from the database every 5 s) and off (METRICS_ENABLED=false: every instrument a no-op):
+ * both servers up on the same database, loaded in turn (16 connections, AMOUNT deliveries each), the order
+ * alternating each round, so the machine's neighbours weigh on both alike. Per round: deliveries/s and CPU per
+ * 1,000 deliveries of each; the figure is the median of the rounds' on/off ratios.
+ */
+async function metricsOnOff(env: Record<string, string>) {
+  const servers: { on: boolean; port: number; child: Child }[] = [];
+  try {
+    for (const on of [false, true]) {
+      const port = freePort();
+      const child = await startNode("build/server-main.js", [], { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_ENABLED: String(on), METRICS_TOKEN }, [], { port });
+      servers.push({ on, port, child });
+      await load(port, 300);
+    }
+    let scrapes = 0;
+    const rounds: { on: Run; off: Run }[] = [];
+    for (let round = 0; round < METRICS_ROUNDS; round++) {
+      const runs: Partial<Record<"on" | "off", Run>> = {};
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+        // One scrape as the load starts, then one every SCRAPE_EVERY_MS.
+        const scrape = () =>
+          void fetch(`http://127.0.0.1:${server.port}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } }).then(async (r) => {
+            if (r.status === 200 && (await r.text()).includes("merchant_integration_webhook_deliveries_total")) scrapes += 1;
+          });
+        if (server.on) scrape();
+        const scraping = server.on ? setInterval(scrape, SCRAPE_EVERY_MS) : undefined;
+        const cpu0 = server.child.cpuSeconds();
+        const measured = await load(server.port, AMOUNT);
+        clearInterval(scraping);
+        runs[server.on ? "on" : "off"] = { perSecond: measured.perSecond, cpuPer1000: ((server.child.cpuSeconds() - cpu0) / AMOUNT) * 1000, failed: measured.failed };
+      }
+      rounds.push(runs as { on: Run; off: Run });
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+    const rate = (r: { on: Run; off: Run }) => r.on.perSecond / r.off.perSecond;
+    const cpu = (r: { on: Run; off: Run }) => r.on.cpuPer1000 / r.off.cpuPer1000;
+    const show = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
+    return {
+      rateRatio: median(rounds.map(rate)),
+      cpuRatio: median(rounds.map(cpu)),
+      on: { perSecond: median(rounds.map((r) => r.on.perSecond)), cpuPer1000: median(rounds.map((r) => r.on.cpuPer1000)) },
+      off: { perSecond: median(rounds.map((r) => r.off.perSecond)), cpuPer1000: median(rounds.map((r) => r.off.cpuPer1000)) },
+      failed: rounds.reduce((n, r) => n + r.on.failed + r.off.failed, 0),
+      note: `${METRICS_ROUNDS} rounds, on/off ratio per round: deliveries/s ${show(rounds.map(rate))}, CPU per 1,000 ${show(rounds.map(cpu))}; ${scrapes} scrapes`,
+    };
+  } finally {
+    for (const server of servers) await server.child.stop();
+  }
+}
+
+interface Run {
+  perSecond: number;
+  cpuPer1000: number;
+  failed: number;
+}
+
 export const intake: Bench = {
   name: "intake",
   async run(ctx) {
@@ -146,6 +208,31 @@ export const intake: Bench = {
         }),
         ratioRow({ figure: "RSS of the app at rest, PG (MiB)", value: app.rest, unit: "MiB", baselineLabel: "floor at rest", baseline: floor.rest, target: "report", met: true }),
         ratioRow({ figure: "peak RSS of the app, intake PG (MiB)", value: app.rss, unit: "MiB", baselineLabel: "floor RSS", baseline: floor.rss, target: "report", met: true }),
+      );
+      ctx.log(`intake: app on PostgreSQL, metrics on against off (${METRICS_ROUNDS} rounds)`);
+      const metrics = await metricsOnOff(env);
+      rows.push(
+        {
+          figure: "intake PG, metrics on vs off, 16 conn (deliveries/s)",
+          value: metrics.on.perSecond,
+          unit: "/s",
+          baselineLabel: "metrics off (same run, median)",
+          baseline: metrics.off.perSecond,
+          ratio: metrics.rateRatio,
+          target: ">= 0.95x off",
+          met: metrics.rateRatio >= 0.95 && metrics.failed === 0,
+          note: `the ratio is the median of the rounds' ratios; ${metrics.note}; ${metrics.failed} failed`,
+        },
+        {
+          figure: "intake PG, app CPU per 1,000 deliveries, metrics on vs off (s)",
+          value: metrics.on.cpuPer1000,
+          unit: "s",
+          baselineLabel: "metrics off (median)",
+          baseline: metrics.off.cpuPer1000,
+          ratio: metrics.cpuRatio,
+          target: "report",
+          met: true,
+        },
       );
     } finally {
       await db.drop();

@@ -38,6 +38,7 @@ function startWorkerProcess(extra: Record<string, string> = {}): ChildProcess {
       WORKER_POLL_MS: "100",
       WORKER_CONCURRENCY: "4",
       WORKER_POOL_SIZE: "3",
+      OPS_PORT: "0", // health and metrics on a free port: several workers run at once
       ...extra,
     },
     stdio: ["ignore", "pipe", "pipe"],
