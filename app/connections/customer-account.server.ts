@@ -166,19 +166,34 @@ function rememberAccountUrl(shop: string, url: string | null, now: number) {
 export type AccountConnectStart =
   | { ok: true; authorizationUrl: string }
   | { ok: false; code: "not_configured" }
-  | { ok: false; code: "bad_return"; message: string };
+  | { ok: false; code: "bad_return" | "busy"; message: string };
 
-/** Connect: a state bound to this shop and customer, returning to the Connect workspace page it came from. */
+/**
+ * Connect: a state bound to this shop and customer, returning to the Connect workspace page it came from. The page
+ * asks for its link each time it opens, so a pending attempt for the same page is handed out again at no cost;
+ * only a new one asks `mayStartNew` (the shopper's connect budget) and checks the page against the store's account
+ * pages (an Admin API query, kept per shop).
+ */
 export async function startAccountConnect(
   prisma: PrismaClient,
   who: { shop: string; customerId: string },
-  options: { appUrl: string; adminGraphql: AdminGraphql; returnTo: unknown; keyring?: Keyring; now?: Date },
+  options: { appUrl: string; adminGraphql: AdminGraphql; returnTo: unknown; mayStartNew?: () => boolean; keyring?: Keyring; now?: Date },
 ): Promise<AccountConnectStart> {
   if (!(await isConfigured(prisma, who.shop, options.keyring))) return { ok: false, code: "not_configured" };
-  const returnTo = await accountReturnUrl(who.shop, options.returnTo, options.adminGraphql);
-  if (!returnTo) return { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
-  const started = await startConnect(prisma, { ...who, returnTo }, { appUrl: options.appUrl, keyring: options.keyring, now: options.now });
-  return started.ok ? started : { ok: false, code: "not_configured" };
+  const page = accountPageAddress(options.returnTo);
+  if (!page) return { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
+  const started = await startConnect(prisma, { ...who, returnTo: page }, {
+    appUrl: options.appUrl,
+    keyring: options.keyring,
+    now: options.now,
+    beforeNew: async () => {
+      if (options.mayStartNew && !options.mayStartNew()) return { ok: false, code: "busy", message: "Too many attempts: try again in a moment." };
+      const inAccount = await accountReturnUrl(who.shop, page, options.adminGraphql);
+      return inAccount ? null : { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
+    },
+  });
+  if (started.ok || started.code !== "not_configured") return started;
+  return { ok: false, code: "not_configured" };
 }
 
 /**

@@ -24,7 +24,9 @@ export interface StartInput {
   returnTo?: string;
 }
 
-export type StartResult = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured"; message: string };
+/** What a caller's `beforeNew` may answer instead of a new attempt. */
+export type StartRefusal = { ok: false; code: "busy" | "bad_return"; message: string };
+export type StartResult = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured"; message: string } | StartRefusal;
 
 /** A pending attempt is handed out again while this much of its life is left (time to consent at the service). */
 export const REUSE_MIN_LEFT_MS = 5 * 60 * 1000;
@@ -59,7 +61,14 @@ async function pendingAttempt(prisma: PrismaClient, key: AttemptKey, now: Date, 
 // Starts in flight in this process, by customer and return page: simultaneous clicks share one attempt.
 const inFlight = new Map<string, Promise<StartResult>>();
 
-type StartOptions = { appUrl: string; now?: Date; keyring?: Keyring; settings?: ServiceSettings | null };
+type StartOptions = {
+  appUrl: string;
+  now?: Date;
+  keyring?: Keyring;
+  settings?: ServiceSettings | null;
+  /** Asked only when no pending attempt can be handed out again, before a new one costs a row: a refusal ends it. */
+  beforeNew?: () => Promise<StartRefusal | null>;
+};
 
 export function startConnect(prisma: PrismaClient, input: StartInput, options: StartOptions): Promise<StartResult> {
   const flight = JSON.stringify([input.shop, input.customerId, input.returnTo ?? null, options.appUrl]);
@@ -87,6 +96,8 @@ async function startOrReuse(prisma: PrismaClient, input: StartInput, options: St
     const again = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES, pending });
     return { ok: true, authorizationUrl: again.url.toString() };
   }
+  const refused = await options.beforeNew?.();
+  if (refused) return refused;
   const start = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES });
   // Rows still holding exchanged tokens are left to the worker, which revokes them first (privacy/housekeeping).
   await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - STATE_RETENTION_MS) }, pendingTokensEnc: null } });

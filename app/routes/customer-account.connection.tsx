@@ -8,8 +8,6 @@ import {
   completeAccountConnect,
   disconnectAccount,
   startAccountConnect,
-  accountPageAddress,
-  BAD_RETURN_MESSAGE,
 } from "../connections/customer-account.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
 import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
@@ -50,12 +48,16 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
 
   switch (input.intent) {
     case "connect": {
-      // A malformed return address costs nothing, so it spends no budget.
-      if (!accountPageAddress(input.returnTo)) return cors(bad(BAD_RETURN_MESSAGE));
-      // Each start may cost an Admin API query and a state row: a budget of its own (app/lib/shopper-budget.server.ts).
-      const overConnect = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId });
-      if (overConnect) return cors(overConnect);
-      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: shopperAdminGraphql, returnTo: input.returnTo });
+      // A new attempt may cost an Admin API query and a state row: the connect budget is asked then only
+      // (app/lib/shopper-budget.server.ts); the page's link handed out again costs neither.
+      const refusal: { response?: Response } = {};
+      const started = await startAccountConnect(prisma, { shop, customerId }, {
+        appUrl: env().SHOPIFY_APP_URL,
+        adminGraphql: shopperAdminGraphql,
+        returnTo: input.returnTo,
+        mayStartNew: () => !(refusal.response = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId }) ?? undefined),
+      });
+      if (!started.ok && started.code === "busy" && refusal.response) return cors(refusal.response);
       if (!started.ok && started.code === "bad_return") return cors(bad(started.message));
       if (!started.ok) return cors(json({ error: "not_configured", message: "Workspace connections are not available at this store yet." }, { status: 409 }));
       logEvent("account_connect_started", { shop, customerId });
