@@ -214,7 +214,13 @@ describe("paths named in documents, comments and toml", () => {
     );
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((r) => r.resolved === renamed)).toBe(true);
-    expect(found.map((r) => r.file)).toEqual(expect.arrayContaining(["README.md", "app/sync/README.md"]));
+    // In documents, in its area's README (by its full path and by its file name) and in code comments.
+    const citing = found.map((r) => r.file);
+    expect(citing).toEqual(expect.arrayContaining(["docs/performance.md", "app/sync/README.md"]));
+    expect(found.filter((r) => r.file === "app/sync/README.md").map((r) => r.reference)).toEqual(
+      expect.arrayContaining(["app/sync/intake-batch.server.ts", "intake-batch.server.ts"]),
+    );
+    expect(citing.some((file) => /^app\/.*\.tsx?$/.test(file))).toBe(true);
     // A module named by its file name in its area's README, and a decision record cited from a code comment.
     const gone = (name: string) =>
       broken(references, (resolved) => resolved !== name && onDisk(resolved)).filter((r) => r.resolved === name);
