@@ -1,4 +1,5 @@
-// The emulator's own surface under /_emulator (contract 7): state, faults, reset, signing secret rotation.
+// The emulator's own surface under /_emulator (docs/service.md, "The emulator"): state, faults, reset, signing
+// secret rotation.
 import type { Context } from "./context";
 import { errorReply, json, parseJsonBody, type Reply } from "./http";
 import { FaultSchema } from "./faults";

@@ -1,4 +1,4 @@
-// The human page behind claim_url (contract 1): list the cart's lines, claim it into a workspace.
+// The human page behind claim_url (docs/service.md, "Endpoints"): list the cart's lines, claim it into a workspace.
 import type { IncomingMessage } from "node:http";
 import type { Context } from "./context";
 import { escapeHtml, html, page, parseForm, single, type Reply } from "./http";

@@ -1,4 +1,5 @@
-// Registered apps: client authentication for the token endpoint, and signing secrets with rotation (contract 1).
+// Registered apps: client authentication for the token endpoint, and signing secrets with rotation
+// (docs/service.md, "Credentials").
 import { randomBytes, timingSafeEqual, createHash } from "node:crypto";
 import type { ClientConfig } from "./config";
 

@@ -1,4 +1,5 @@
-// The emulator's configuration (contract 7): registered apps, workspaces, rate limit and secret grace period.
+// The emulator's configuration (docs/service.md, "The emulator"): registered apps, workspaces, rate limit and
+// secret grace period.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 

@@ -12,13 +12,13 @@ export interface Context {
   config: EmulatorConfig;
   /** ms clock (replaceable by tests). */
   now(): number;
-  /** The one origin that serves base URL, sandbox base URL and auth URL (contract 6). */
+  /** The one origin that serves base URL, sandbox base URL and auth URL (docs/service.md, "Environments and URLs"). */
   baseUrl(): string;
   clients: ClientRegistry;
   workspaces: Map<string, { id: string; name: string }>;
   store: Store;
   idempotency: IdempotencyStore;
-  /** Seen nonces, keyed `client\0nonce` (contract 1: per client, 600 s). */
+  /** Seen nonces, keyed `client\0nonce` (per client, 600 s: docs/service.md, "Cart handoff signature"). */
   nonces: ExpiringMap<true>;
   rateLimiter: RateLimiter;
   oauth: OAuthState;

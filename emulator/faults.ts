@@ -1,4 +1,4 @@
-// Injected misbehaviour (contract 7, POST /_emulator/faults), consumed in registration order.
+// Injected misbehaviour (POST /_emulator/faults), consumed in registration order.
 import { z } from "zod";
 import type { Headers, Reply } from "./http";
 

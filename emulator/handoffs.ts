@@ -1,4 +1,4 @@
-// POST /api/v1/cart-handoffs, in the exact order of checks of contract 1.
+// POST /api/v1/cart-handoffs, in the exact order of checks of docs/service.md, "Cart handoff signature".
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { CartHandoffRequestSchema, describeIssues } from "../app/service/schemas";

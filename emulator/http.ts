@@ -1,7 +1,7 @@
 // Small node:http helpers: bounded body reading, JSON/HTML answers, form parsing, HTML escaping.
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-/** Contract 6: bodies over 1 MiB get 413 before any other check. */
+/** docs/service.md, "Size limits": bodies over 1 MiB get 413 before any other check. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type Headers = Record<string, string>;
@@ -51,7 +51,7 @@ export function json(status: number, value: unknown, headers: Headers = {}): Rep
   return { status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(value) };
 }
 
-/** An error answer `{"error": code, "message"?}` (contract 6). */
+/** An error answer `{"error": code, "message"?}` (docs/service.md, "Errors"). */
 export function errorReply(status: number, error: string, message?: string, headers: Headers = {}): Reply {
   const body: { error: string; message?: string } = { error };
   if (message) body.message = message;
@@ -131,7 +131,7 @@ export function single(params: Params, name: string): string | undefined | null 
   return values[0];
 }
 
-/** Parses a JSON body strictly (UTF-8, JSON text); `undefined` for a zero-length body (contract 6: absent). */
+/** Parses a JSON body strictly (UTF-8, JSON text); `undefined` for a zero-length body, which counts as absent. */
 export function parseJsonBody(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
   if (bytes.length === 0) return { ok: true, value: undefined };
   try {
@@ -142,7 +142,7 @@ export function parseJsonBody(bytes: Buffer): { ok: true; value: unknown } | { o
   }
 }
 
-/** Contract 3: 1 to 255 visible ASCII characters. */
+/** docs/service.md, "Idempotency keys": 1 to 255 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export function isValidIdempotencyKey(key: string | undefined): key is string {
   return key !== undefined && IDEMPOTENCY_KEY.test(key);

@@ -1,4 +1,5 @@
-// Idempotency keys (contract 3): fingerprint = SHA-256 of the raw body; only 201 outcomes are stored, for 24 h.
+// Idempotency keys (docs/service.md, "Idempotency keys"): fingerprint = SHA-256 of the raw body; only 201 outcomes
+// are stored, for 24 h.
 import { ExpiringMap } from "./expiring-map";
 import { errorReply, type Reply } from "./http";
 import { sha256Hex } from "./signature";
@@ -15,7 +16,7 @@ export class IdempotencyStore {
   private readonly keys = new ExpiringMap<Entry>();
 
   /**
-   * Step 5 of contract 1 and 2, and what follows it: replay a stored 201 (with Idempotent-Replayed), refuse an
+   * Step 5 of the checks, and what follows it: replay a stored 201 (with Idempotent-Replayed), refuse an
    * in-flight or other-body use with 409, or reserve the key, do the work and keep its outcome only if it is a 201
    * (any other outcome frees the key). `whileReserved` runs between reserving and working: the fault delay that
    * lets a concurrent retry see the key in flight.

@@ -1,4 +1,4 @@
-// POST /api/v1/orders and /api/v1/shipments, in the exact order of checks of contract 2.
+// POST /api/v1/orders and /api/v1/shipments, in the exact order of checks of docs/service.md.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
@@ -96,7 +96,7 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
   return logged({ ...reply, headers: { ...limited.headers, ...reply.headers } }, externalId);
 }
 
-/** Steps 7 and 8: the upsert keyed by external id within the workspace (contract 2). */
+/** Steps 7 and 8: the upsert keyed by external id within the workspace (docs/service.md, "Endpoints"). */
 function upsert<B>(kind: ImportKind<B>, ctx: Context, token: IssuedToken, body: B, now: number): Reply {
   const workspaceId = token.grant.workspaceId;
   const refused = kind.check?.(ctx.store, workspaceId, body);

@@ -1,5 +1,5 @@
-// Authorization codes, grants and tokens (contract 4). A grant is one authorization (one code); revoking it
-// revokes every token descended from it in O(1), since tokens check their grant's flag.
+// Authorization codes, grants and tokens (docs/service.md, "OAuth 2.0 with PKCE"). A grant is one authorization
+// (one code); revoking it revokes every token descended from it in O(1), since tokens check their grant's flag.
 import { randomBytes, randomUUID } from "node:crypto";
 
 export const CODE_TTL_MS = 600 * 1000;

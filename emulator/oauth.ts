@@ -1,5 +1,5 @@
-// OAuth 2.0 endpoints (contract 4): authorize (consent page + form), token (code + PKCE S256, refresh rotation
-// with reuse detection), revoke (RFC 7009).
+// OAuth 2.0 endpoints (docs/service.md, "OAuth 2.0 with PKCE"): authorize (consent page + form), token (code +
+// PKCE S256, refresh rotation with reuse detection), revoke (RFC 7009).
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { ClientState } from "./clients";
@@ -210,7 +210,7 @@ export function token(ctx: Context, req: IncomingMessage, bytes: Buffer): Reply 
     }
     if (now >= record.expiresAt) return tokenError("invalid_grant", "authorization code expired");
     if (record.redirectUri !== redirectUri) return tokenError("invalid_grant", "redirect_uri does not match");
-    // A wrong verifier leaves the code usable (contract 4), so nobody can burn a code they merely intercepted.
+    // A wrong verifier leaves the code usable (docs/service.md), so nobody can burn a code they merely intercepted.
     if (!CODE_VERIFIER.test(verifier) || !pkceMatches(verifier, record.codeChallenge)) {
       return tokenError("invalid_grant", "code_verifier does not match");
     }

@@ -1,4 +1,4 @@
-// Leaky bucket per client (contract 5), shared by the three service endpoints.
+// Leaky bucket per client (docs/service.md, "Rate limits and Retry-After"), shared by the three service endpoints.
 import type { Headers } from "./http";
 
 export class RateLimiter {

@@ -105,7 +105,7 @@ async function handle(ctx: Context, req: IncomingMessage, res: ServerResponse): 
   let reply: Reply;
   try {
     const { bytes, tooLarge } = await readBody(req);
-    // Contract 6: before any other check.
+    // docs/service.md, "Size limits": before any other check.
     reply = tooLarge ? errorReply(413, "payload_too_large", "bodies are limited to 1 MiB") : await route(ctx, req, url, bytes);
   } catch (err) {
     console.error("emulator: internal error", err);

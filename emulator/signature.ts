@@ -1,4 +1,5 @@
-// Cart handoff request signing (contract 1): signed string, v1 HMAC-SHA256, header parsing, nonce and timestamp.
+// Cart handoff request signing (docs/service.md, "Cart handoff signature"): signed string, v1 HMAC-SHA256, header
+// parsing, nonce and timestamp.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -22,7 +23,7 @@ export interface SignedParts {
   body: Buffer | string;
 }
 
-/** The eight lines of contract 1, joined by \n with no trailing newline. */
+/** The eight signed lines (docs/service.md), joined by \n with no trailing newline. */
 export function signedString(p: SignedParts): string {
   return ["v1", p.method, p.pathWithQuery, p.clientId, p.timestamp, p.nonce, p.idempotencyKey ?? "", sha256Hex(p.body)].join(
     "\n",

@@ -85,7 +85,7 @@ export class Store {
     this.requests.length = 0;
   }
 
-  /** Everything stored, for GET /_emulator/state (contract 7). */
+  /** Everything stored, for GET /_emulator/state (docs/service.md, "The emulator"). */
   snapshot() {
     return {
       handoffs: [...this.handoffs.values()],

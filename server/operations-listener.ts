@@ -1,5 +1,5 @@
 // Health and metrics over Node's own HTTP server, with no Express or Remix in the way (a scrape through them cost
-// 6.4 ms of CPU against 1.0 ms here, measured): /healthz, /readyz and /metrics, answered by the process's operations
+// several times the CPU: docs/decisions/0008): /healthz, /readyz and /metrics, answered by the process's operations
 // (app/runtime/operations.server.ts). Two uses:
 // - the app's own port (server/app.ts): these three paths are taken before Express, as webhook POSTs are;
 // - the operations listener (OPS_PORT, on OPS_HOST): the same on an address of their own, for the orchestrator's

@@ -46,10 +46,9 @@ export interface OpenOptions {
 
 /**
  * PGlite runs PostgreSQL inside this process, with a server's defaults: shared_buffers 128MB, all of it touched at
- * start, so the buffer pool alone made a third of the web process's RSS (measured with
- * scripts/bench/pglite-memory.ts: PGlite started on an existing data directory added 207 MiB to the process, 81
- * MiB with these settings). The data directory is in the OS's page cache anyway, so a small pool costs the
- * one-shop deployments PGlite serves little speed (README, Performance: memory).
+ * start, so the buffer pool alone made a third of the web process's RSS (scripts/bench/pglite-memory.ts measures
+ * it; the figures are in docs/performance.md, "Memory"). The data directory is in the OS's page cache anyway, so a
+ * small pool costs the one-shop deployments PGlite serves little speed.
  */
 export const PGLITE_SETTINGS: Record<string, string> = {
   shared_buffers: "16MB",

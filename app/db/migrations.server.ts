@@ -1,7 +1,7 @@
 // Applies Prisma migrations (prisma/migrations/*/migration.sql) at start, keeping Prisma's own
 // `_prisma_migrations` bookkeeping so `prisma migrate status/deploy` on a normal network agree with it.
 // Why not `prisma migrate deploy`: in Prisma 6.19 the JS schema engine cannot migrate PGlite or PostgreSQL
-// reliably offline (see shared notes). This runner is that one small workaround, for both databases.
+// reliably without network access (docs/decisions/0003). This runner is that one small workaround, for both databases.
 import { logger } from "../lib/logger.server";
 import { randomUUID } from "node:crypto";
 import { sha256 } from "../lib/hash";

@@ -26,9 +26,8 @@ type Outcome =
   | { state: "created"; handoffId: string; claimUrl: string; expiresAt: Date; attempts: number }
   | { state: "failed"; reasonCode: string; reason: string; attempts: number };
 
-// The click path's statements are written in SQL: through Prisma's query builder each one cost about three times
-// as much (p95 1.9–3 ms against 0.6 ms, measured), most of the app's own time per handoff. The admin's reads below
-// stay on Prisma.
+// The click path's statements are written in SQL: through Prisma's query builder each one cost several times as
+// much, most of the app's own time per handoff (docs/decisions/0002). The admin's reads below stay on Prisma.
 function insertRecord(prisma: PrismaClient, facts: RecordFacts, outcome: Outcome) {
   const lines = facts.lines ?? [];
   const total = lines.reduce((sum, l) => sum + BigInt(l.unitPriceMinor) * BigInt(l.quantity), 0n);

@@ -215,7 +215,7 @@ let processMetrics = false;
 /**
  * Node's default process metrics (CPU, memory, event loop, GC): started once, by a process that serves metrics.
  * The event loop's delay is sampled every 100 ms, not prom-client's 10: each sample wakes the loop, and 100 wake-ups
- * a second cost an idle process 6 ms of CPU a second (measured), for a lag histogram no finer in practice.
+ * a second cost an idle process CPU (docs/decisions/0008) for a lag histogram no finer in practice.
  */
 export function startProcessMetrics(): void {
   if (processMetrics || !metricsEnabled()) return;

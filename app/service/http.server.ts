@@ -151,7 +151,7 @@ export function jsonHeaders(idempotencyKey: string): Record<string, string> {
 }
 
 /**
- * Checks a payload against its wire schema and the Idempotency-Key against contract 3 (1 to 255 visible ASCII
+ * Checks a payload against its wire schema and the Idempotency-Key against its rule (1 to 255 visible ASCII
  * characters) before anything is sent. Returns the exact body bytes to send on every attempt, or an
  * invalid_payload failure naming the failing fields.
  */

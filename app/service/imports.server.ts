@@ -14,7 +14,7 @@
 // fails but the process lives, the same compare-and-set is retried (it is idempotent) and this call still uses the
 // new token. If the process dies in the window, the row still holds the previous complete set and no lock is left
 // behind (the optional refresh lock is one the database drops with the connection); the next refresh presents the
-// used token, the service answers invalid_grant (and revokes that authorization, contract 4), and the grant is
+// used token, the service answers invalid_grant (and revokes that authorization: docs/service.md), and the grant is
 // marked needs_reconnect with a plain reason at once, so the merchant is asked to reconnect instead of imports
 // failing in a loop.
 import type { z } from "zod";

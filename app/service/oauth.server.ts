@@ -56,7 +56,7 @@ function parts(target: ServiceSettings | ServiceContext, overrides?: ServiceDeps
   const base = settings.authUrl.replace(/\/+$/, "");
   return {
     ctx,
-    // Endpoints are fixed by the spec (5.1) and the contract (4), so no discovery round trip is needed.
+    // The endpoints are fixed (docs/service.md, "OAuth 2.0 with PKCE"), so no discovery round trip is needed.
     as: {
       issuer: base,
       authorization_endpoint: `${base}/oauth/authorize`,

@@ -1,5 +1,5 @@
-// Cart handoff request signature (service-contract.md 1): eight lines joined by "\n", HMAC-SHA256 with the
-// signing secret, sent as `X-Service-Signature: v1=<lowercase hex>`.
+// Cart handoff request signature (docs/service.md, "Cart handoff signature"): eight lines joined by "\n",
+// HMAC-SHA256 with the signing secret, sent as `X-Service-Signature: v1=<lowercase hex>`.
 import { createHmac } from "node:crypto";
 import { sha256 } from "../lib/hash";
 

@@ -32,7 +32,7 @@ export function meaningHash(request: unknown): string {
 }
 
 /**
- * 1 to 255 visible ASCII characters (contract 3): `sync-o-<64 hex>` or `sync-s-<64 hex>`. `previousImport` is when
+ * 1 to 255 visible ASCII characters (docs/service.md): `sync-o-<64 hex>` or `sync-s-<64 hex>`. `previousImport` is when
  * the service last accepted this resource (`SyncRecord.importedAt`; none for a first import).
  */
 export function idempotencyKey(shop: string, kind: SyncKind, externalId: string, bodyHash: string, previousImport?: Date | null): string {

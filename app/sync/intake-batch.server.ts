@@ -122,10 +122,10 @@ function run<T>(db: IntakeDb, parts: string[], values: unknown[], name?: string)
 
 /**
  * Batches up to this size run as prepared statements, one per size: parsing and planning the statement cost more
- * than running it for one row (a one-row batch's round trip 1.5 ms prepared against 2.9 ms unprepared, issue 25),
- * and at the rates a shop sends most batches are this small. Larger ones stay unprepared: their parse and plan
- * are shared by many deliveries, and a connection keeps no plan per size. (A single prepared form taking the batch
- * as one JSON parameter cost PostgreSQL 1.5x the CPU per delivery: its generic plan is worse.)
+ * than running it for one row (docs/decisions/0004), and at the rates a shop sends most batches are this small.
+ * Larger ones stay unprepared: their parse and plan are shared by many deliveries, and a connection keeps no plan
+ * per size. (A single prepared form taking the batch as one JSON parameter cost PostgreSQL more CPU per delivery:
+ * its generic plan is worse.)
  */
 export const PREPARED_BATCH_SIZES = 16;
 

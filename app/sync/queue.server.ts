@@ -118,7 +118,7 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
  * Planner settings for the lease's transaction. Without fresh statistics (PGlite never gathers them; PostgreSQL only
  * after autovacuum's next analyze) the planner guesses a shop has a handful of queued jobs and reads them all
  * through a bitmap or the (shop, runAt) index, then sorts: 60,000 rows for a shop with a backfill. Off, the only
- * plan left walks the (shop, seq) index and stops at the limit. JIT is never worth it for a 1 ms statement.
+ * plan left walks the (shop, seq) index and stops at the limit. JIT is never worth it for a statement that reads a few dozen rows.
  */
 export const LEASE_PLANNER_SETTINGS = Prisma.sql`SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
 

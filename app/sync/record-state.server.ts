@@ -219,7 +219,7 @@ export function importedStatement(job: Pick<Job, "id" | "shop" | "leasedBy">, re
   // The order's shipments are found by (shop, order) only: "… IS TRUE" keeps the other conditions out of the index
   // conditions, or without fresh statistics (PGlite never has any; PostgreSQL after a bulk load) the planner walked
   // a shop's every record with no order name, or every shipment, or every queued job (a partial index on queued
-  // jobs matched by the status alone): 20-40 ms an import at 100,000 of one shop instead of 3.
+  // jobs matched by the status alone), and an import's cost grew with the backlog (docs/performance.md).
   const wake = order
     ? Prisma.sql`, woken AS (
         UPDATE "Job" SET "runAt" = ${now}, "updatedAt" = ${now}

@@ -38,8 +38,8 @@ const failureOf = (error: unknown) => {
  */
 export function createSyncIntake(db: IntakeDb, options: { postgres: boolean }): SyncIntake {
   // A batch grows while the one before it is written. PGlite runs one statement at a time; on PostgreSQL two
-  // batches in flight took more deliveries/s than four did (fewer, larger statements: 0.70-0.79x the floor
-  // against 0.69-0.72x, issue 25), and a delivery that finds nothing in flight is written at once.
+  // batches in flight took more deliveries a second than four did (fewer, larger statements; docs/decisions/0004),
+  // and a delivery that finds nothing in flight is written at once.
   const batcher: IntakeBatcher = createIntakeBatcher(db, { maxInFlight: options.postgres ? 2 : 1 });
   const log = logger("sync");
   const byTopic = new Map<string, TopicSeries>();

@@ -1,4 +1,4 @@
-// The emulator's own surface (contract 7) and the claim page (contract 1).
+// The emulator's own surface and the claim page (docs/service.md, "The emulator", "Endpoints").
 import { describe, expect, it } from "vitest";
 import { addFault, cart, errorOf, getTokens, order, postHandoff, postImport, sharedEmulator, state } from "./helpers";
 

@@ -1,4 +1,5 @@
-// POST /api/v1/cart-handoffs: signature (contract 1), order of checks, idempotency, schema limits.
+// POST /api/v1/cart-handoffs: signature (docs/service.md, "Cart handoff signature"), order of checks, idempotency,
+// schema limits.
 import { describe, expect, it } from "vitest";
 import { sha256Hex, sign, signedString } from "../signature";
 import { addFault, cart, errorOf, nonce, postHandoff, sharedEmulator, start, state, TEST_CONFIG } from "./helpers";

@@ -101,7 +101,7 @@ export function cart(lines = 1, extra: Record<string, unknown> = {}) {
   };
 }
 
-/** POST /api/v1/cart-handoffs, signed as contract 1 says, at the emulator's current time. */
+/** POST /api/v1/cart-handoffs, signed as docs/service.md says, at the emulator's current time. */
 export async function postHandoff(t: TestEmulator, o: HandoffOptions = {}): Promise<Response> {
   const clientId = o.clientId ?? "sandbox-client";
   const body = o.body === undefined ? JSON.stringify(cart()) : typeof o.body === "string" ? o.body : JSON.stringify(o.body);

@@ -1,4 +1,4 @@
-// POST /api/v1/orders and /api/v1/shipments: contract 2 order of checks, upserts, isolation, idempotency.
+// POST /api/v1/orders and /api/v1/shipments: the order of checks (docs/service.md), upserts, isolation, idempotency.
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   addFault,

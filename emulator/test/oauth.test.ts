@@ -1,4 +1,5 @@
-// OAuth 2.0 endpoints (contract 4): authorize, consent, token (code + PKCE, refresh), revoke.
+// OAuth 2.0 endpoints (docs/service.md, "OAuth 2.0 with PKCE"): authorize, consent, token (code + PKCE, refresh),
+// revoke.
 import { describe, expect, it } from "vitest";
 import {
   authorizeQuery,

@@ -1,4 +1,5 @@
-// Rate limits (contract 5): leaky bucket per client, shared by the service endpoints, headers on 429.
+// Rate limits (docs/service.md, "Rate limits and Retry-After"): leaky bucket per client, shared by the service
+// endpoints, headers on 429.
 import { afterEach, describe, expect, it } from "vitest";
 import { errorOf, getTokens, order, postHandoff, postImport, shipment, start, TEST_CONFIG, type TestEmulator } from "./helpers";
 

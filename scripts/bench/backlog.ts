@@ -77,7 +77,7 @@ export async function explainLease(prisma: PrismaClient, options: LeaseOptions):
   return { plan, jobRows: jobRowsTouched(plan.Plan), leased: plan.Plan["Actual Rows"] ?? 0, executionMs: plan["Execution Time"] };
 }
 
-/** The same lease as text (EXPLAIN ANALYZE's usual output), for the README. */
+/** The same lease as text (EXPLAIN ANALYZE's usual output), for docs/performance.md. */
 export async function explainLeaseText(prisma: PrismaClient, options: LeaseOptions): Promise<string> {
   const [, rows] = await prisma.$transaction([
     prisma.$queryRaw(LEASE_PLANNER_SETTINGS),

@@ -10,7 +10,7 @@ import { appEnv, cpuSeconds, freePort, type Child, measuredLoad, orderBody, pace
 
 const CONNECTIONS = 16;
 const AMOUNT = Number(process.env.BENCH_INTAKE_REQUESTS ?? 6000);
-// The steady rate: the outage-recovery scenario of issue 25 (18,000 orders at 300/s), 10 s of it.
+// The steady rate: Shopify redelivering after an outage (18,000 orders at 300/s), 10 s of it.
 const RATE = Number(process.env.BENCH_INTAKE_RATE ?? 300);
 const RATE_SECONDS = 10;
 // Metrics on against off: rounds of one load on each, their order alternating (off first in even rounds).

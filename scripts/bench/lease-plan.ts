@@ -1,5 +1,5 @@
 // `npx tsx scripts/bench/lease-plan.ts [pglite]`: EXPLAIN ANALYZE of one lease at 100,000 queued jobs (one shop,
-// then 1,000 shops), on a throwaway PostgreSQL database (or PGlite): the plans quoted in app/sync/README.md.
+// then 1,000 shops), on a throwaway PostgreSQL database (or PGlite): the plans quoted in docs/performance.md.
 import { openDatabase } from "../../app/db/connect.server";
 import { PGlite } from "@electric-sql/pglite";
 import { explainLease, explainLeaseText, fillQueue } from "./backlog";

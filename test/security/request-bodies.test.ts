@@ -133,7 +133,7 @@ describe("a 64 MiB body", () => {
     const grewMiB = (peak - before) / 1024 / 1024;
     console.log(`peak rss growth ${grewMiB.toFixed(1)} MiB`);
     // The whole test process's RSS, so other work and late GC add some: half the body is far below what reading
-    // it whole costs (~190 MiB before bodies were counted), and not at the mercy of a busy machine.
+    // it whole costs, and not at the mercy of a busy machine.
     expect(grewMiB).toBeLessThan(32);
     expect(await healthy()).toBe(200);
   });

@@ -1,4 +1,4 @@
-// The app's OAuth client (app/service/oauth.ts, oauth4webapi) against a third-party authorization server,
+// The app's OAuth client (app/service/oauth.server.ts, oauth4webapi) against a third-party authorization server,
 // oidc-provider from npm, not our emulator: authorization code + PKCE (required), refresh and revocation,
 // with client_secret_basic and client_secret_post.
 import { createServer, type Server } from "node:http";

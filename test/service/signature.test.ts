@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { createCartHandoff, sha256Hex, signatureHeader, signedString } from "~/service/client.server";
 import { controlled, json, scriptedFetch, SETTINGS } from "./support";
 
-// service-contract.md 1, "Test vector (implementations must reproduce it)".
+// The service's reference test vector for the cart handoff signature (docs/service.md, "Cart handoff signature"):
+// every implementation must reproduce it.
 const VECTOR = {
   secret: "whsec-test-0001",
   clientId: "sandbox-client",

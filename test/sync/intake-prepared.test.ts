@@ -1,4 +1,4 @@
-// The intake's group commit as production runs it (the driver, issue 25): a delivery that arrives when nothing is
+// The intake's group commit as production runs it (the driver, docs/decisions/0004): a delivery that arrives when nothing is
 // being written goes at once, deliveries that arrive while a batch is written go together as the next one, and
 // small batches run as prepared statements (one per size), which must store exactly what the unprepared form did,
 // however often a size comes back and whatever its rows hold.

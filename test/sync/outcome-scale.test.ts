@@ -1,8 +1,8 @@
 // The import's outcome statement (job done, record, attempt, the order's waiting shipments) reads a handful of rows
 // whatever the shop has queued or recorded: it finds the order's shipments by (shop, order). Without statistics
 // (PGlite never has any; PostgreSQL after a bulk load) the planner used to walk the shop's every record without an
-// order name, or every queued job: at 100,000 of one shop an import took 20-40 ms instead of 3, and the worker's
-// pace fell to 0.4x its pace at 1,000 queued. Runs on PGlite and PostgreSQL.
+// order name, or every queued job, so an import's cost grew with the backlog (docs/performance.md). Runs on PGlite
+// and PostgreSQL.
 import { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leaseJobs } from "~/sync/queue.server";

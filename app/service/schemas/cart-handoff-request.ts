@@ -1,4 +1,4 @@
-// CartHandoffRequest and CartLine (spec 2.1, 2.2). No other properties allowed at any level.
+// CartHandoffRequest and CartLine (docs/service.md, "Endpoints"). No other properties allowed at any level.
 import { z } from "zod";
 import { positiveQuantity, uri } from "./formats";
 

@@ -1,4 +1,4 @@
-// CartHandoffResponse (spec 2.3); all fields required.
+// CartHandoffResponse (docs/service.md, "Endpoints"); all fields required.
 import { z } from "zod";
 import { dateTime, uri } from "./formats";
 

@@ -1,4 +1,4 @@
-// Field formats shared by the wire schemas, as service-contract.md section 6 defines them.
+// Field formats shared by the wire schemas (docs/service.md, "Endpoints"): dates, URIs, fixed lengths, quantities.
 import { z } from "zod";
 
 // RFC 3339 date-time with a zone (seconds required, fraction optional).

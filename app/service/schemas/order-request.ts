@@ -1,4 +1,4 @@
-// OrderRequest and OrderLine (spec 2.4, 2.5). No other properties allowed at any level.
+// OrderRequest and OrderLine (docs/service.md, "Endpoints"). No other properties allowed at any level.
 import { z } from "zod";
 import { dateTime, exactLength, positiveQuantity } from "./formats";
 

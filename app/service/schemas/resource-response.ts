@@ -1,4 +1,4 @@
-// ResourceResponse (spec 2.8). `status` is a free string: clients must not assume its values.
+// ResourceResponse (docs/service.md, "Endpoints"). `status` is a free string: clients must not assume its values.
 import { z } from "zod";
 
 export const ResourceResponseSchema = z.object({

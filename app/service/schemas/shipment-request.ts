@@ -1,4 +1,4 @@
-// ShipmentRequest and ShipmentLine (spec 2.6, 2.7). No other properties allowed at any level.
+// ShipmentRequest and ShipmentLine (docs/service.md, "Endpoints"). No other properties allowed at any level.
 import { z } from "zod";
 import { dateTime, positiveQuantity } from "./formats";
 

@@ -5,7 +5,7 @@
 /**
  * The app's URL, as Shopify's CLI puts it in the bundle: the CLI replaces `process.env.APP_URL` with its value when
  * it bundles a UI extension (`shopify app dev`: the tunnel's URL; `npm run deploy`: the application_url of
- * shopify.app.toml, scripts/deploy.ts). A bundle made without it has no `process`: every call is then "unavailable".
+ * shopify.app.toml, scripts/shopify-cli.ts). A bundle made without it has no `process`: every call is then "unavailable".
  */
 export function appUrl(): string | null {
   try {

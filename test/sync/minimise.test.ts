@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { customerDisplayName, minimiseFulfillment, minimiseOrder } from "~/sync/minimise.server";
 import { mapFulfillment, mapOrder, type ShopifyFulfillment, type ShopifyOrder } from "~/sync/mapping.server";
 import { parseShopifyJson } from "~/shopify/webhook.server";
-import { fulfillmentWithContactData, newShopper, orderWithContactData } from "./support";
+import { fulfillmentWithContactData, newShopper, orderWithContactData } from "../privacy/support";
 
 const fixture = (name: string) => parseShopifyJson(readFileSync(path.resolve(__dirname, "../sync/fixtures", name), "utf8"));
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { openDatabase, PGLITE_SETTINGS, pgliteExecutor } from "~/db/connect.server";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
 import { PGlite } from "@electric-sql/pglite";
-import { createTestDatabase, usingPostgres, type TestDatabase } from "./helpers/db";
+import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
 // The same migrations on both databases; PostgreSQL whenever TEST_DATABASE_URL is set (CI sets it).
 const backends = usingPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
@@ -83,7 +83,7 @@ describe("PGlite's memory", () => {
 
 describe.runIf(usingPostgres())("migrations on PostgreSQL", () => {
   it("serialises app processes that start at the same time: each migration applied exactly once", async () => {
-    const { createPostgresDatabase } = await import("./helpers/db");
+    const { createPostgresDatabase } = await import("../helpers/db");
     const { migratePostgres } = await import("~/db/connect.server");
     const db = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     // Back to an empty database, then three starters at once.

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
 import { checkDatabase } from "~/db/health.server";
 import { setDatabase } from "~/db.server";
-import { createTestDatabase } from "./helpers/db";
+import { createTestDatabase } from "../helpers/db";
 
 describe("health check", () => {
   const previous = setDatabase(undefined);
