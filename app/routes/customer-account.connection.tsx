@@ -12,8 +12,9 @@ import {
   BAD_RETURN_MESSAGE,
 } from "../connections/customer-account.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
+import { shopperAdminGraphql } from "../runtime/admin-api.server";
 import { readBody } from "../lib/body-limit.server";
+import { authenticate } from "../shopify.server";
 import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
@@ -23,7 +24,7 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 // (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
 
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
-  const { shop, customerId, cors } = await authenticateCustomerAccount(request);
+  const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
   const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   return cors(json(await accountProfile(prisma, shop, customerId)));
@@ -32,7 +33,7 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
 const bad = (message: string) => json({ error: "bad_request", message }, { status: 400 });
 
 export const action = async ({ request, context }: ActionFunctionArgs) => {
-  const who = await authenticateCustomerAccount(request);
+  const who = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
   const { shop, customerId, cors } = who;
   if (request.method !== "POST") return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
   const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });

@@ -1,12 +1,12 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
-import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
+import { shopperAdminGraphql } from "../runtime/admin-api.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
 import { Budget } from "../handoff/budget";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
 import { handoffGate } from "../runtime/service-scheduler.server";
-import { unauthenticated } from "../shopify.server";
+import { authenticate, unauthenticated } from "../shopify.server";
 
 // Storefront POST /apps/workspace/cart ("Continue cart"): app/handoff/proxy-handler.server.ts with Shopify's proxy
 // signature check (and no parameter named twice, app/shopify/app-proxy.server.ts), the Admin API (titles, availability)
@@ -22,7 +22,7 @@ export const action = ({ request, context }: ActionFunctionArgs) =>
     budget,
     gate: handoffGate, // the service's rate budget, shared with the imports
     peer: context.remoteAddress, // server/app.ts
-    verify: verifyAppProxy,
+    verify: (request) => verifyAppProxy(request, authenticate.public.appProxy),
     graphql: shopperAdminGraphql, // through the app's Admin API cost budget
     // The same offline token, as the Storefront API's private token (the library's own way to call it).
     storefrontFor: (shop) => async (query, variables) => {

@@ -5,7 +5,8 @@ import { logEvent } from "../connections/log.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
 import { renderSignInPage } from "../connections/connect-page.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
+import { shopperAdminGraphql } from "../runtime/admin-api.server";
+import { authenticate } from "../shopify.server";
 import { overProxyBudget, verifyAppProxy } from "../shopify/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
@@ -20,7 +21,7 @@ const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" 
 
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   // 400 unless Shopify signed it, unambiguously, with a proxy path of Shopify's shape (the redirects' path)
-  const proxied = await verifyAppProxy(request);
+  const proxied = await verifyAppProxy(request, authenticate.public.appProxy);
   const { liquid, url, shop, customerId, prefix } = proxied;
   const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;

@@ -15,7 +15,7 @@ import {
 import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { logger } from "../lib/logger.server";
-import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import { adminGraphqlViaShopify } from "./admin-api.server";
 import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
 import { clientKeyOf, scheduledFetch } from "../sync/scheduled-fetch.server";
 import type { RateScheduler } from "../sync/scheduler.server";

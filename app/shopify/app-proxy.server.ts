@@ -5,14 +5,17 @@
 // signature), and the identity comes only from the parameters Shopify sets. Shopify's `path_prefix` (the store's
 // proxy path, which the merchant may have changed) must have Shopify's shape too (./proxy-path.ts), or the request
 // is refused the same way: links and redirects back to the store are built from it.
-import { authenticate } from "../shopify.server";
+import type { AppProxyContext } from "@shopify/shopify-app-remix/server";
 import { securityLog } from "../lib/security-log.server";
 import { clientAddress, retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib/shopper-budget.server";
 import { parseProxyPrefix } from "./proxy-path";
 
+/** Shopify's signature check: `authenticate.public.appProxy` of app/shopify.server.ts, handed in by the route. */
+export type AppProxyCheck = (request: Request) => Promise<Pick<AppProxyContext, "liquid">>;
+
 export interface ProxyRequest {
   /** Shopify's helper that answers as Liquid, rendered inside the store's theme. */
-  liquid: Awaited<ReturnType<typeof authenticate.public.appProxy>>["liquid"];
+  liquid: AppProxyContext["liquid"];
   url: URL;
   shop: string;
   /** The logged-in customer's numeric id, or null for an anonymous shopper. */
@@ -26,8 +29,8 @@ const refuse = (route: string, facts: Record<string, unknown>) => {
   return new Response(null, { status: 400, statusText: "Bad Request" });
 };
 
-export async function verifyAppProxy(request: Request): Promise<ProxyRequest> {
-  const { liquid } = await authenticate.public.appProxy(request); // throws 400 unless Shopify signed it
+export async function verifyAppProxy(request: Request, appProxy: AppProxyCheck): Promise<ProxyRequest> {
+  const { liquid } = await appProxy(request); // throws 400 unless Shopify signed it
   const url = new URL(request.url);
   const names = [...url.searchParams.keys()];
   const repeated = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];

@@ -66,7 +66,7 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
     },
   };
   // Every sample is a new shopper of one shop: the shop-wide cap (HANDOFF_SHOP_PER_MINUTE) would stop the run.
-  const deps = { prisma, budget: new Budget(), shopPerMinute: 1_000_000, graphql, service, verify: verifyAppProxy };
+  const deps = { prisma, budget: new Budget(), shopPerMinute: 1_000_000, graphql, service, verify: (request: Request) => verifyAppProxy(request, authenticate.public.appProxy) };
 
   const request = () => {
     const query = signProxyQuery(

@@ -23,7 +23,7 @@ const h = withHarness({ app: {} });
 let adminGraphql: AdminGraphql;
 beforeAll(async () => {
   setDatabase(h.db); // Shopify's library loads the session through the app's storage, on this database
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/runtime/admin-api.server"));
 });
 
 describe("theme setup", () => {

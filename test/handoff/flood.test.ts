@@ -180,7 +180,7 @@ describe("the service's rate budget, shared with the imports", () => {
     // 10 requests, 10 a second: imports alone would take about 4 s for 40.
     const emulator = await limitedEmulator(10, 10);
     setDatabase(h.db); // Shopify's library (the Admin API) loads the offline session through the app's storage
-    const { adminGraphqlViaShopify } = (await import("~/shopify/admin-api.server")) as { adminGraphqlViaShopify: AdminGraphql };
+    const { adminGraphqlViaShopify } = (await import("~/runtime/admin-api.server")) as { adminGraphqlViaShopify: AdminGraphql };
     try {
       const settings: ServiceSettings = emulatorSettings(emulator.url);
       const scheduler = new RateScheduler();

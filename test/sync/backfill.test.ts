@@ -93,7 +93,7 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
   // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/runtime/admin-api.server"));
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);

@@ -55,7 +55,7 @@ function serveFlow(calls: FlowCall[], failFirst = 0) {
 
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/runtime/admin-api.server"));
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);
