@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { BACKFILL_QUERY } from "~/sync/backfill.server";
+import { BACKFILL_QUERY } from "~/sync/backfill-queries.server";
 import { CART_PRICES_QUERY } from "~/handoff/market-prices.server";
 import { DEFAULT_PROXY_PREFIX } from "~/shopify/proxy-path";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
