@@ -25,7 +25,7 @@ export const LAYERS = {
   handoff: ["connections", "db", "env.server", "lib", "service", "shopify"],
   admin: ["connections", "db", "handoff", "lib", "privacy", "shopify", "sync"],
   components: ["admin", "lib"],
-  runtime: ["connections", "db", "db.server", "env.server", "handoff", "lib", "privacy", "service", "shopify", "shopify.server", "sync"],
+  runtime: ["connections", "db", "db.server", "env.server", "lib", "privacy", "service", "shopify", "shopify.server", "sync"],
   routes: ["admin", "components", "connections", "db.server", "env.server", "handoff", "lib", "privacy", "runtime", "shopify", "shopify.server", "sync"],
   "entry.server": ["lib", "runtime", "shopify.server"],
   root: [],

@@ -12,9 +12,10 @@ import {
   BAD_RETURN_MESSAGE,
 } from "../connections/customer-account.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { shopperAdminGraphql } from "../runtime/admin-api.server";
 import { readBody } from "../lib/body-limit.server";
-import { authenticate } from "../shopify.server";
+import { authenticate, unauthenticated } from "../shopify.server";
+import { adminGraphqlVia } from "../shopify/admin-api.server";
+import { forShopper } from "../sync/admin-budget.server";
 import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
@@ -22,6 +23,9 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 // customer's connection. POST {intent}: "connect" ({returnTo}: the page's own URL; a one-time authorization URL),
 // "complete" ({state, proof} from the page's URL after consent), "disconnect". Shop and customer come from the session token only
 // (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
+
+// The Admin API on the customer's behalf: the shop's offline session, through its Admin API cost budget.
+const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
 
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
@@ -56,7 +60,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       // Each start may cost an Admin API query and a state row: a budget of its own (app/lib/shopper-budget.server.ts).
       const overConnect = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId });
       if (overConnect) return cors(overConnect);
-      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: shopperAdminGraphql, returnTo: input.returnTo });
+      const started = await startAccountConnect(prisma, { shop, customerId }, { appUrl: env().SHOPIFY_APP_URL, adminGraphql: shopperAdmin, returnTo: input.returnTo });
       if (!started.ok && started.code === "bad_return") return cors(bad(started.message));
       if (!started.ok) return cors(json({ error: "not_configured", message: "Workspace connections are not available at this store yet." }, { status: 409 }));
       logEvent("account_connect_started", { shop, customerId });
@@ -66,7 +70,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       const result = await completeAccountConnect(prisma, { shop, customerId }, { state: input.state, proof: input.proof }, {
         log: logEvent,
         onConnected: async (event) => {
-          await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdminGraphql, log: logEvent });
+          await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdmin, log: logEvent });
           await onCustomerConnected(prisma, event);
         },
       });

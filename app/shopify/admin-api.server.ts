@@ -1,6 +1,6 @@
 // The Admin API for work that runs outside an admin request (the sync worker, the storefront's connect flow):
 // every call goes through Shopify's library (`unauthenticated.admin` of app/shopify.server.ts, handed in by the
-// process's wiring, app/runtime/admin-api.server.ts), which loads the shop's offline session through the app's
+// routes and the worker's wiring, app/runtime/worker-deps.server.ts), which loads the shop's offline session through the app's
 // session storage (so the stored, encrypted token is decrypted there) and speaks the app's API version.
 import { GraphqlQueryError, HttpRequestError } from "@shopify/shopify-api";
 import type { UnauthenticatedAdminContext } from "@shopify/shopify-app-remix/server";

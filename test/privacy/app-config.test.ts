@@ -6,7 +6,7 @@ import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { BACKFILL_QUERY } from "~/sync/backfill-queries.server";
 import { CART_PRICES_QUERY } from "~/handoff/market-prices.server";
-import { DEFAULT_PROXY_PREFIX } from "~/shopify/proxy-path";
+import { DEFAULT_PROXY_PREFIX } from "~/shopify/app-proxy.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { parseEnv } from "~/env.server";
 import { THEME_SETTINGS_QUERY } from "~/admin/theme-setup.server";
