@@ -3,6 +3,72 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 
+/**
+ * The layers of app/ (README "Layout"): each part of app/ (a folder, or a file at its root) and what it imports, as
+ * the code does today and no more. Together they form no cycle (test/structure/cycles.test.ts checks folders and
+ * files, and that this table lists exactly the imports app/ makes). Routes, the entry and runtime sit on top, lib
+ * and env.server at the bottom; app/shopify.server.ts is Shopify's configuration, for the wiring and the routes only
+ * (areas take the library's functions as arguments). A new import between parts, or a new part, gets its line here.
+ */
+export const LAYERS = {
+  "env.server": [],
+  lib: ["env.server"],
+  db: ["lib"],
+  crypto: ["env.server", "lib"],
+  service: ["env.server", "lib"],
+  shopify: ["env.server", "lib"],
+  "db.server": ["db", "env.server"],
+  "shopify.server": ["crypto", "db.server", "env.server", "lib", "shopify"],
+  sync: ["db", "lib", "service", "shopify"],
+  connections: ["crypto", "db", "lib", "service", "shopify"],
+  privacy: ["connections", "crypto", "db", "lib", "service", "shopify", "sync"],
+  handoff: ["connections", "db", "env.server", "lib", "service", "shopify"],
+  admin: ["connections", "db", "handoff", "lib", "privacy", "shopify", "sync"],
+  components: ["admin", "lib"],
+  runtime: ["connections", "db", "db.server", "env.server", "lib", "privacy", "service", "shopify", "shopify.server", "sync"],
+  routes: ["admin", "components", "connections", "db.server", "env.server", "handoff", "lib", "privacy", "runtime", "shopify", "shopify.server", "sync"],
+  "entry.server": ["lib", "runtime", "shopify.server"],
+  root: [],
+};
+
+/** The parts of app/ that stay plain TypeScript: Remix only in routes, the entry, the root and components. */
+const PLAIN = ["env.server", "lib", "db", "crypto", "service", "sync", "connections", "privacy", "handoff", "admin", "runtime", "db.server"];
+
+/** Outside app/: the stand-ins, tests, scripts, emulator and process entries, which the shipped app never imports. */
+const OUTSIDE = ["dev", "test", "scripts", "emulator", "server"];
+
+function layering() {
+  const remix = { regex: "^@remix-run/|^@shopify/shopify-app-remix", message: "No Remix inside the domain: routes adapt, areas stay plain." };
+  const outside = {
+    regex: `^(\\.\\./)+(${OUTSIDE.join("|")})(/|$)|^~/\\.\\.(/|$)`,
+    message: `app/ may not import ${OUTSIDE.map((d) => `${d}/`).join(", ")}: the shipped app stands alone.`,
+  };
+  const isRootFile = (part) => part.includes(".") || part === "root";
+  const parts = [...Object.keys(LAYERS), "routes.ts"];
+  // An import specifier reaching `target` (a folder, or a root file without its extension) from a file at the root
+  // of app/ ("./target", "~/target") or inside a folder ("../target", "../../target", "~/target").
+  const name = (target) => (target === "routes.ts" ? "routes\\.ts" : target.replace(".", "\\."));
+  const reaching = (target, fromRoot) => `^(~/|${fromRoot ? "\\./" : "(\\.\\./)+"})${name(target)}(\\.tsx?)?(/|$)`;
+  const files = (part) => (isRootFile(part) ? [`app/${part}.{ts,tsx}`] : [`app/${part}/**/*.{ts,tsx}`]);
+  const label = (part) => (part === "routes.ts" ? "app/routes.ts" : isRootFile(part) ? `app/${part}.ts${["root", "entry.server"].includes(part) ? "x" : ""}` : `app/${part}/`);
+  const rule = (part, may) => {
+    const forbidden = parts.filter((other) => other !== part && !may.includes(other));
+    const patterns = [
+      ...forbidden.map((other) => ({
+        regex: reaching(other, isRootFile(part)),
+        message:
+          other === "shopify.server"
+            ? `${label(part)} may not import app/shopify.server.ts: it is for the wiring (runtime) and the routes; take the library's function as an argument.`
+            : `${label(part)} may not import ${label(other)} (layers: eslint.config.js).`,
+      })),
+      outside,
+      ...(PLAIN.includes(part) ? [remix] : []),
+    ];
+    return { files: files(part), rules: { "no-restricted-imports": ["error", { patterns }] } };
+  };
+  return [...Object.entries(LAYERS).map(([part, may]) => rule(part, may)), rule("routes.ts", [])];
+}
+
 export default tseslint.config(
   { ignores: ["build/**", "node_modules/**", "data/**", "test-results/**", "extensions/**/assets/**", "extensions/*/dist/**", ".cache/**"] },
   js.configs.recommended,
@@ -17,45 +83,3 @@ export default tseslint.config(
   },
   ...layering(),
 );
-
-/**
- * The layers (README "Layout"), enforced: each folder of app/ may import only the folders listed for it, so the
- * folders form no cycle, nothing imports the process wiring (runtime) or the routes, and the domain areas import
- * no Remix. Routes and runtime sit on top; lib is the leaf. A new folder gets its line here.
- */
-function layering() {
-  const remix = { regex: "^@remix-run/|^@shopify/shopify-app-remix", message: "No Remix inside the domain: routes adapt, areas stay plain." };
-  // folder: the folders of app/ it may import (besides itself and app/env.server.ts)
-  const allowed = {
-    lib: [],
-    db: ["lib"],
-    crypto: ["lib"],
-    service: ["lib"],
-    shopify: ["lib", "db", "crypto", "service"],
-    sync: ["lib", "db", "service", "shopify"],
-    connections: ["lib", "db", "crypto", "service", "shopify"],
-    privacy: ["lib", "db", "crypto", "service", "shopify", "sync", "connections"],
-    handoff: ["lib", "db", "crypto", "service", "shopify", "connections"],
-    admin: ["lib", "db", "crypto", "service", "shopify", "sync", "connections", "handoff", "privacy"],
-    components: ["lib"],
-    runtime: ["lib", "db", "crypto", "service", "shopify", "sync", "connections", "handoff", "privacy", "admin"],
-  };
-  // The app's root modules: the database handle and Shopify's configuration belong to the wiring, routes and adapters.
-  const rootFiles = { "db.server": ["db", "shopify", "runtime"], "shopify.server": ["shopify", "runtime"] };
-  const folders = [...Object.keys(allowed), "routes"];
-  const plainAreas = ["lib", "db", "crypto", "service", "sync", "connections", "privacy", "handoff", "admin", "runtime"];
-  // An import specifier reaching `target` from app/<folder>/…: "~/target/…", "../target/…", "../../target/…".
-  const reaching = (target) => `^(~/|(\\.\\./)+)${target.replace(".", "\\.")}(/|$)`;
-  return Object.entries(allowed).map(([folder, may]) => {
-    const patterns = [
-      ...folders
-        .filter((other) => other !== folder && !may.includes(other))
-        .map((other) => ({ regex: reaching(other), message: `app/${folder}/ may not import app/${other}/ (layers: eslint.config.js).` })),
-      ...Object.entries(rootFiles)
-        .filter(([, users]) => !users.includes(folder))
-        .map(([file, users]) => ({ regex: reaching(file), message: `app/${file}.ts is for ${users.join(", ")} and routes: take the client or helper as an argument.` })),
-      ...(plainAreas.includes(folder) ? [remix] : []),
-    ];
-    return { files: [`app/${folder}/**/*.{ts,tsx}`], rules: { "no-restricted-imports": ["error", { patterns }] } };
-  });
-}

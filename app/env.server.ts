@@ -7,13 +7,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { CUSTOM_DOMAIN } from "./shopify/custom-domain";
 
 const LOCAL_DEFAULTS = {
   SHOPIFY_API_KEY: "local-dev-api-key",
   SHOPIFY_API_SECRET: "local-dev-api-secret",
   SHOPIFY_APP_URL: "http://localhost:3000",
 };
+
+/** SHOP_CUSTOM_DOMAIN: a bare host name, labels of letters, digits and hyphens, at least two of them. */
+const CUSTOM_DOMAIN = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
 
 const keyList = z
   .string()

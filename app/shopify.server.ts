@@ -11,7 +11,6 @@ import { createOfflineTokenRefresher } from "./crypto/offline-token-refresh.serv
 import { defaultKeyring } from "./crypto/secret-box.server";
 import { env } from "./env.server";
 import { logger } from "./lib/logger.server";
-import { onAppInstalled } from "./privacy/lifecycle.server";
 import { customDomainTransformations } from "./shopify/custom-domain";
 
 const config = env();
@@ -80,6 +79,15 @@ const refreshOfflineToken = createOfflineTokenRefresher({
   keyring: defaultKeyring,
 });
 
+// What the app does after Shopify's library stored a new offline session for a shop (afterAuth): the process hands
+// it in where it wires the app (app/runtime/web.server.ts), so this file reaches into no area of the app.
+let afterAuth: ((shop: string) => Promise<unknown>) | undefined;
+
+/** Sets what runs after a shop authenticated (a first install, or the merchant back after app/uninstalled). */
+export function onShopAuthenticated(hook: ((shop: string) => Promise<unknown>) | undefined): void {
+  afterAuth = hook;
+}
+
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,
   apiSecretKey: config.SHOPIFY_API_SECRET,
@@ -96,7 +104,7 @@ const shopify = shopifyApp({
   hooks: {
     // A new offline session after app/uninstalled means the merchant is back: the shop's waiting jobs run again.
     afterAuth: async ({ session }) => {
-      await onAppInstalled(prisma, session.shop);
+      await afterAuth?.(session.shop);
     },
   },
   logger: shopifyLogger,

@@ -2,7 +2,7 @@
 // the order traffic's shape.
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKFILL_QUERY, BACKFILL_SIZES, ORDER_LINES_QUERY } from "~/sync/backfill.server";
+import { BACKFILL_QUERY, BACKFILL_SIZES, ORDER_LINES_QUERY } from "~/sync/backfill-queries.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { orderHandlers } from "../dev/admin-api/orders";
 import { generateOrders } from "../dev/demo/orders";

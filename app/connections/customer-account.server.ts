@@ -12,7 +12,7 @@ import { loadServiceSettings } from "./settings.server";
 import { startConnect } from "./oauth-start.server";
 import { completeOnStorefront } from "./storefront-completion.server";
 import { type ConnectResultCode, type ConnectStepOptions } from "./oauth-common.server";
-import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
 
 export type ProfileStatus =
   | { status: "not_configured" }

@@ -20,7 +20,7 @@ import type { PrismaClient } from "@prisma/client";
 import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
 import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { loadServiceSettings } from "./settings.server";
-import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;
 /** Expired states are kept a day so a late callback is told "expired" rather than "not recognised". */

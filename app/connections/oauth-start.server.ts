@@ -5,7 +5,7 @@ import { SERVICE_SCOPES, startAuthorization, type ServiceSettings } from "../ser
 import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.server";
 import { resultMessage } from "./connect-page.server";
 import { callbackUrl, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
-import { DEFAULT_PROXY_PREFIX } from "../shopify/proxy-path";
+import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
 import { loadServiceSettings } from "./settings.server";
 
 // Display-only values the storefront's Liquid filled in: one line, bounded.

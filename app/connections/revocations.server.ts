@@ -6,10 +6,12 @@
 // customer in clear: the revocation must still happen after the shop's settings are gone (shop/redact), and the
 // row must not keep anything of the shop. Rows are given up after MAX_ATTEMPTS or MAX_AGE_MS: a service token expires on its own.
 import type { PrismaClient } from "@prisma/client";
-import { revokeToken, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
+import { revokeToken, tokensMayGoTo, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
 import { randomUUID } from "node:crypto";
 import { bindings, openFor, openOptional, sealFor, type Keyring } from "../crypto/secret-box.server";
+import { readServiceRow } from "../db/shop-settings.server";
 import type { Db } from "../db/sql.server";
+import { serviceSettingsFromRow } from "./settings.server";
 
 export type TokenHint = "refresh_token" | "access_token";
 export interface TokenToRevoke {
@@ -84,6 +86,39 @@ export async function queueRevocations(
   });
   const created = await db.tokenRevocation.createMany({ data: rows });
   return created.count;
+}
+
+/**
+ * Everything the app holds of a customer's connections (or, without `customerId`, of a whole shop's) let go of at
+ * the service, inside the caller's transaction, before the rows that hold the tokens are deleted (customers/redact,
+ * shop/redact): the tokens of their grants and pending connections go to the outbox, each only towards the server
+ * that issued it (after the service's address changed they are deleted but not sent to the new one,
+ * app/service/origins.server.ts). Settings that are missing or cannot be decrypted (a removed key) mean nothing can
+ * be revoked; the erasing goes on. Returns how many tokens were queued.
+ */
+export async function queueRevocationsOf(
+  tx: Db,
+  where: { shop: string; customerId?: string },
+  options: { keyring?: Keyring; now?: Date } = {},
+): Promise<number> {
+  let settings: ServiceSettings | null;
+  try {
+    settings = serviceSettingsFromRow(where.shop, await readServiceRow(tx, where.shop), options.keyring);
+  } catch {
+    settings = null;
+  }
+  const mayGo = (row: { boundOrigins: string | null }) => settings !== null && tokensMayGoTo(row.boundOrigins, settings);
+  const grants = await tx.customerGrant.findMany({ where });
+  const states = await tx.oAuthState.findMany({ where: { ...where, pendingTokensEnc: { not: null } } });
+  return queueRevocations(
+    tx,
+    settings,
+    [
+      ...grants.filter(mayGo).map((g) => grantToken(g, options.keyring)),
+      ...states.filter(mayGo).map((s) => pendingToken(s, options.keyring)),
+    ],
+    options,
+  );
 }
 
 /**

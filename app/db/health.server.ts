@@ -1,4 +1,3 @@
-import { database } from "../db.server";
 import type { Database } from "./connect.server";
 
 export interface Health {
@@ -6,8 +5,8 @@ export interface Health {
   database: { kind: "postgres" | "pglite"; reachable: boolean; latencyMs?: number; error?: string };
 }
 
-/** Whether `db` (by default the process's) answers a query within `timeoutMs`; the first query waits for the migrations. */
-export async function checkDatabase(timeoutMs = 2000, db: Database = database()): Promise<Health> {
+/** Whether `db` answers a query within `timeoutMs`; the first query waits for the migrations. */
+export async function checkDatabase(db: Database, timeoutMs = 2000): Promise<Health> {
   const started = performance.now();
   try {
     await Promise.race([

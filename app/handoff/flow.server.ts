@@ -2,23 +2,92 @@
 // Idempotent by cart state: the same cart content while its handoff is still valid gives the same claim URL with
 // nothing sent; a retry after a failure sends the same Idempotency-Key (derived from shop, cart and content, so
 // even two simultaneous clicks share it); a changed cart is a new handoff; an expired one is never reused.
+// In order: the budgets, what the storefront sent (checked), the settings, the cart's lines from Shopify
+// (resolver.server.ts, market-prices.server.ts), the handoff request, the service, the record (records.server.ts).
 import type { PrismaClient } from "@prisma/client";
-import { createCartHandoff, serviceBaseUrl, type Failure, type ServiceDepsOverrides, type ServiceSettings } from "../service/client.server";
-import { buildHandoffRequest } from "./builder";
-import { CART_POLICY, IP_POLICY, shopPolicy, type Budget } from "./budget";
-import { parseCartInput } from "./cart-input";
-import type { ShopperCode } from "./messages";
+import { z } from "zod";
+import type { BucketPolicy, Budget } from "../lib/budget";
+import { handoffBudgetRefusals, handoffs } from "../lib/metrics.server";
 import {
-  priorHandoffs,
-  recordOutcome,
-  recordRefusal,
-  sha256,
-  type RecordFacts,
-} from "./records.server";
+  createCartHandoff,
+  serviceBaseUrl,
+  type CartHandoffRequest,
+  type Failure,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+} from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { marketPrices, withMarketPrices, type StorefrontGraphql } from "./market-prices.server";
-import { resolveCart } from "./resolver.server";
-import { handoffBudgetRefusals, handoffs } from "../lib/metrics.server";
+import type { ShopperCode } from "./messages";
+import { priorHandoffs, recordOutcome, recordRefusal, sha256, type RecordFacts } from "./records.server";
+import { MAX_LINES, resolveCart, type ResolvedLine } from "./resolver.server";
+
+// The budgets in front of a click: per cart, per shopper address and per shop, so hammering the button (from one
+// address or from many) cannot create unbounded handoffs, Admin API calls or records. The buckets are the app's
+// one token-bucket budget (app/lib/budget.ts), one per process (the route's).
+export const CART_POLICY: BucketPolicy = { burst: 8, refillMs: 15_000 };
+export const IP_POLICY: BucketPolicy = { burst: 60, refillMs: 1_000 };
+/** Handoffs per minute for one shop, from all its shoppers together: a minute's worth at once, then steady. */
+export const shopPolicy = (perMinute: number): BucketPolicy => ({ burst: perMinute, refillMs: 60_000 / perMinute });
+
+// What the storefront may send: the cart token, variant ids and quantities, and the shopper's locale. Nothing else
+// from the browser is read (titles and prices come from Shopify). Works for the script's JSON and the
+// no-JavaScript form (proxy-handler.server.ts turns its repeated `line` fields into the same shape).
+const MAX_QUANTITY = 100_000;
+
+export type InputProblem = "empty_cart" | "too_many_lines" | "invalid_request";
+
+// Other properties (a price, a title) are dropped, not refused: they are simply not the browser's to say.
+const LineSchema = z.object({
+  variant_id: z.union([z.string().regex(/^\d{1,20}$/), z.int().positive()]).transform(String),
+  quantity: z.int().min(1).max(MAX_QUANTITY),
+});
+
+// Shopify's cart tokens are short URL-safe strings (a key query like "?key=..." included in newer ones).
+const TokenSchema = z.string().min(1).max(256).regex(/^[A-Za-z0-9_\-?=.~]+$/);
+
+const InputSchema = z.object({
+  token: TokenSchema.optional(),
+  locale: z.string().max(16).optional(),
+  // Counted before the element check so 201 well-formed lines say "too many", not "invalid".
+  lines: z.array(z.unknown()).max(MAX_LINES * 4),
+});
+
+export interface CartInput {
+  /** Absent for the no-JavaScript form: Liquid cannot read the cart token. */
+  token: string | null;
+  locale: string;
+  lines: { variantId: string; quantity: number }[];
+}
+
+export type ParsedInput = { ok: true; input: CartInput } | { ok: false; problem: InputProblem; locale: string };
+
+function localeOf(value: unknown): string {
+  return typeof value === "string" ? value.slice(0, 16) : "en";
+}
+
+/** Validates the raw input; `raw` is the parsed JSON body, or a form turned into { token, locale, lines }. */
+export function parseCartInput(raw: unknown): ParsedInput {
+  const locale = localeOf((raw as { locale?: unknown } | null)?.locale);
+  const base = InputSchema.safeParse(raw);
+  if (!base.success) {
+    const tooMany = Array.isArray((raw as { lines?: unknown } | null)?.lines);
+    return { ok: false, problem: tooMany ? "too_many_lines" : "invalid_request", locale };
+  }
+  const { lines, token } = base.data;
+  if (lines.length === 0) return { ok: false, problem: "empty_cart", locale };
+  if (lines.length > MAX_LINES) return { ok: false, problem: "too_many_lines", locale };
+  const parsed = z.array(LineSchema).safeParse(lines);
+  if (!parsed.success) return { ok: false, problem: "invalid_request", locale };
+  return {
+    ok: true,
+    input: {
+      token: token ?? null,
+      locale,
+      lines: parsed.data.map((l) => ({ variantId: l.variant_id, quantity: l.quantity })),
+    },
+  };
+}
 
 // A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
 export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = { timeoutMs: 8_000, retry: { maxAttempts: 3, maxElapsedMs: 8_000 } };
@@ -69,7 +138,7 @@ export interface FlowRequest {
 }
 
 export type FlowResult =
-  /** serviceOrigin: the active environment's base URL's origin, the only one a claim URL may be on (claim-url.ts). */
+  /** serviceOrigin: the active environment's base URL's origin, the only one a claim URL may be on (proxy-handler.server.ts). */
   | { ok: true; claimUrl: string; reused: boolean; locale: string; serviceOrigin: string }
   | { ok: false; code: ShopperCode; status: number; locale: string; items?: string[]; retryAfterMs?: number };
 
@@ -195,4 +264,33 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
     attempts: outcome.attempts,
   });
   return { ok: true, claimUrl: outcome.data.claim_url, reused: false, locale, serviceOrigin };
+}
+
+// The CartHandoffRequest for a resolved cart. Pure: the same cart gives the same bytes, so a retry under the same
+// Idempotency-Key is a replay at the service and not a conflict.
+export interface BuildInput {
+  shop: string;
+  externalCartId: string;
+  currency: string;
+  lines: ResolvedLine[];
+  expiresInSeconds: number;
+}
+
+export function buildHandoffRequest(input: BuildInput): CartHandoffRequest {
+  return {
+    external_cart_id: input.externalCartId,
+    // The merchant's own reference: the shop and the id the service will show next to the cart.
+    cart_reference: `${input.shop}/${input.externalCartId}`.slice(0, 255),
+    lines: input.lines.map((l, i) => ({
+      external_line_id: `${i + 1}-${l.variantId}`,
+      title: l.title,
+      quantity: l.quantity,
+      external_product_id: l.productId,
+      ...(l.sku ? { merchant_sku: l.sku } : {}),
+      currency: input.currency,
+      unit_price_minor: l.unitPriceMinor,
+    })),
+    return_url: `https://${input.shop}/cart`,
+    expires_in_seconds: input.expiresInSeconds,
+  };
 }

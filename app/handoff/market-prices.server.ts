@@ -5,8 +5,7 @@
 // still come from the Admin API (resolver.server.ts); these prices replace its base prices when Shopify has them
 // for every line. See docs/continue-cart-prices.md.
 import { z } from "zod";
-import { MAX_LINES } from "./cart-input";
-import { toMinorUnits, type ResolvedLine } from "./resolver.server";
+import { MAX_LINES, toMinorUnits, type ResolvedLine } from "./resolver.server";
 
 export type StorefrontGraphql = (query: string, variables: Record<string, unknown>) => Promise<unknown>;
 

@@ -1,19 +1,20 @@
 // The storefront's POST {proxy path}/cart (/apps/workspace/cart unless the merchant changed it), without Remix:
 // the route passes Shopify's proxy check and the Admin API client, the bench passes stubs for the service and the
-// Admin API. The signature check comes first (a bad or
-// missing one is Shopify's 400); from the body only the cart token, variant ids, quantities and locale are read.
-// JSON in → JSON out (the block's script); a form → 303 to the claim URL, or a page with the message and a link
-// back to the cart.
+// Admin API. The signature check comes first (a bad or missing one is Shopify's 400); from the body only the cart
+// token, variant ids, quantities and locale are read (bounded). JSON in → JSON out (the block's script); a form →
+// 303 to the claim URL, or a small Liquid page with the message and a link back to the cart. The claim URL is
+// followed only when it is on the configured service (below).
 import type { PrismaClient } from "@prisma/client";
+import { escapeForLiquid } from "../connections/connect-page.server";
 import { env } from "../env.server";
+import type { Budget } from "../lib/budget";
+import { BODY_LIMITS, readBody } from "../lib/body-limit.server";
 import { forwardedAddress } from "../lib/client-address";
-import type { ServiceDepsOverrides } from "../service/client.server";
-import type { Budget } from "./budget";
-import { formToRaw } from "./cart-input";
-import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
+import { policyFromEnv, type AddressPolicy, type ServiceDepsOverrides } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
+import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
 import type { StorefrontGraphql } from "./market-prices.server";
-import { failurePage, jsonBody, readBounded, safeClaimUrl } from "./response.server";
+import { backToCartLabel, shopperMessage } from "./messages";
 import { loadHandoffSettings } from "./settings.server";
 
 export interface ProxyHandlerDeps {
@@ -28,7 +29,7 @@ export interface ProxyHandlerDeps {
   /** The Storefront API for the cart's market prices (docs/continue-cart-prices.md); absent: base prices. */
   storefrontFor?: (shop: string) => StorefrontGraphql;
   service?: ServiceDepsOverrides;
-  /** The service's rate budget, shared with the imports (app/runtime/service-scheduler.server.ts). */
+  /** The service's rate budget, shared with the imports (app/sync/scheduler.server.ts, handoffGate). */
   gate?: ServiceGate;
   /** The socket's peer address (server/app.ts puts it in the load context). */
   peer?: string;
@@ -49,17 +50,6 @@ export function shopperAddress(request: Request, peer: string | undefined, trust
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
-async function readInput(request: Request, isJson: boolean): Promise<unknown> {
-  const text = await readBounded(request);
-  if (text === null) return null;
-  if (!isJson) return formToRaw(new URLSearchParams(text));
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
 export async function handleContinueCart(request: Request, deps: ProxyHandlerDeps): Promise<Response> {
   const { liquid, shop, customerId } = await deps.verify(request);
   const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
@@ -79,7 +69,7 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
     { shop, customerId, ip: shopperAddress(request, deps.peer, deps.trustedHops ?? env().TRUSTED_PROXY_HOPS), raw },
   );
   // Only a claim URL on the configured service's origin (https, or http on loopback) is followed: the browser is
-  // never sent to a javascript: or data: address, nor to another site (./claim-url.ts).
+  // never sent to a javascript: or data: address, nor to another site (allowedClaimUrl).
   const outcome: FlowResult =
     result.ok && !safeClaimUrl(result) ? { ok: false, code: "failed", status: 502, locale: result.locale } : result;
 
@@ -90,4 +80,96 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
   }
   if (outcome.ok) return new Response(null, { status: 303, headers: { ...NO_STORE, Location: outcome.claimUrl } });
   return liquid(failurePage(outcome), { headers: NO_STORE });
+}
+
+// What the storefront sends: the body, bounded, as JSON or as the no-JavaScript form.
+async function readInput(request: Request, isJson: boolean): Promise<unknown> {
+  const text = await readBounded(request);
+  if (text === null) return null;
+  if (!isJson) return formToRaw(new URLSearchParams(text));
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart (a form's limit). */
+export const MAX_BODY_BYTES = BODY_LIMITS.form;
+
+/** Reads at most `limit` bytes (lib/body-limit.server.ts); null when the body is larger or unreadable. */
+export async function readBounded(request: Request, limit = MAX_BODY_BYTES): Promise<string | null> {
+  const body = await readBody(request, limit);
+  return body.ok ? new TextDecoder().decode(body.bytes) : null;
+}
+
+/** The no-JavaScript form: `token`, `locale` and repeated `line` = "variantId:quantity". */
+export function formToRaw(form: Pick<URLSearchParams, "get" | "getAll">): unknown {
+  const text = (name: string) => {
+    const v = form.get(name);
+    return typeof v === "string" && v !== "" ? v : undefined;
+  };
+  const lines = form.getAll("line").map((v) => {
+    const m = typeof v === "string" ? /^(\d{1,20}):(\d{1,6})$/.exec(v) : null;
+    return m ? { variant_id: m[1], quantity: Number(m[2]) } : { invalid: true };
+  });
+  return { token: text("token"), locale: text("locale"), lines };
+}
+
+// What it gets back.
+/** JSON for the block's script; `service_origin` lets it check the claim URL once more before it navigates. */
+export function jsonBody(result: FlowResult) {
+  if (result.ok) return { ok: true as const, claim_url: result.claimUrl, service_origin: result.serviceOrigin };
+  return { ok: false as const, code: result.code, message: shopperMessage(result.code, result.locale, result.items) };
+}
+
+/** The no-JavaScript failure page (Liquid, framed by the theme). Everything dynamic is escaped. */
+export function failurePage(result: Extract<FlowResult, { ok: false }>): string {
+  const message = escapeForLiquid(shopperMessage(result.code, result.locale, result.items));
+  return `<div class="page-width continue-cart-result" data-code="${escapeForLiquid(result.code)}">
+<p role="alert">${message}</p>
+<p><a href="/cart">${escapeForLiquid(backToCartLabel(result.locale))}</a></p>
+</div>`;
+}
+
+/**
+ * A successful result's claim URL when the shopper may be sent there (allowedClaimUrl below: https on the configured
+ * service's origin; http only to a loopback service the address policy allows, i.e. the demo and tests); null
+ * otherwise: never a javascript: or data: address, nor another site.
+ */
+export function safeClaimUrl(result: Extract<FlowResult, { ok: true }>, policy: AddressPolicy = policyFromEnv()): string | null {
+  return allowedClaimUrl(result.claimUrl, serviceOriginOf(result.serviceOrigin), { allowLoopbackHttp: policy.allowLoopback });
+}
+
+// Where Continue cart may send a shopper: only to the claim URL of the service the merchant configured. The
+// service's answer is checked on the server (below) and again by the storefront script
+// (extensions/storefront/assets/continue-cart.js, the same rule in plain JavaScript), against the origin of
+// the active environment's base URL: https only, with one explicit exception for the local demo and tests (the
+// emulator on http://127.0.0.1): http on a loopback host (127.0.0.0/8, localhost, [::1]), on the server only when
+// ALLOW_LOOPBACK_SERVICE_URLS=true (which is also what lets the settings name a loopback service at all,
+// app/service/address-policy.server.ts). The script cannot read that switch; it allows loopback http always,
+// which is harmless: it is a "potentially trustworthy" origin to browsers, nothing crosses a network, and the
+// server never names such an origin for a real store.
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOST.test(hostname);
+}
+
+/** The origin a claim URL must be on: the base URL's, or null when it is no http(s) address. */
+export function serviceOriginOf(baseUrl: string): string | null {
+  if (!URL.canParse(baseUrl)) return null;
+  const url = new URL(baseUrl);
+  return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+}
+
+/**
+ * The claim URL when it may be followed (https, or http on loopback when `allowLoopbackHttp`; on `serviceOrigin`;
+ * no user info), else null.
+ */
+export function allowedClaimUrl(claimUrl: string, serviceOrigin: string | null, options: { allowLoopbackHttp: boolean }): string | null {
+  if (!serviceOrigin || !URL.canParse(claimUrl)) return null;
+  const url = new URL(claimUrl);
+  if (url.origin !== serviceOrigin || url.username || url.password) return null;
+  return url.protocol === "https:" || (options.allowLoopbackHttp && url.protocol === "http:" && isLoopbackHost(url.hostname)) ? claimUrl : null;
 }

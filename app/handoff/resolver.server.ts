@@ -5,6 +5,9 @@ import { z } from "zod";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { AdminApiBusy } from "../shopify/admin-api-busy";
 
+/** The most lines one cart may have: a handoff carries at most 200 (the service's limit), each resolved here. */
+export const MAX_LINES = 200;
+
 export const CART_VARIANTS_QUERY = `#graphql
 query CartVariants($ids: [ID!]!) {
   shop { currencyCode }

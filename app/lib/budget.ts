@@ -1,5 +1,5 @@
 // Token buckets in memory, per process, for every budget in front of a shopper's or an anonymous client's request
-// (Continue cart's in app/handoff/budget.ts, the other shopper routes' in ./shopper-budget.server.ts). The check
+// (Continue cart's in app/handoff/flow.server.ts, the other shopper routes' in ./shopper-budget.server.ts). The check
 // must cost nothing (no database round trip); the worst case with N app processes is N times the budget, still
 // bounded. Keys are hashes or shop domains, never raw cart tokens or addresses.
 //

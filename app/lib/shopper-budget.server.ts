@@ -1,5 +1,5 @@
 // Budgets in front of every route a shopper or an anonymous client can call (Continue cart has its own, with the
-// same buckets: app/handoff/budget.ts): per customer, per address and per shop, taken together (all or none), so
+// same buckets: app/handoff/flow.server.ts): per customer, per address and per shop, taken together (all or none), so
 // an address or customer refused on its own budget does not spend the shop's, and a flood from many customers or
 // addresses still meets the shop's. In memory, per process (./budget.ts): N app processes allow N times as much.
 // A refusal is a 429 with Retry-After in the route's own shape, and it happens before any query or row.

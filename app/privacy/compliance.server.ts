@@ -3,44 +3,13 @@
 // transaction as the rows that held them are deleted, so a grant is never deleted without its revocation queued.
 // What is kept after a customer redaction is the sync log an import needs as proof: ids, states and times.
 import { Prisma, type PrismaClient } from "@prisma/client";
+import { queueRevocationsOf } from "../connections/revocations.server";
 import type { Keyring } from "../crypto/secret-box.server";
-import { loadServiceSettings } from "../connections/settings.server";
-import type { ServiceSettings } from "../service/client.server";
+import { retentionDaysSql } from "../db/shop-settings.server";
 import type { Db } from "../db/sql.server";
 import { orderKeyOf } from "../sync/mapping.server";
-import { grantToken, pendingToken, queueRevocations } from "../connections/revocations.server";
-import { tokensMayGoTo } from "../service/client.server";
-import { retentionDaysSql } from "../db/shop-settings.server";
 import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake-batch.server";
 import { DEFAULT_RETENTION_DAYS } from "./retention.server";
-
-// A grant's tokens go only to the server that issued them: after the service's address changed, they are deleted here
-// but not sent to the new address (app/service/origins.server.ts).
-const mayRevokeAt = (grant: { boundOrigins: string | null }, settings: ServiceSettings | null) =>
-  settings !== null && tokensMayGoTo(grant.boundOrigins, settings);
-
-/**
- * Queues the revocation of every token of the grants and pending connections `where` names (a shop, or one of its
- * customers), each only towards the server that issued it.
- */
-async function revokeTokensOf(
-  tx: Prisma.TransactionClient,
-  settings: ServiceSettings | null,
-  where: { shop: string; customerId?: string },
-  options: { keyring?: Keyring; now?: Date },
-): Promise<number> {
-  const grants = await tx.customerGrant.findMany({ where });
-  const states = await tx.oAuthState.findMany({ where: { ...where, pendingTokensEnc: { not: null } } });
-  return queueRevocations(
-    tx,
-    settings,
-    [
-      ...grants.filter((g) => mayRevokeAt(g, settings)).map((g) => grantToken(g, options.keyring)),
-      ...states.filter((s) => mayRevokeAt(s, settings)).map((s) => pendingToken(s, options.keyring)),
-    ],
-    options,
-  );
-}
 
 export const REDACTED_REASON = "Not sent: the customer's data was erased at their request (customers/redact).";
 const REDACTED_JOB = "Cancelled: the customer's data was erased (customers/redact).";
@@ -57,15 +26,6 @@ export interface RedactionReport {
   revocationsQueued: number;
   ordersRedacted: number;
   jobsCancelled: number;
-}
-
-/** Settings for revoking; undecryptable ones (a removed key) mean nothing can be revoked, but erasing goes on. */
-async function settingsOrNull(prisma: PrismaClient, shop: string, keyring?: Keyring): Promise<ServiceSettings | null> {
-  try {
-    return await loadServiceSettings(prisma, shop, keyring);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -89,13 +49,12 @@ export async function redactCustomer(
 ): Promise<RedactionReport> {
   const { shop, customerId } = input;
   const now = options.now ?? new Date();
-  const settings = await settingsOrNull(prisma, shop, options.keyring);
   return prisma.$transaction(async (tx) => {
     // First: a past-orders page running now holds its Backfill row until it commits (app/sync/backfill.server.ts),
     // so this waits for it and the statements below see what it queued; one that starts later finds no row and
     // writes nothing.
     await tx.backfill.deleteMany({ where: { shop, customerId } });
-    const revocationsQueued = await revokeTokensOf(tx, settings, { shop, customerId }, { keyring: options.keyring, now });
+    const revocationsQueued = await queueRevocationsOf(tx, { shop, customerId }, { keyring: options.keyring, now });
     const { count: grantsDeleted } = await tx.customerGrant.deleteMany({ where: { shop, customerId } });
     await tx.oAuthState.deleteMany({ where: { shop, customerId } });
 
@@ -184,9 +143,8 @@ export async function redactShop(
   shop: string,
   options: { keyring?: Keyring; now?: Date } = {},
 ): Promise<{ revocationsQueued: number; rowsDeleted: number }> {
-  const settings = await settingsOrNull(prisma, shop, options.keyring);
   return prisma.$transaction(async (tx) => {
-    const revocationsQueued = await revokeTokensOf(tx, settings, { shop }, { keyring: options.keyring, now: options.now });
+    const revocationsQueued = await queueRevocationsOf(tx, { shop }, { keyring: options.keyring, now: options.now });
     await keepReceipts(tx, shop); // before the deliveries and the settings (its retention period) go
     let rowsDeleted = 0;
     for (const model of shopScopedModels().filter((m) => !KEPT_BY_SHOP_REDACT.includes(m))) {

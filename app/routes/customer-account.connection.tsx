@@ -10,8 +10,10 @@ import {
   startAccountConnect,
 } from "../connections/customer-account.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
 import { readBody } from "../lib/body-limit.server";
+import { authenticate, unauthenticated } from "../shopify.server";
+import { adminGraphqlVia } from "../shopify/admin-api.server";
+import { forShopper } from "../sync/admin-budget.server";
 import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
@@ -20,8 +22,11 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 // "complete" ({state, proof} from the page's URL after consent), "disconnect". Shop and customer come from the session token only
 // (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
 
+// The Admin API on the customer's behalf: the shop's offline session, through its Admin API cost budget.
+const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
+
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
-  const { shop, customerId, cors } = await authenticateCustomerAccount(request);
+  const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
   const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   return cors(json(await accountProfile(prisma, shop, customerId)));
@@ -30,7 +35,7 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
 const bad = (message: string) => json({ error: "bad_request", message }, { status: 400 });
 
 export const action = async ({ request, context }: ActionFunctionArgs) => {
-  const who = await authenticateCustomerAccount(request);
+  const who = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
   const { shop, customerId, cors } = who;
   if (request.method !== "POST") return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
   const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
@@ -53,7 +58,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       const refusal: { response?: Response } = {};
       const started = await startAccountConnect(prisma, { shop, customerId }, {
         appUrl: env().SHOPIFY_APP_URL,
-        adminGraphql: shopperAdminGraphql,
+        adminGraphql: shopperAdmin,
         returnTo: input.returnTo,
         mayStartNew: () => !(refusal.response = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId }) ?? undefined),
       });
@@ -67,7 +72,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       const result = await completeAccountConnect(prisma, { shop, customerId }, { state: input.state, proof: input.proof }, {
         log: logEvent,
         onConnected: async (event) => {
-          await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdminGraphql, log: logEvent });
+          await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdmin, log: logEvent });
           await onCustomerConnected(prisma, event);
         },
       });

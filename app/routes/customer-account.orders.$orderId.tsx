@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import prisma from "../db.server";
 import { accountOrderStatus } from "../connections/customer-account.server";
+import { authenticate } from "../shopify.server";
 import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
 
 // /customer-account/orders/<order id>: the order status block. Whether the order and its shipments reached the
@@ -9,13 +10,13 @@ import { authenticateCustomerAccount, overShopperBudget } from "../shopify/custo
 // an unknown one get the same {status: "unknown"}.
 
 export const loader = async ({ request, params, context }: LoaderFunctionArgs) => {
-  const { shop, customerId, cors } = await authenticateCustomerAccount(request);
+  const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
   const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   return cors(json(await accountOrderStatus(prisma, shop, customerId, String(params.orderId ?? "").slice(0, 100))));
 };
 
 export const action = async ({ request }: LoaderFunctionArgs) => {
-  const { cors } = await authenticateCustomerAccount(request); // answers the CORS preflight
+  const { cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount); // answers the CORS preflight
   return cors(json({ error: "method_not_allowed", message: "Use GET." }, { status: 405 }));
 };

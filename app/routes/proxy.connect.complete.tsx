@@ -5,7 +5,9 @@ import { logEvent } from "../connections/log.server";
 import { completeOnStorefront } from "../connections/storefront-completion.server";
 import { renderSignInPage } from "../connections/connect-page.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
-import { shopperAdminGraphql } from "../runtime/shopper-admin.server";
+import { authenticate, unauthenticated } from "../shopify.server";
+import { adminGraphqlVia } from "../shopify/admin-api.server";
+import { forShopper } from "../sync/admin-budget.server";
 import { overProxyBudget, verifyAppProxy } from "../shopify/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
 
@@ -17,10 +19,12 @@ import { onCustomerConnected } from "../sync/on-connect.server";
 // no referrer and no caching.
 
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+// The Admin API on the customer's behalf: the shop's offline session, through its Admin API cost budget.
+const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
 
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   // 400 unless Shopify signed it, unambiguously, with a proxy path of Shopify's shape (the redirects' path)
-  const proxied = await verifyAppProxy(request);
+  const proxied = await verifyAppProxy(request, authenticate.public.appProxy);
   const { liquid, url, shop, customerId, prefix } = proxied;
   const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;
@@ -30,7 +34,7 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
     {
       onConnected: async (event) => {
         // The name the admin shows comes from Shopify, not from anything the storefront sent.
-        await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdminGraphql, log: logEvent });
+        await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdmin, log: logEvent });
         await onCustomerConnected(prisma, event);
       },
       log: logEvent,

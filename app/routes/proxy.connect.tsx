@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
+import { authenticate } from "../shopify.server";
 import { overProxyBudget, verifyAppProxy } from "../shopify/app-proxy.server";
 import { checkCsrfToken, csrfToken, CSRF_FIELD } from "../lib/csrf.server";
 import { readForm } from "../lib/form.server";
@@ -18,7 +19,7 @@ import { getSettingsView } from "../connections/settings.server";
 
 // Links and the OAuth return go to the store's own proxy path (`prefix`, from Shopify's signed path_prefix): the
 // merchant may have changed it from /apps/workspace.
-const verify = verifyAppProxy;
+const verify = (request: Request) => verifyAppProxy(request, authenticate.public.appProxy);
 
 const NO_STORE = { "Cache-Control": "no-store" };
 

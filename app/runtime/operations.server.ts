@@ -96,7 +96,7 @@ export function createOperations(options: OperationsOptions): Operations {
   startProcessMetrics();
 
   async function check() {
-    const database = migrations === "applied" ? (await checkDatabase(timeoutMs, db)).database : undefined;
+    const database = migrations === "applied" ? (await checkDatabase(db, timeoutMs)).database : undefined;
     const beat = worker?.lastBeat();
     const beatAge = beat === undefined ? undefined : Date.now() - beat;
     const checks = {

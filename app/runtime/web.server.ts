@@ -3,10 +3,12 @@
 // server/main.ts starts it by name through the build's entry module (app/entry.server.tsx re-exports
 // startWebProcess) and stops it on shutdown; `remix vite:dev`, which has no main, starts it from the entry.
 import type { Database } from "../db/connect.server";
-import { database, openConfiguredDatabase, setDatabase } from "../db.server";
+import prisma, { database, openConfiguredDatabase, setDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
+import { onAppInstalled } from "../privacy/lifecycle.server";
+import { onShopAuthenticated } from "../shopify.server";
 import { createSyncIntake, type SyncIntake } from "../sync/webhook.server";
 import { createOperations, type Operations } from "./operations.server";
 import { startSyncWorker } from "./worker.server";
@@ -44,9 +46,18 @@ export function syncIntake(): SyncIntake {
   return intake.intake;
 }
 
+/**
+ * Shopify's library, told what the app does when a shop authenticates: a reinstall resumes its waiting jobs (in the
+ * process's database, where the library's session storage wrote the new session).
+ */
+function wireShopify(): void {
+  onShopAuthenticated((shop) => onAppInstalled(prisma, shop));
+}
+
 export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   const db = options.database ?? openConfiguredDatabase();
   setDatabase(db);
+  wireShopify();
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;
   const operations = createOperations({ database: db, worker });
@@ -73,7 +84,8 @@ declare global {
 
 /** `remix vite:dev` has no main to call startWebProcess: the entry does, once, and SIGTERM/SIGINT stop it. */
 export function startDevWebProcess(): void {
-  if (process.env.NODE_ENV !== "development" || globalThis.__devWebProcess) return;
+  if (process.env.NODE_ENV !== "development") return;
+  if (globalThis.__devWebProcess) return wireShopify(); // a shopify.server.ts reloaded by HMR starts without it
   const web = (globalThis.__devWebProcess = startWebProcess({ database: database() }));
   const shutdown = (code: number) => void web.stop().then(() => process.exit(code));
   process.once("SIGTERM", () => shutdown(0));

@@ -15,11 +15,10 @@ import {
 import { loadServiceSettings } from "../connections/settings.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { logger } from "../lib/logger.server";
-import { adminGraphqlViaShopify } from "../shopify/admin-api.server";
+import { unauthenticated } from "../shopify.server";
+import { adminGraphqlVia } from "../shopify/admin-api.server";
 import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
-import { clientKeyOf, scheduledFetch } from "../sync/scheduled-fetch.server";
-import type { RateScheduler } from "../sync/scheduler.server";
-import { serviceScheduler } from "./service-scheduler.server";
+import { clientKeyOf, scheduledFetch, serviceScheduler, type RateScheduler } from "../sync/scheduler.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
 export const syncLog = () => logger("sync");
@@ -30,7 +29,7 @@ export function createSyncDeps(
 ): SyncDeps {
   const log = options.logger ?? syncLog();
   // One rate budget per service client for this whole process, shared with Continue cart's handoffs
-  // (service-scheduler.server.ts); requests queue in it per shop (fairness).
+  // (app/sync/scheduler.server.ts, serviceScheduler); requests queue in it per shop (fairness).
   const scheduler = options.scheduler ?? serviceScheduler();
   // The worker hands the import its grant store, not the shop: remember whose store it is.
   const shopOf = new WeakMap<GrantStore, string>();
@@ -53,6 +52,6 @@ export function createSyncDeps(
     },
     importOrder: (settings, store, request, opts) => importOrder(context(settings, store), store, request, opts),
     importShipment: (settings, store, request, opts) => importShipment(context(settings, store), store, request, opts),
-    adminGraphql: adminGraphqlViaShopify,
+    adminGraphql: adminGraphqlVia(unauthenticated.admin),
   };
 }

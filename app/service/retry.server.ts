@@ -2,7 +2,6 @@
 // 5xx, network errors and timeouts (and a 429 without Retry-After) back off exponentially with full jitter.
 // Everything else is final. The caller's attempt function builds each request afresh (new signature, current
 // token) but must keep the same Idempotency-Key and body bytes: that is what makes these retries safe.
-import type { ServiceDeps } from "./context.server";
 import { failure, type Failure, type Outcome } from "./outcomes.server";
 
 export interface RetryPolicy {
@@ -41,6 +40,15 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
+/** What the loop needs of the client's collaborators (ServiceDeps, context.server.ts). */
+export interface RetryDeps {
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  retry: RetryPolicy;
+  logger?: { debug(obj: Record<string, unknown>, msg?: string): void };
+}
+
 const AMBIGUOUS: ReadonlySet<Failure["kind"]> = new Set(["timeout", "network_error"]);
 const TRANSIENT: ReadonlySet<Failure["kind"]> = new Set(["rate_limited", "server_error", "network_error", "timeout"]);
 
@@ -49,7 +57,7 @@ const TRANSIENT: ReadonlySet<Failure["kind"]> = new Set(["rate_limited", "server
  * requests it sent in `attempts` (a token-refresh retry inside one attempt counts); the total is reported.
  */
 export async function withRetries<T>(
-  deps: Pick<ServiceDeps, "now" | "sleep" | "random" | "retry" | "logger">,
+  deps: RetryDeps,
   attempt: () => Promise<Outcome<T>>,
   signal?: AbortSignal,
 ): Promise<Outcome<T>> {

@@ -1,15 +1,19 @@
 // The Admin API for work that runs outside an admin request (the sync worker, the storefront's connect flow):
-// every call goes through Shopify's library (`unauthenticated.admin`),
-// which loads the shop's offline session through the app's session storage (so the stored, encrypted token is
-// decrypted there) and speaks the app's API version.
+// every call goes through Shopify's library (`unauthenticated.admin` of app/shopify.server.ts, handed in by the
+// routes and the worker's wiring, app/runtime/worker-deps.server.ts), which loads the shop's offline session through the app's
+// session storage (so the stored, encrypted token is decrypted there) and speaks the app's API version.
 import { GraphqlQueryError, HttpRequestError } from "@shopify/shopify-api";
-import { unauthenticated } from "../shopify.server";
+import type { UnauthenticatedAdminContext } from "@shopify/shopify-app-remix/server";
 
 /** One Admin GraphQL call for a shop: the JSON answer (`data`, or `errors` for GraphQL-level failures). */
 export type AdminGraphql = (shop: string, query: string, variables: Record<string, unknown>) => Promise<unknown>;
 
-export const adminGraphqlViaShopify: AdminGraphql = async (shop, query, variables) => {
-  const { admin } = await unauthenticated.admin(shop);
+/** Shopify's library's client for a shop's offline session: `unauthenticated.admin` (app/shopify.server.ts). */
+export type OfflineAdmin = (shop: string) => Promise<Pick<UnauthenticatedAdminContext, "admin">>;
+
+/** Admin GraphQL calls through the library's offline session of each shop. */
+export const adminGraphqlVia = (offlineAdmin: OfflineAdmin): AdminGraphql => async (shop, query, variables) => {
+  const { admin } = await offlineAdmin(shop);
   try {
     const response = await admin.graphql(query, { variables });
     return await response.json();

@@ -1,11 +1,9 @@
 // SHOP_CUSTOM_DOMAIN: shops at `<name>.<domain>` are accepted besides *.myshopify.com (Shopify's own development
 // domains, for example). @shopify/shopify-api 15 no longer reads `customShopDomains`; it accepts a domain through
 // `domainTransformations`, whose match (here: the shop at the custom domain) adds the domain to the shops and hosts
-// its sanitizeShop / sanitizeHost accept, and whose transform maps the shop (here: to itself, unchanged).
+// its sanitizeShop / sanitizeHost accept, and whose transform maps the shop (here: to itself, unchanged). The
+// variable's own shape (a bare domain) is checked with the rest of the configuration (app/env.server.ts).
 import type { DomainTransformation } from "@shopify/shopify-api";
-
-/** A bare host name: labels of letters, digits and hyphens, at least two of them. */
-export const CUSTOM_DOMAIN = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
 
 const escape = (domain: string) => domain.replace(/\./g, "\\.");
 

@@ -4,9 +4,12 @@
 // a network error instead of "signed out"; here the token must be for this app, name a shop (`dest`) and a customer
 // (`sub`), and every refusal is a 401 the extension can read. The customer comes from the token only.
 import { json } from "@remix-run/node";
+import type { CustomerAccountContext } from "@shopify/shopify-app-remix/server";
 import { env } from "../env.server";
 import { clientAddress, retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib/shopper-budget.server";
-import { authenticate } from "../shopify.server";
+
+/** Shopify's check of the session token: `authenticate.public.customerAccount` of app/shopify.server.ts. */
+export type CustomerAccountCheck = (request: Request) => Promise<Pick<CustomerAccountContext, "sessionToken" | "cors">>;
 
 export interface CustomerAccountRequest {
   shop: string;
@@ -48,11 +51,11 @@ export function overShopperBudget(action: ShopperAction, request: Request, peer:
  * The shop and customer of a customer account extension request, or a thrown Response: 204 for a CORS preflight,
  * 401 (with CORS headers) for a missing, expired, wrongly signed or foreign token, or one without a customer.
  */
-export async function authenticateCustomerAccount(request: Request): Promise<CustomerAccountRequest> {
+export async function authenticateCustomerAccount(request: Request, customerAccount: CustomerAccountCheck): Promise<CustomerAccountRequest> {
   let sessionToken: { aud?: unknown; dest?: unknown; sub?: unknown };
   let cors: (response: Response) => Response;
   try {
-    ({ sessionToken, cors } = await authenticate.public.customerAccount(request));
+    ({ sessionToken, cors } = await customerAccount(request));
   } catch (thrown) {
     // The preflight (204, CORS headers set) and the library's answer to bots (410) stand as they are.
     if (thrown instanceof Response && (thrown.status === 204 || thrown.status === 410)) throw thrown;

@@ -1,7 +1,7 @@
 // `npm run demo` options. Everything has a default, so `npm run demo` alone works.
 import path from "node:path";
 import { DEFAULT_CONFIG, type EmulatorConfig } from "../../emulator/config";
-import { DEFAULT_PROXY_PREFIX, parseProxyPrefix } from "../../app/shopify/proxy-path";
+import { DEFAULT_PROXY_PREFIX, parseProxyPrefix } from "../../app/shopify/app-proxy.server";
 
 export interface DemoOptions {
   /** The public port (the stand-in for Shopify); every other port is picked free. */

@@ -11,7 +11,7 @@ import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { themeHandlers } from "../../dev/admin-api/themes";
 import { withHarness } from "../helpers/harness";
-import { embeddedUrl, TEST_API_KEY, TEST_SHOP } from "../helpers/shopify";
+import { adminGraphqlViaShopify, embeddedUrl, TEST_API_KEY, TEST_SHOP } from "../helpers/shopify";
 import { CHROME_USER_AGENT } from "../helpers/browser";
 
 const mock = setupServer();
@@ -23,7 +23,7 @@ const h = withHarness({ app: {} });
 let adminGraphql: AdminGraphql;
 beforeAll(async () => {
   setDatabase(h.db); // Shopify's library loads the session through the app's storage, on this database
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  adminGraphql = await adminGraphqlViaShopify();
 });
 
 describe("theme setup", () => {

@@ -1,26 +1,18 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
 import { checkDatabase } from "~/db/health.server";
-import { setDatabase } from "~/db.server";
 import { createTestDatabase } from "../helpers/db";
 
 describe("health check", () => {
-  const previous = setDatabase(undefined);
-  afterAll(() => {
-    setDatabase(previous);
-  });
-
   it("reports a reachable database", async () => {
     const db = await createTestDatabase();
-    setDatabase(db);
-    expect(await checkDatabase()).toMatchObject({ ok: true, database: { reachable: true } });
+    expect(await checkDatabase(db)).toMatchObject({ ok: true, database: { reachable: true } });
     await db.close();
   });
 
   it("reports a database that is down, without leaking its address", async () => {
     const down = openDatabase({ url: "postgresql://app:hunter2@127.0.0.1:1/app" });
-    setDatabase(down);
-    const health = await checkDatabase(1500);
+    const health = await checkDatabase(down, 1500);
     expect(health).toMatchObject({ ok: false, database: { kind: "postgres", reachable: false } });
     expect(JSON.stringify(health)).not.toContain("hunter2");
     await down.close().catch(() => {});

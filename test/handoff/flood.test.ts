@@ -14,18 +14,16 @@ import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
 import { saveSettings } from "~/connections/settings.server";
 import { setDatabase } from "~/db.server";
-import { Budget, DEFAULT_MAX_KEYS, IP_POLICY } from "~/handoff/budget";
-import { continueCart, INTERACTIVE_SERVICE_DEPS, type FlowResult } from "~/handoff/flow.server";
+import { continueCart, INTERACTIVE_SERVICE_DEPS, IP_POLICY, type FlowResult } from "~/handoff/flow.server";
+import { Budget, DEFAULT_MAX_KEYS } from "~/lib/budget";
 import { shopperAddress } from "~/handoff/proxy-handler.server";
 import { forwardedAddress } from "~/lib/client-address";
 import { createServiceContext, importOrder, serviceBaseUrl, serviceOrigins, type ServiceSettings } from "~/service/client.server";
-import type { AdminGraphql } from "~/shopify/admin-api.server";
-import { clientKeyOf, interactiveSlot, scheduledFetch } from "~/sync/scheduled-fetch.server";
-import { RateScheduler } from "~/sync/scheduler.server";
+import { clientKeyOf, interactiveSlot, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
 import { emulatorState } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
-import { proxyUrl, TEST_SHOP } from "../helpers/shopify";
+import { adminGraphqlViaShopify, proxyUrl, TEST_SHOP } from "../helpers/shopify";
 
 const SHOP_SPOOF = "spoof-test.myshopify.com";
 const SHOP_CAP = "cap-test.myshopify.com";
@@ -180,7 +178,7 @@ describe("the service's rate budget, shared with the imports", () => {
     // 10 requests, 10 a second: imports alone would take about 4 s for 40.
     const emulator = await limitedEmulator(10, 10);
     setDatabase(h.db); // Shopify's library (the Admin API) loads the offline session through the app's storage
-    const { adminGraphqlViaShopify } = (await import("~/shopify/admin-api.server")) as { adminGraphqlViaShopify: AdminGraphql };
+    const adminGraphql = await adminGraphqlViaShopify();
     try {
       const settings: ServiceSettings = emulatorSettings(emulator.url);
       const scheduler = new RateScheduler();
@@ -214,7 +212,7 @@ describe("the service's rate budget, shared with the imports", () => {
         continueCart(
           {
             prisma: h.db.prisma,
-            graphql: adminGraphqlViaShopify,
+            graphql: adminGraphql,
             loadSettings: async () => ({ enabled: true, expirySeconds: 1800, service: settings }),
             budget,
             shopPerMinute: 1_000_000, // this test is about the service's budget, not the shop's cap

@@ -5,6 +5,7 @@ import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 import type { Keyring } from "../../app/crypto/secret-box.server";
+import type { AdminGraphql } from "../../app/shopify/admin-api.server";
 import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
 import { mintCustomerAccountToken as devMintCustomerAccountToken, mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
 import { sendWebhook as devSendWebhook, webhookHmac as devWebhookHmac } from "../../dev/shopify/webhooks";
@@ -100,4 +101,14 @@ export function mintCustomerToken(
     lifetimeSeconds: options.lifetimeSeconds,
     issuedAgoSeconds: options.issuedAgoSeconds,
   });
+}
+
+/**
+ * The Admin API as the worker calls it: Shopify's library with the shop's stored offline session
+ * (`unauthenticated.admin`). Imported here, late: the library takes the global fetch (which MSW replaces) when it
+ * is first imported.
+ */
+export async function adminGraphqlViaShopify(): Promise<AdminGraphql> {
+  const [{ adminGraphqlVia }, { unauthenticated }] = await Promise.all([import("../../app/shopify/admin-api.server"), import("../../app/shopify.server")]);
+  return adminGraphqlVia(unauthenticated.admin);
 }

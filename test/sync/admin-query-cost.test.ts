@@ -12,10 +12,9 @@ import { CUSTOMER_ACCOUNTS_QUERY } from "~/connections/customer-account.server";
 import { CUSTOMER_PROFILE_QUERY } from "~/connections/customer-profile.server";
 import { CART_PRICES_QUERY } from "~/handoff/market-prices.server";
 import { FLOW_TRIGGER_MUTATION } from "~/sync/flow-trigger.server";
-import { MAX_LINES } from "~/handoff/cart-input";
-import { CART_VARIANTS_QUERY } from "~/handoff/resolver.server";
+import { CART_VARIANTS_QUERY, MAX_LINES } from "~/handoff/resolver.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
-import { BACKFILL_QUERIES, BACKFILL_QUERY } from "~/sync/backfill.server";
+import { BACKFILL_QUERIES, BACKFILL_QUERY } from "~/sync/backfill-queries.server";
 
 /** Every query the app sends, at the largest sizes it sends it with. */
 const APP_QUERIES: { query: string; variables: Record<string, unknown> }[] = [

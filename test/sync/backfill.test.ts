@@ -12,7 +12,7 @@ import { recordSyncDelivery } from "~/sync/intake-batch.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, startWorker, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
+import { adminGraphqlViaShopify, seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
 import { emulatorState, startTestEmulator } from "../helpers/emulator";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
@@ -93,7 +93,7 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
   // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  adminGraphql = await adminGraphqlViaShopify();
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);

@@ -17,7 +17,7 @@ import { redactCustomer } from "~/privacy/compliance.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { flowPayload } from "~/sync/flow-trigger.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
+import { adminGraphqlViaShopify, seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { injectFault, startTestEmulator } from "../helpers/emulator";
 import { Clock, connectCustomer, newId, resetSyncState, SHOP, shopifyOrder, syncDeps } from "./support";
 
@@ -55,7 +55,7 @@ function serveFlow(calls: FlowCall[], failFirst = 0) {
 
 beforeAll(async () => {
   mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
-  ({ adminGraphqlViaShopify: adminGraphql } = await import("~/shopify/admin-api.server"));
+  adminGraphql = await adminGraphqlViaShopify();
   [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
   setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
   await seedOfflineSession(db.prisma);
