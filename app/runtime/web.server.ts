@@ -2,8 +2,8 @@
 // the server (unless WORKER_IN_PROCESS=false, for deployments that scale workers apart with `npm run worker`).
 // server/main.ts starts it by name through the build's entry module (app/entry.server.tsx re-exports
 // startWebProcess) and stops it on shutdown; `remix vite:dev`, which has no main, starts it from the entry.
-import type { Database } from "../db/connect.server";
-import { database, openConfiguredDatabase, setDatabase } from "../db.server";
+import { openDatabase, type Database } from "../db/connect.server";
+import { database, setDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
@@ -40,12 +40,12 @@ let intake: { db: Database; intake: SyncIntake } | undefined;
 /** The webhook intake of this process (the sync webhooks.* routes answer through it). */
 export function syncIntake(): SyncIntake {
   const db = database();
-  if (intake?.db !== db) intake = { db, intake: createSyncIntake(db.sql, { postgres: db.kind === "postgres" }) };
+  if (intake?.db !== db) intake = { db, intake: createSyncIntake(db.prisma, { postgres: db.kind === "postgres" }) };
   return intake.intake;
 }
 
 export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
-  const db = options.database ?? openConfiguredDatabase();
+  const db = options.database ?? openDatabase();
   setDatabase(db);
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;

@@ -5,7 +5,8 @@ import { errorName } from "../lib/errors";
 import { logger } from "../lib/logger.server";
 import { webhookAnswerSeconds, webhookDeliveries, type CountSeries, type ObserveSeries } from "../lib/metrics.server";
 import { topicLabel, verifyWebhook } from "../shopify/webhook.server";
-import { createIntakeBatcher, type IntakeBatcher, type IntakeDb } from "./intake-batch.server";
+import type { Db } from "../db/sql.server";
+import { createIntakeBatcher, type IntakeBatcher } from "./intake-batch.server";
 import { notifyWorkers } from "./signal.server";
 
 export interface SyncIntake {
@@ -36,7 +37,7 @@ const failureOf = (error: unknown) => {
  * it again. Each delivery is logged with its webhook id and, when it queued one, its job id (the worker's lines
  * about the job carry both), so one order can be followed from intake to import.
  */
-export function createSyncIntake(db: IntakeDb, options: { postgres: boolean }): SyncIntake {
+export function createSyncIntake(db: Db, options: { postgres: boolean }): SyncIntake {
   // A batch grows while the one before it is written. PGlite runs one statement at a time; on PostgreSQL two
   // batches in flight took more deliveries/s than four did (fewer, larger statements: 0.70-0.79x the floor
   // against 0.69-0.72x, issue 25), and a delivery that finds nothing in flight is written at once.
