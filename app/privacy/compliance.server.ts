@@ -4,7 +4,7 @@
 // What is kept after a customer redaction is the sync log an import needs as proof: ids, states and times.
 import { Prisma, type PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
-import { loadServiceSettings } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings.server";
 import type { ServiceSettings } from "../service/client.server";
 import type { Db } from "../db/sql.server";
 import { orderKeyOf } from "../sync/mapping.server";
@@ -59,15 +59,6 @@ export interface RedactionReport {
   jobsCancelled: number;
 }
 
-/** Settings for revoking; undecryptable ones (a removed key) mean nothing can be revoked, but erasing goes on. */
-async function settingsOrNull(prisma: PrismaClient, shop: string, keyring?: Keyring): Promise<ServiceSettings | null> {
-  try {
-    return await loadServiceSettings(prisma, shop, keyring);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The Shopify ids of a customer's orders the app knows: those the sync log ties to them, and those whose stored
  * payload names them (an order not run yet has no customer in the log).
@@ -89,7 +80,7 @@ export async function redactCustomer(
 ): Promise<RedactionReport> {
   const { shop, customerId } = input;
   const now = options.now ?? new Date();
-  const settings = await settingsOrNull(prisma, shop, options.keyring);
+  const settings = await loadServiceSettingsOrNull(prisma, shop, { keyring: options.keyring }); // undecryptable: nothing revoked, erasing goes on
   return prisma.$transaction(async (tx) => {
     // First: a past-orders page running now holds its Backfill row until it commits (app/sync/backfill.server.ts),
     // so this waits for it and the statements below see what it queued; one that starts later finds no row and
@@ -184,7 +175,7 @@ export async function redactShop(
   shop: string,
   options: { keyring?: Keyring; now?: Date } = {},
 ): Promise<{ revocationsQueued: number; rowsDeleted: number }> {
-  const settings = await settingsOrNull(prisma, shop, options.keyring);
+  const settings = await loadServiceSettingsOrNull(prisma, shop, { keyring: options.keyring }); // undecryptable: nothing revoked, erasing goes on
   return prisma.$transaction(async (tx) => {
     const revocationsQueued = await revokeTokensOf(tx, settings, { shop }, { keyring: options.keyring, now: options.now });
     await keepReceipts(tx, shop); // before the deliveries and the settings (its retention period) go

@@ -89,6 +89,12 @@ describe.each(backends)("handoff records on %s", (backend) => {
     const settings = await loadHandoffSettings(db.prisma, shop);
     expect(settings).toMatchObject({ enabled: false, expirySeconds: 600 });
     expect(settings.service).toMatchObject({ environment: "sandbox", clientId: "client-1", clientSecret: "client-secret-1", signingSecret: "signing-secret-1" });
+
+    // A secret that cannot be decrypted (here: a value moved from another column) is no service settings: the click
+    // is refused as "settings missing", the same as everywhere else, not an error.
+    const row = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop } });
+    await db.prisma.shopSettings.update({ where: { shop }, data: { clientSecretEnc: row.signingSecretEnc } });
+    expect(await loadHandoffSettings(db.prisma, shop)).toEqual({ enabled: false, expirySeconds: 600, service: null });
   });
 });
 
