@@ -6,6 +6,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import type { Keyring } from "../crypto/secret-box.server";
+import { isLoopbackHost } from "../lib/loopback";
 import { disconnectGrant, getCustomerConnection } from "./grant-lifecycle.server";
 import { loadServiceSettingsOrNull } from "./settings.server";
 import { startConnect } from "./oauth-start.server";
@@ -99,7 +100,7 @@ function accountUrl(value: unknown): string | null {
   try {
     const url = new URL(value);
     // http only for the local stand-in (dev/demo), which runs without TLS on the loopback interface.
-    const local = url.protocol === "http:" && (url.hostname === "127.0.0.1" || url.hostname === "localhost");
+    const local = url.protocol === "http:" && isLoopbackHost(url.hostname);
     if ((url.protocol !== "https:" && !local) || url.username || url.password) return null;
     url.search = "";
     url.hash = "";

@@ -10,6 +10,7 @@ import { revokeToken, type OAuthResult, type ServiceDepsOverrides, type ServiceS
 import { randomUUID } from "node:crypto";
 import { bindings, openFor, openOptional, sealFor, type Keyring } from "../crypto/secret-box.server";
 import type { Db } from "../db/sql.server";
+import { backoffMs } from "../lib/backoff";
 
 export type TokenHint = "refresh_token" | "access_token";
 export interface TokenToRevoke {
@@ -107,8 +108,8 @@ export interface DrainReport {
   gaveUp: number;
 }
 
-/** Backoff between attempts: 1 min, 2, 4 … capped at 6 h. */
-const retryDelayMs = (attempts: number) => Math.min(6 * 3600_000, 60_000 * 2 ** Math.max(0, attempts - 1));
+/** Back-off between attempts (the queue's rule, app/lib/backoff.ts): about 1 min, 2, 4 … capped at 6 h. */
+const retryDelayMs = (attempts: number) => backoffMs(attempts, undefined, Math.random, 60_000, 6 * 3600_000);
 
 /**
  * One pass over due outbox rows (at most `batch`). Each row is claimed with a compare-and-set on runAt, so workers

@@ -6,13 +6,8 @@
 // ALLOW_LOOPBACK_SERVICE_URLS=true (which is also what lets the settings name a loopback service at all,
 // app/service/address-policy.server.ts). The script cannot read that switch; it allows loopback http always,
 // which is harmless: it is a "potentially trustworthy" origin to browsers, nothing crosses a network, and the
-// server never names such an origin for a real store.
-
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOST.test(hostname);
-}
+// server never names such an origin for a real store. What a loopback host is: app/lib/loopback.ts.
+import { isLoopbackHost } from "../lib/loopback";
 
 /** The origin a claim URL must be on: the base URL's, or null when it is no http(s) address. */
 export function serviceOriginOf(baseUrl: string): string | null {

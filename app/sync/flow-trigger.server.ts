@@ -14,7 +14,8 @@ import { errorMessage } from "../lib/errors";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import type { Resolved } from "./job-context.server";
 import type { Db } from "../db/sql.server";
-import { backoffMs, completeJob, failJob, rescheduleJob } from "./queue.server";
+import { backoffMs } from "../lib/backoff";
+import { completeJob, failJob, rescheduleJob } from "./queue.server";
 
 /** The trigger's handle, as in extensions/order-import-flow-trigger/shopify.extension.toml. */
 export const FLOW_TRIGGER_HANDLE = "order-import-needs-attention";

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Prisma } from "@prisma/client";
 import { rawQuery, type Db } from "../db/sql.server";
 import { intakeBatchDeliveries } from "../lib/metrics.server";
+import { normalizeTopic } from "../shopify/webhook-headers";
 import { minimiseWebhookPayload } from "./minimise.server";
 import { idString, orderIdOf, orderKeyOf, orderNameOf } from "./mapping.server";
 
@@ -32,9 +33,9 @@ const SYNC_TOPICS: Record<string, "order" | "shipment"> = {
   FULFILLMENTS_UPDATE: "shipment",
 };
 
-/** "orders/create" and "ORDERS_CREATE" alike. */
+/** "orders/create" and "ORDERS_CREATE" alike (Shopify's one topic normaliser, app/shopify/webhook-headers.ts). */
 export function syncKindOf(topic: string): "order" | "shipment" | undefined {
-  return SYNC_TOPICS[topic.toUpperCase().replace(/\//g, "_")];
+  return SYNC_TOPICS[normalizeTopic(topic)];
 }
 
 export interface BatcherOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
+import { backoffMs } from "~/lib/backoff";
 import {
-  backoffMs,
   completeJob,
   enqueueJob,
   failJob,
