@@ -8,8 +8,6 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { Logger } from "pino";
-import { BODY_LIMITS } from "../app/lib/body-limit.server";
-
 import { bodyCeiling } from "./body-ceiling";
 import { BodyBudget } from "./body-budget";
 import { directWebhookDispatch } from "./direct-actions";
@@ -23,8 +21,6 @@ declare module "@remix-run/node" {
     remoteAddress?: string;
   }
 }
-
-const MAX_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
 
 export interface AppServerOptions {
   build: ServerBuild;
@@ -59,17 +55,8 @@ export function createAppServer({ build, clientDir, logger, limits = serverLimit
     });
     next();
   });
-  // The largest body any route accepts (app/lib/body-limit.server.ts): a bigger declared one is refused here,
-  // before any handler sees the request; routes still count what they read.
-  app.use((req, res, next) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      res.status(413).set("Connection", "close").type("text/plain").send("Request body too large");
-      return;
-    }
-    next();
-  });
-  // Then every body is counted against its route's limit, whatever the framing (body-ceiling.ts).
+  // Every body is counted against its route's limit, whatever the framing, before any handler sees the request
+  // (body-ceiling.ts); routes still count what they read.
   app.use(bodyCeiling(bodies));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));

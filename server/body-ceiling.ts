@@ -5,25 +5,81 @@
 // when it ends, or refused with 413 at the first byte past the limit (the rest is discarded unread, unbuffered).
 // Before that, every body takes its share of the process's body budget (./body-budget.ts: its declared length, or
 // its route's limit when streamed), 503 when it does not fit, and a body to /webhooks/ must arrive within the
-// webhook body deadline.
+// webhook body deadline. `holdBody` is the server's one body reader: the direct webhook dispatch
+// (./direct-actions.ts) reads a delivery with it too.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
-import { BODY_LIMITS } from "../app/lib/body-limit.server";
+import { BODY_LIMITS, overLimit } from "../app/lib/body-limit.server";
 import { answerBusy, bodyDeadline, type BodyBudget } from "./body-budget";
 
 export const bodyLimitFor = (path: string) => (path.startsWith("/webhooks/") ? BODY_LIMITS.webhook : BODY_LIMITS.form);
 
-const refuse = (res: Parameters<RequestHandler>[1], limit: number) =>
-  res.status(413).type("text/plain").send(`Request body too large (limit ${limit} bytes)`);
+// 413. A declared length over the limit closes the connection at once (docs/security.md); a refused stream is not
+// closed while it still comes (that resets the connection, and the client may lose the answer): what still comes
+// is discarded for a moment, unbuffered, then the connection goes (./app.ts).
+const refuseTooLarge = (res: ServerResponse, limit: number, close: boolean) =>
+  res
+    .writeHead(413, { "Content-Type": "text/plain; charset=utf-8", ...(close ? { Connection: "close" } : {}) })
+    .end(`Request body too large (limit ${limit} bytes)`);
+
+/** A held body: the chunks that arrived after holdBody was called; `ended` when the stream had already ended then. */
+export type Held = { ok: true; chunks: Buffer[]; ended: boolean } | { ok: false; reason: "too_large" | "aborted" };
+
+/**
+ * Holds a request's body as the HTTP parser hands it over, before any reader of the stream sees it, counted
+ * against `limit` (a declared Content-Length first, and what already waits in the stream's buffer). `done` gets the
+ * chunks that arrived after the call once the body is complete (what was buffered before stays in the stream; the
+ * caller puts the chunks back with `giveBack`, or keeps them and ends the stream), or "too_large" at the first
+ * byte past the limit (what follows is discarded unread), or "aborted" when the client went away part way.
+ */
+export function holdBody(req: IncomingMessage, limit: number, done: (held: Held) => void): void {
+  // Node's parser accepts only digits in a Content-Length, and holds the body to it.
+  let total = req.readableLength;
+  if (overLimit(req.headers["content-length"], limit) || overLimit(total, limit)) return done({ ok: false, reason: "too_large" });
+  if (req.complete) return done({ ok: true, chunks: [], ended: true });
+  const push = req.push.bind(req);
+  const held: Buffer[] = [];
+  let settled = false;
+  const settle = (result: Held) => {
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
+  req.push = (chunk: Buffer | null) => {
+    if (settled) return true; // refused: discarded unread
+    if (chunk === null) {
+      req.push = push;
+      settle({ ok: true, chunks: held, ended: false });
+      return false;
+    }
+    total += chunk.length;
+    if (overLimit(total, limit)) {
+      held.length = 0;
+      settle({ ok: false, reason: "too_large" });
+      return true;
+    }
+    held.push(chunk);
+    return true;
+  };
+  req.once("close", () => {
+    if (!req.complete) settle({ ok: false, reason: "aborted" });
+  });
+}
+
+/** Hands a held body back to the stream, and ends it, for the reader after us. */
+export function giveBack(req: IncomingMessage, held: Extract<Held, { ok: true }>): void {
+  for (const chunk of held.chunks) req.push(chunk);
+  if (!held.ended) req.push(null);
+}
 
 export function bodyCeiling(options: { budget: BodyBudget; webhookBodyTimeoutMs: number }): RequestHandler {
   return (req, res, next) => {
-    if (req.method === "GET" || req.method === "HEAD") return next();
     const limit = bodyLimitFor(req.path);
     const declared = req.headers["content-length"];
+    // Whatever the method: a declared body over its route's limit is never read.
+    if (overLimit(declared, limit)) return void refuseTooLarge(res, limit, true);
+    if (req.method === "GET" || req.method === "HEAD") return next();
     const streamed = declared === undefined && Boolean(req.headers["transfer-encoding"]);
-    // Node's parser already holds a declared body to its length.
-    if (declared !== undefined && Number(declared) > limit) return void refuse(res, limit).set("Connection", "close");
     const size = streamed ? limit : Number(declared ?? 0);
     if (size > 0 && !req.complete) {
       const release = options.budget.reserve(size);
@@ -31,34 +87,11 @@ export function bodyCeiling(options: { budget: BodyBudget; webhookBodyTimeoutMs:
       res.once("close", release);
       if (req.path.startsWith("/webhooks/")) res.once("close", bodyDeadline(req, res as ServerResponse, options.webhookBodyTimeoutMs));
     }
-    if (!streamed) return next(); // a declared body, or none at all
-    // The HTTP parser hands each chunk of the body to `push`: held (and counted) here until the body ends.
-    const message = req as IncomingMessage;
-    // What arrived before this ran already waits in the stream's buffer: it counts too.
-    let total = message.readableLength;
-    if (total > limit) return void refuse(res, limit);
-    if (message.complete) return next();
-    const push = message.push.bind(message);
-    const held: Buffer[] = [];
-    let refused = false;
-    message.push = (chunk: Buffer | null, encoding?: BufferEncoding) => {
-      if (refused) return true; // discarded unread
-      if (chunk === null) {
-        message.push = push;
-        for (const c of held) push(c, encoding);
-        push(null);
-        next();
-        return false;
-      }
-      total += chunk.length;
-      if (total > limit) {
-        refused = true;
-        held.length = 0;
-        refuse(res, limit);
-        return true;
-      }
-      held.push(chunk);
-      return true;
-    };
+    if (!streamed) return next(); // a declared body (Node's parser holds it to its length), or none at all
+    // A streamed body is held (and counted) here until it ends, then handed on whole.
+    holdBody(req as IncomingMessage, limit, (held) => {
+      if (held.ok) return void (giveBack(req as IncomingMessage, held), next());
+      if (held.reason === "too_large") refuseTooLarge(res, limit, false);
+    });
   };
 }

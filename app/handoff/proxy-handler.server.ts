@@ -6,6 +6,7 @@
 // back to the cart.
 import type { PrismaClient } from "@prisma/client";
 import { env } from "../env.server";
+import { readBody } from "../lib/body-limit.server";
 import { forwardedAddress } from "../lib/client-address";
 import type { ServiceDepsOverrides } from "../service/client.server";
 import type { Budget } from "./budget";
@@ -13,7 +14,7 @@ import { formToRaw } from "./cart-input";
 import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import type { StorefrontGraphql } from "./market-prices.server";
-import { failurePage, jsonBody, readBounded, safeClaimUrl } from "./response.server";
+import { failurePage, jsonBody, safeClaimUrl } from "./response.server";
 import { loadHandoffSettings } from "./settings.server";
 
 export interface ProxyHandlerDeps {
@@ -49,9 +50,11 @@ export function shopperAddress(request: Request, peer: string | undefined, trust
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
+// 200 lines of "variantId:quantity" with a token fit in a few KB: a form's limit. Larger or unreadable: no input.
 async function readInput(request: Request, isJson: boolean): Promise<unknown> {
-  const text = await readBounded(request);
-  if (text === null) return null;
+  const body = await readBody(request, "form");
+  if (!body.ok) return null;
+  const text = new TextDecoder().decode(body.bytes);
   if (!isJson) return formToRaw(new URLSearchParams(text));
   try {
     return JSON.parse(text);

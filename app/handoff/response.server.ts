@@ -1,20 +1,10 @@
-// The storefront side of a flow result: the bounded body read, JSON for the script, and for the no-JavaScript
-// form a 303 to the claim URL or a small Liquid page with the message and a link back to the cart.
+// The storefront side of a flow result: JSON for the script, and for the no-JavaScript form a 303 to the claim URL
+// or a small Liquid page with the message and a link back to the cart.
 import { escapeForLiquid } from "../connections/connect-page.server";
-import { BODY_LIMITS, readBody } from "../lib/body-limit.server";
 import { policyFromEnv, type AddressPolicy } from "../service/address-policy.server";
 import { allowedClaimUrl, serviceOriginOf } from "./claim-url";
 import type { FlowResult } from "./flow.server";
 import { backToCartLabel, shopperMessage } from "./messages";
-
-/** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart (a form's limit). */
-export const MAX_BODY_BYTES = BODY_LIMITS.form;
-
-/** Reads at most `limit` bytes (lib/body-limit.server.ts); null when the body is larger or unreadable. */
-export async function readBounded(request: Request, limit = MAX_BODY_BYTES): Promise<string | null> {
-  const body = await readBody(request, limit);
-  return body.ok ? new TextDecoder().decode(body.bytes) : null;
-}
 
 /**
  * A successful result's claim URL when the shopper may be sent there (claim-url.ts: https on the configured
