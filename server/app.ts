@@ -8,8 +8,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { Logger } from "pino";
-import { bodyCeiling } from "./body-ceiling";
-import { BodyBudget } from "./body-budget";
+import { bodyCeiling, BodyBudget } from "./bodies";
 import { directWebhookDispatch } from "./direct-actions";
 import { serverLimits, type ServerLimits } from "./limits";
 import { operationsRoute } from "./operations-listener";
@@ -37,7 +36,7 @@ export interface AppServerOptions {
  */
 export function createAppServer({ build, clientDir, logger, limits = serverLimits() }: AppServerOptions) {
   const app = express();
-  // One budget for the bodies of every request of this process, webhooks and the rest (./body-budget.ts).
+  // One budget for the bodies of every request of this process, webhooks and the rest (./bodies.ts).
   const bodies = { budget: new BodyBudget(limits.bodyBytesInFlight), webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs };
   const direct = directWebhookDispatch(build, bodies);
   // /healthz, /readyz and /metrics of the web process the build started, ahead of Express (probes and scrapes).
@@ -56,7 +55,7 @@ export function createAppServer({ build, clientDir, logger, limits = serverLimit
     next();
   });
   // Every body is counted against its route's limit, whatever the framing, before any handler sees the request
-  // (body-ceiling.ts); routes still count what they read.
+  // (bodies.ts); routes still count what they read.
   app.use(bodyCeiling(bodies));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));

@@ -8,8 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerBuild } from "@remix-run/node";
 import { BODY_BYTES, BODY_LIMITS, overLimit } from "../app/lib/body-limit.server";
 import { webhookHeaderProblem } from "../app/shopify/webhook-headers";
-import { holdBody } from "./body-ceiling";
-import { answerBusy, answerUnread, bodyDeadline, type BodyBudget } from "./body-budget";
+import { answerBusy, answerUnread, bodyDeadline, holdBody, type BodyBudget } from "./bodies";
 
 type Action = NonNullable<ServerBuild["routes"][string]["module"]["action"]>;
 
@@ -41,7 +40,7 @@ function toFetchRequest(req: IncomingMessage, bytes: Buffer): Request {
   return Object.assign(request, { [BODY_BYTES]: body });
 }
 
-/** The whole body of a request with a declared length (./body-ceiling.ts); undefined when the client went away. */
+/** The whole body of a request with a declared length (holdBody, ./bodies.ts); undefined when the client went away. */
 function readDeclared(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const before = req.readableLength > 0 ? (req.read() as Buffer) : null;
@@ -62,7 +61,7 @@ async function answer(res: ServerResponse, response: unknown): Promise<void> {
 }
 
 export interface DirectDispatchOptions {
-  /** Memory for request bodies, for the whole process (./body-budget.ts). */
+  /** Memory for request bodies, for the whole process (./bodies.ts). */
   budget: BodyBudget;
   /** A delivery's body must all have arrived this long after its headers (./limits.ts). */
   webhookBodyTimeoutMs: number;

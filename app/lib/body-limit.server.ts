@@ -17,7 +17,7 @@ export const BODY_LIMITS = {
 export type BodyKind = keyof typeof BODY_LIMITS;
 
 /**
- * The one size check, for the app and the server (server/body-ceiling.ts) alike: a body's declared length
+ * The one size check, for the app and the server (server/bodies.ts) alike: a body's declared length
  * (Content-Length, digits) or its bytes counted so far, over `limit`.
  */
 export const overLimit = (size: string | number | null | undefined, limit: number): boolean => size != null && Number(size) > limit;

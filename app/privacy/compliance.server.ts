@@ -11,7 +11,7 @@ import { orderKeyOf } from "../sync/mapping.server";
 import { grantToken, pendingToken, queueRevocations } from "../connections/revocations.server";
 import { tokensMayGoTo } from "../service/client.server";
 import { retentionDaysSql } from "../db/shop-settings.server";
-import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake-batch.server";
+import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake.server";
 import { DEFAULT_RETENTION_DAYS } from "./retention.server";
 
 // A grant's tokens go only to the server that issued them: after the service's address changed, they are deleted here
@@ -151,7 +151,7 @@ export const KEPT_BY_SHOP_REDACT = ["WebhookReceipt"];
 
 /**
  * The ids of the shop's sync deliveries become receipts (the intake refuses a delivery whose receipt exists,
- * app/sync/intake-batch.server.ts), and every receipt of the shop gets its expiry.
+ * app/sync/intake.server.ts), and every receipt of the shop gets its expiry.
  */
 async function keepReceipts(tx: Prisma.TransactionClient, shop: string): Promise<void> {
   await tx.$executeRaw`

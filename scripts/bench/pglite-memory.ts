@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase } from "../../app/db/connect.server";
-import { createIntakeBatcher } from "../../app/sync/intake-batch.server";
+import { createIntakeBatcher } from "../../app/sync/intake.server";
 import { orderBody } from "./common";
 
 const mib = (field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;

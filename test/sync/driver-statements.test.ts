@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { driverOf, rawQuery } from "~/db/sql.server";
 import { resolve } from "~/sync/job-context.server";
 import { ensureRecord } from "~/sync/record-state.server";
-import { routeCustomer } from "~/sync/routing.server";
+import { routeCustomer } from "~/sync/import-job.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
 const backends = usingPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
