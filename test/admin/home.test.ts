@@ -2,6 +2,7 @@
 // stops), the last connection check, imports and failures per day, and the setup guide's steps.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { SERVICE_SETTINGS_FORM } from "../helpers/service-settings";
 import { SHOP } from "../sync/support";
 import { loadHome, recordConnectionCheck } from "~/admin/home.server";
 import { getSettingsView, loadServiceSettings, saveSettings } from "~/connections/settings.server";
@@ -87,16 +88,7 @@ describe("home", () => {
 
   it("calls the service configured by one rule: the setup guide, the settings page and the service agree", async () => {
     const shop = "configured-rule.myshopify.com";
-    const saved = await saveSettings(db.prisma, shop, {
-      environment: "sandbox",
-      baseUrl: "https://service.example",
-      sandboxBaseUrl: "https://sandbox.example",
-      authUrl: "https://auth.example",
-      clientId: "client-1",
-      clientSecret: "client-secret-1",
-      signingSecret: "signing-secret-1",
-    });
-    expect(saved.ok).toBe(true);
+    expect((await saveSettings(db.prisma, shop, SERVICE_SETTINGS_FORM)).ok).toBe(true);
     const views = async () => [(await loadHome(db.prisma, shop)).settings.complete, (await getSettingsView(db.prisma, shop)).configured, Boolean(await loadServiceSettings(db.prisma, shop))];
     expect(await views()).toEqual([true, true, true]);
     // The base URL of the environment it imports to is gone (a row written before the form asked for it): nothing
