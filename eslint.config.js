@@ -6,23 +6,24 @@ import globals from "globals";
 /**
  * The layers of app/ (README "Layout"): each part of app/ (a folder, or a file at its root) and what it imports, as
  * the code does today and no more. Together they form no cycle (test/structure/cycles.test.ts checks folders and
- * files, and that this table lists exactly the imports app/ makes). Routes, the entry and runtime sit on top, lib
- * and env.server at the bottom; app/shopify.server.ts is Shopify's configuration, for the wiring and the routes only
+ * files, and that this table lists exactly the imports app/ makes). Routes, the entry and runtime sit on top, lib,
+ * env.server and loopback (the one rule of what a loopback host is) at the bottom; app/shopify.server.ts is Shopify's configuration, for the wiring and the routes only
  * (areas take the library's functions as arguments). A new import between parts, or a new part, gets its line here.
  */
 export const LAYERS = {
-  "env.server": [],
+  loopback: [],
+  "env.server": ["loopback"],
   lib: ["env.server"],
-  db: ["lib"],
+  db: ["env.server", "lib"],
   crypto: ["env.server", "lib"],
-  service: ["env.server", "lib"],
+  service: ["env.server", "lib", "loopback"],
   shopify: ["env.server", "lib"],
-  "db.server": ["db", "env.server"],
+  "db.server": ["db"],
   "shopify.server": ["crypto", "db.server", "env.server", "lib", "shopify"],
   sync: ["db", "lib", "service", "shopify"],
-  connections: ["crypto", "db", "lib", "service", "shopify"],
+  connections: ["crypto", "db", "lib", "loopback", "service", "shopify"],
   privacy: ["connections", "crypto", "db", "lib", "service", "shopify", "sync"],
-  handoff: ["connections", "db", "env.server", "lib", "service", "shopify"],
+  handoff: ["connections", "db", "env.server", "lib", "loopback", "service", "shopify"],
   admin: ["connections", "db", "handoff", "lib", "privacy", "shopify", "sync"],
   components: ["admin", "lib"],
   runtime: ["connections", "db", "db.server", "env.server", "lib", "privacy", "service", "shopify", "shopify.server", "sync"],
@@ -32,7 +33,7 @@ export const LAYERS = {
 };
 
 /** The parts of app/ that stay plain TypeScript: Remix only in routes, the entry, the root and components. */
-const PLAIN = ["env.server", "lib", "db", "crypto", "service", "sync", "connections", "privacy", "handoff", "admin", "runtime", "db.server"];
+const PLAIN = ["loopback", "env.server", "lib", "db", "crypto", "service", "sync", "connections", "privacy", "handoff", "admin", "runtime", "db.server"];
 
 /** Outside app/: the stand-ins, tests, scripts, emulator and process entries, which the shipped app never imports. */
 const OUTSIDE = ["dev", "test", "scripts", "emulator", "server"];

@@ -3,7 +3,6 @@
 // with setDatabase; Shopify's session storage and the routes read it here.
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase, type Database } from "./db/connect.server";
-import { env } from "./env.server";
 
 declare global {
   // Development only (remix vite:dev): a module reloaded by HMR must find the open database, not open the PGlite
@@ -12,12 +11,6 @@ declare global {
 }
 
 let current: Database | undefined;
-
-/** Opens the database the configuration names (once per process: the caller keeps and closes it). */
-export function openConfiguredDatabase(options: { poolSize?: number } = {}): Database {
-  const config = env();
-  return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL, poolSize: options.poolSize } : { dataDir: config.PGLITE_DATA_DIR });
-}
 
 /** Makes `db` the process's database; returns the one it replaces (tests put it back). */
 export function setDatabase(db: Database | undefined): Database | undefined {
@@ -28,7 +21,7 @@ export function setDatabase(db: Database | undefined): Database | undefined {
 
 export function database(): Database {
   if (current) return current;
-  if (process.env.NODE_ENV === "development") return (globalThis.__devDatabase ??= openConfiguredDatabase());
+  if (process.env.NODE_ENV === "development") return (globalThis.__devDatabase ??= openDatabase());
   throw new Error("No database yet: the process opens it at its start (app/runtime/web.server.ts, server/worker.ts)");
 }
 

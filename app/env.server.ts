@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { isLoopbackHost } from "./loopback";
 
 const LOCAL_DEFAULTS = {
   SHOPIFY_API_KEY: "local-dev-api-key",
@@ -104,7 +105,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 // demo runs the production build on 127.0.0.1).
 function appUrlIsSecure(appUrl: string): boolean {
   const { protocol, hostname } = new URL(appUrl);
-  return protocol === "https:" || (protocol === "http:" && (hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname)));
+  return protocol === "https:" || (protocol === "http:" && isLoopbackHost(hostname));
 }
 
 // The embedded default keeps a generated key beside its data, so secrets stay encrypted at rest

@@ -80,7 +80,7 @@ async function main() {
   const emulatorUrl = await emulator.ready;
 
   // Seed before the app starts: PGlite is one process's database.
-  const db = openDatabase(options.databaseUrl ? { url: options.databaseUrl } : { dataDir: pgliteDir });
+  const db = openDatabase({ url: options.databaseUrl, dataDir: pgliteDir });
   try {
     await db.ready;
     await installDemoShop(db.prisma, DEMO_SHOP, local.SCOPES);

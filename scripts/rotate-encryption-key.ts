@@ -3,7 +3,7 @@
 // Rotation: put the new key first (`new:<base64>,old:<base64>`), restart the app, run this, then drop the old key.
 // Prints counts only, never values.
 import { errorMessage } from "../app/lib/errors";
-import { openConfiguredDatabase } from "../app/db.server";
+import { openDatabase } from "../app/db/connect.server";
 import { env } from "../app/env.server";
 import { rotateEncryptionKeys } from "../app/crypto/rotate-keys.server";
 import { parseKeyring } from "../app/crypto/secret-box.server";
@@ -11,7 +11,7 @@ import { parseKeyring } from "../app/crypto/secret-box.server";
 async function main() {
   const config = env();
   const keyring = parseKeyring(config.ENCRYPTION_KEYS);
-  const db = openConfiguredDatabase();
+  const db = openDatabase();
   await db.ready;
   try {
     console.log(`current key: ${keyring.currentId} (keys listed: ${[...keyring.keys.keys()].join(", ")})`);

@@ -8,10 +8,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { Logger } from "pino";
-import { BODY_LIMITS } from "../app/lib/body-limit.server";
-
-import { bodyCeiling } from "./body-ceiling";
-import { BodyBudget } from "./body-budget";
+import { bodyCeiling, BodyBudget } from "./bodies";
 import { directWebhookDispatch } from "./direct-actions";
 import { serverLimits, type ServerLimits } from "./limits";
 import { operationsRoute } from "./operations-listener";
@@ -23,8 +20,6 @@ declare module "@remix-run/node" {
     remoteAddress?: string;
   }
 }
-
-const MAX_BODY_BYTES = Math.max(...Object.values(BODY_LIMITS));
 
 export interface AppServerOptions {
   build: ServerBuild;
@@ -41,7 +36,7 @@ export interface AppServerOptions {
  */
 export function createAppServer({ build, clientDir, logger, limits = serverLimits() }: AppServerOptions) {
   const app = express();
-  // One budget for the bodies of every request of this process, webhooks and the rest (./body-budget.ts).
+  // One budget for the bodies of every request of this process, webhooks and the rest (./bodies.ts).
   const bodies = { budget: new BodyBudget(limits.bodyBytesInFlight), webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs };
   const direct = directWebhookDispatch(build, bodies);
   // /healthz, /readyz and /metrics of the web process the build started, ahead of Express (probes and scrapes).
@@ -59,17 +54,8 @@ export function createAppServer({ build, clientDir, logger, limits = serverLimit
     });
     next();
   });
-  // The largest body any route accepts (app/lib/body-limit.server.ts): a bigger declared one is refused here,
-  // before any handler sees the request; routes still count what they read.
-  app.use((req, res, next) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      res.status(413).set("Connection", "close").type("text/plain").send("Request body too large");
-      return;
-    }
-    next();
-  });
-  // Then every body is counted against its route's limit, whatever the framing (body-ceiling.ts).
+  // Every body is counted against its route's limit, whatever the framing, before any handler sees the request
+  // (bodies.ts); routes still count what they read.
   app.use(bodyCeiling(bodies));
   app.use(compression());
   app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y" }));

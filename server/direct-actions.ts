@@ -6,9 +6,9 @@
 // topic, and `remix vite:dev` still serves them the usual way.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerBuild } from "@remix-run/node";
-import { BODY_BYTES, BODY_LIMITS } from "../app/lib/body-limit.server";
+import { BODY_BYTES, BODY_LIMITS, overLimit } from "../app/lib/body-limit.server";
 import { webhookHeaderProblem } from "../app/shopify/webhook-headers";
-import { answerBusy, answerUnread, bodyDeadline, type BodyBudget } from "./body-budget";
+import { answerBusy, answerUnread, bodyDeadline, holdBody, type BodyBudget } from "./bodies";
 
 type Action = NonNullable<ServerBuild["routes"][string]["module"]["action"]>;
 
@@ -40,19 +40,15 @@ function toFetchRequest(req: IncomingMessage, bytes: Buffer): Request {
   return Object.assign(request, { [BODY_BYTES]: body });
 }
 
-/** The whole body of a request with a declared length; undefined when the client went away part way. */
+/** The whole body of a request with a declared length (holdBody, ./bodies.ts); undefined when the client went away. */
 function readDeclared(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    req.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
-      total += chunk.length;
-    });
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total)));
-    req.once("error", () => resolve(undefined));
-    req.once("close", () => {
-      if (!req.complete) resolve(undefined);
+    const before = req.readableLength > 0 ? (req.read() as Buffer) : null;
+    holdBody(req, Infinity, (held) => {
+      if (!held.ok) return resolve(undefined);
+      if (!held.ended) req.push(null); // the stream ends empty: the bytes go to the route through BODY_BYTES
+      const chunks = before ? [before, ...held.chunks] : held.chunks;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
   });
 }
@@ -65,7 +61,7 @@ async function answer(res: ServerResponse, response: unknown): Promise<void> {
 }
 
 export interface DirectDispatchOptions {
-  /** Memory for request bodies, for the whole process (./body-budget.ts). */
+  /** Memory for request bodies, for the whole process (./bodies.ts). */
   budget: BodyBudget;
   /** A delivery's body must all have arrived this long after its headers (./limits.ts). */
   webhookBodyTimeoutMs: number;
@@ -90,8 +86,9 @@ export function directWebhookDispatch(build: ServerBuild, options: DirectDispatc
     const problem = webhookHeaderProblem((name) => req.headers[name] as string | undefined, route.topic);
     if (problem) return answerUnread(req, res, 400, "Bad Request"), true;
     const declared = req.headers["content-length"];
-    // Node's parser accepts only digits here, and holds the body to this length.
-    if (!declared || Number(declared) > BODY_LIMITS.webhook) return false;
+    // Node's parser accepts only digits here, and holds the body to this length. Over the limit: the general path
+    // answers 413.
+    if (!declared || overLimit(declared, BODY_LIMITS.webhook)) return false;
     const release = options.budget.reserve(Number(declared));
     if (!release) return answerBusy(req, res), true;
     const inTime = bodyDeadline(req, res, options.webhookBodyTimeoutMs);

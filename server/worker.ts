@@ -7,7 +7,8 @@
 // (default 127.0.0.1): docs/operations.md.
 // NODE_ENV defaults to production (./production-env, first, before anything reads it).
 import "./production-env";
-import { openConfiguredDatabase, setDatabase } from "../app/db.server";
+import { openDatabase } from "../app/db/connect.server";
+import { setDatabase } from "../app/db.server";
 import { env } from "../app/env.server";
 import { syncLog } from "../app/runtime/worker-deps.server";
 import { createOperations } from "../app/runtime/operations.server";
@@ -24,7 +25,7 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 
-const db = openConfiguredDatabase({ poolSize: config.WORKER_POOL_SIZE });
+const db = openDatabase({ url: config.DATABASE_URL, poolSize: config.WORKER_POOL_SIZE });
 await db.ready;
 setDatabase(db); // Shopify's session storage (Admin API calls) uses this connection too
 const worker = startSyncWorker(db, {

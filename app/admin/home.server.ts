@@ -1,6 +1,7 @@
 // The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import type { PrismaClient } from "@prisma/client";
+import { isServiceConfigured } from "../connections/settings.server";
 import { readSections, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
@@ -80,7 +81,7 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
     perDay(prisma, shop, now, 30),
     hasRunningWork(prisma, shop, now),
   ]);
-  const complete = !!(settings?.clientId && settings.authUrl && settings.baseUrl && settings.clientSecretEnc && settings.signingSecretEnc);
+  const complete = isServiceConfigured(settings);
   const lastCheck =
     settings?.lastCheckAt && settings.lastCheckOk !== null
       ? { at: settings.lastCheckAt.toISOString(), ok: settings.lastCheckOk, message: settings.lastCheckMessage ?? "" }

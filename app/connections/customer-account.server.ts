@@ -5,10 +5,10 @@
 // flow's steps (oauth-start, oauth-callback, storefront-completion): only where the shopper comes back differs.
 import type { PrismaClient } from "@prisma/client";
 import type { AdminGraphql } from "../shopify/admin-api.server";
-import type { ServiceSettings } from "../service/client.server";
 import type { Keyring } from "../crypto/secret-box.server";
+import { isLoopbackHost } from "../loopback";
 import { disconnectGrant, getCustomerConnection } from "./grant-lifecycle.server";
-import { loadServiceSettings } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings.server";
 import { startConnect } from "./oauth-start.server";
 import { completeOnStorefront } from "./storefront-completion.server";
 import { type ConnectResultCode, type ConnectStepOptions } from "./oauth-common.server";
@@ -29,14 +29,8 @@ export async function accountProfile(prisma: PrismaClient, shop: string, custome
   return { status: configured ? "not_connected" : "not_configured" };
 }
 
-async function settingsOf(prisma: PrismaClient, shop: string, keyring?: Keyring): Promise<ServiceSettings | null> {
-  try {
-    return await loadServiceSettings(prisma, shop, keyring);
-  } catch {
-    return null; // undecryptable settings: the merchant sees it in the admin; the shopper sees "not available"
-  }
-}
-const isConfigured = async (prisma: PrismaClient, shop: string, keyring?: Keyring) => (await settingsOf(prisma, shop, keyring)) !== null;
+// Undecryptable settings count as none: the merchant sees why in the admin; the shopper sees "not available".
+const isConfigured = async (prisma: PrismaClient, shop: string, keyring?: Keyring) => (await loadServiceSettingsOrNull(prisma, shop, { keyring })) !== null;
 
 /** Plain states the shopper sees for an order or a shipment: never the app's internal codes. */
 export type DeliveryState = "sent" | "waiting" | "failed" | "not_sent";
@@ -106,7 +100,7 @@ function accountUrl(value: unknown): string | null {
   try {
     const url = new URL(value);
     // http only for the local stand-in (dev/demo), which runs without TLS on the loopback interface.
-    const local = url.protocol === "http:" && (url.hostname === "127.0.0.1" || url.hostname === "localhost");
+    const local = url.protocol === "http:" && isLoopbackHost(url.hostname);
     if ((url.protocol !== "https:" && !local) || url.username || url.password) return null;
     url.search = "";
     url.hash = "";
@@ -227,7 +221,7 @@ export async function disconnectAccount(
 ): Promise<AccountDisconnect> {
   const grant = await prisma.customerGrant.findUnique({ where: { shop_customerId: who }, select: { id: true } });
   if (!grant) return { ok: false, code: "not_connected" };
-  const settings = await settingsOf(prisma, who.shop, options.keyring);
+  const settings = await loadServiceSettingsOrNull(prisma, who.shop, { keyring: options.keyring });
   const done = await disconnectGrant(prisma, who.shop, grant.id, { settings, keyring: options.keyring });
   return done.ok ? { ok: true, revoked: done.revoked } : { ok: false, code: "not_connected" };
 }

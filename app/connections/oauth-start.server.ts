@@ -6,7 +6,7 @@ import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.s
 import { resultMessage } from "./connect-page.server";
 import { callbackUrl, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
 import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
-import { loadServiceSettings } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings.server";
 
 // Display-only values the storefront's Liquid filled in: one line, bounded.
 const cleanLabel = (value: string | null | undefined, max: number) => {
@@ -81,12 +81,8 @@ export function startConnect(prisma: PrismaClient, input: StartInput, options: S
 
 async function startOrReuse(prisma: PrismaClient, input: StartInput, options: StartOptions): Promise<StartResult> {
   const now = options.now ?? new Date();
-  let settings: ServiceSettings | null;
-  try {
-    settings = options.settings !== undefined ? options.settings : await loadServiceSettings(prisma, input.shop, options.keyring);
-  } catch {
-    settings = null; // undecryptable settings: the merchant sees it on the settings page; the shopper gets plain words
-  }
+  // Undecryptable settings count as none: the merchant sees why on the settings page; the shopper gets plain words.
+  const settings = options.settings !== undefined ? options.settings : await loadServiceSettingsOrNull(prisma, input.shop, { keyring: options.keyring });
   if (!settings) return { ok: false, code: "not_configured", message: resultMessage("not_configured") };
 
   const redirectUri = callbackUrl(options.appUrl);

@@ -9,9 +9,9 @@ import type { PrismaClient } from "@prisma/client";
 import { revokeToken, tokensMayGoTo, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
 import { randomUUID } from "node:crypto";
 import { bindings, openFor, openOptional, sealFor, type Keyring } from "../crypto/secret-box.server";
-import { readServiceRow } from "../db/shop-settings.server";
 import type { Db } from "../db/sql.server";
-import { serviceSettingsFromRow } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings.server";
+import { backoffMs } from "../lib/backoff";
 
 export type TokenHint = "refresh_token" | "access_token";
 export interface TokenToRevoke {
@@ -101,12 +101,7 @@ export async function queueRevocationsOf(
   where: { shop: string; customerId?: string },
   options: { keyring?: Keyring; now?: Date } = {},
 ): Promise<number> {
-  let settings: ServiceSettings | null;
-  try {
-    settings = serviceSettingsFromRow(where.shop, await readServiceRow(tx, where.shop), options.keyring);
-  } catch {
-    settings = null;
-  }
+  const settings = await loadServiceSettingsOrNull(tx, where.shop, { keyring: options.keyring });
   const mayGo = (row: { boundOrigins: string | null }) => settings !== null && tokensMayGoTo(row.boundOrigins, settings);
   const grants = await tx.customerGrant.findMany({ where });
   const states = await tx.oAuthState.findMany({ where: { ...where, pendingTokensEnc: { not: null } } });
@@ -142,8 +137,8 @@ export interface DrainReport {
   gaveUp: number;
 }
 
-/** Backoff between attempts: 1 min, 2, 4 … capped at 6 h. */
-const retryDelayMs = (attempts: number) => Math.min(6 * 3600_000, 60_000 * 2 ** Math.max(0, attempts - 1));
+/** Back-off between attempts (the queue's rule, app/lib/backoff.ts): about 1 min, 2, 4 … capped at 6 h. */
+const retryDelayMs = (attempts: number) => backoffMs(attempts, undefined, Math.random, 60_000, 6 * 3600_000);
 
 /**
  * One pass over due outbox rows (at most `batch`). Each row is claimed with a compare-and-set on runAt, so workers

@@ -2,6 +2,7 @@
 // browser-safe view (secrets only as "set, changed on <date>"), and the decrypted settings the client takes.
 // Nothing here caches: every request reads the row again, so a replaced secret is used from the next request on.
 import type { PrismaClient } from "@prisma/client";
+import type { Db } from "../db/sql.server";
 import { z } from "zod";
 import {
   checkConnection,
@@ -102,13 +103,25 @@ export const CONFIRM_ORIGIN_FIELD = "confirmOriginChange";
 
 type Row = Section<"service">;
 
+/**
+ * The one rule for "the service is configured": what calling it takes is stored. Imports and handoffs go to the
+ * active environment's base URL, signed with the signing secret; connecting a customer takes the auth URL, the
+ * client id and the client secret. (The settings form asks for both base URLs; "Check connection" says so when the
+ * sandbox's is missing.)
+ */
+export function isServiceConfigured<R extends ServiceSettingsRow>(row: R | null | undefined): row is R & { clientSecretEnc: string; signingSecretEnc: string } {
+  if (!row) return false;
+  const baseUrl = row.environment === "production" ? row.baseUrl : row.sandboxBaseUrl;
+  return Boolean(baseUrl && row.authUrl && row.clientId && row.clientSecretEnc && row.signingSecretEnc);
+}
+
 function toView(row: Row | null): SettingsView {
   const status = (enc: string | null | undefined, at: Date | null | undefined): SecretStatus => ({
     set: Boolean(enc),
     changedAt: enc && at ? at.toISOString() : null,
   });
   return {
-    configured: Boolean(row && row.clientId && row.clientSecretEnc && row.signingSecretEnc && row.authUrl),
+    configured: isServiceConfigured(row),
     environment: row?.environment === "production" ? "production" : "sandbox",
     baseUrl: row?.baseUrl ?? "",
     sandboxBaseUrl: row?.sandboxBaseUrl ?? "",
@@ -222,9 +235,30 @@ export async function loadServiceSettings(
   return serviceSettingsFromRow(shop, await readServiceRow(prisma, shop), keyring);
 }
 
-/** The shop's ShopSettings row → the decrypted settings the client takes, or null while any part is missing. */
-export function serviceSettingsFromRow(shop: string, row: ServiceSettingsRow | null, keyring?: Keyring): ServiceSettings | null {
-  if (!row || !row.clientId || !row.authUrl || !row.clientSecretEnc || !row.signingSecretEnc) return null;
+/**
+ * The decrypted settings, or null when the shop has not configured the service or a stored secret cannot be
+ * decrypted (its key was removed from ENCRYPTION_KEYS, or the value was altered): for every place that carries on
+ * without the service (the shopper sees "not available", revoking is skipped while erasing goes on); the settings
+ * page's "Check connection" says which. `row`: the service columns when the caller read them already (the
+ * Continue cart click reads them with its own settings in one statement).
+ */
+export async function loadServiceSettingsOrNull(
+  db: Db,
+  shop: string,
+  options: { keyring?: Keyring; row?: ServiceSettingsRow | null } = {},
+): Promise<ServiceSettings | null> {
+  const row = "row" in options ? (options.row ?? null) : await readServiceRow(db, shop);
+  try {
+    return serviceSettingsFromRow(shop, row, options.keyring);
+  } catch (err) {
+    if (err instanceof SecretBoxError) return null;
+    throw err;
+  }
+}
+
+/** The shop's ShopSettings row → the decrypted settings the client takes, or null while it is not configured. */
+function serviceSettingsFromRow(shop: string, row: ServiceSettingsRow | null, keyring?: Keyring): ServiceSettings | null {
+  if (!isServiceConfigured(row)) return null;
   return {
     environment: row.environment === "production" ? "production" : "sandbox",
     baseUrl: row.baseUrl,

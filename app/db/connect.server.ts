@@ -1,19 +1,20 @@
-// Opens the app's database: real PostgreSQL when a URL is given, embedded PGlite otherwise.
-// Both get the same migrations before the first query. No Remix here: the worker and scripts use it too.
+// Opens the app's database: real PostgreSQL when a URL is given, embedded PGlite otherwise; by default the one the
+// configuration names. Both get the same migrations before the first query. The one way every process opens it:
+// the app (app/runtime/web.server.ts), the worker (server/worker.ts), the scripts and the demo. No Remix here.
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import { mkdirSync } from "node:fs";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { applyMigrations, readMigrations, type SqlExecutor } from "./migrations.server";
+import { env } from "../env.server";
 import { logger } from "../lib/logger.server";
-import { registerDriver, type SqlClient } from "./sql.server";
+import { applyMigrations, readMigrations } from "./migrations.server";
+import { attachDriver } from "./sql.server";
 
+/** An open database: its client (statements in SQL go through rawQuery, app/db/sql.server.ts) and its lifecycle. */
 export interface Database {
   prisma: PrismaClient;
-  /** The same database through its driver, without Prisma (the intake's statement); waits for the migrations too. */
-  sql: SqlClient;
   kind: "postgres" | "pglite";
   /** Resolves once pending migrations are applied. Queries through `prisma` wait for it on their own. */
   ready: Promise<void>;
@@ -31,7 +32,7 @@ export interface PoolStats {
 }
 
 export interface OpenOptions {
-  /** PostgreSQL URL; when absent, PGlite is used. */
+  /** PostgreSQL URL; when absent, PGlite is used (in `dataDir`, or `pglite`, or in memory). */
   url?: string;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string;
@@ -63,33 +64,21 @@ const pgliteStartParams = (settings: Record<string, string>) => [
   ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
 ];
 
-export function pgliteExecutor(db: PGlite): SqlExecutor {
-  return {
-    query: (sql, params) => db.query(sql, params) as never,
-    exec: (sql) => db.exec(sql),
-    supportsAdvisoryLocks: false,
-  };
-}
-
-export function pgClientExecutor(client: pg.Client): SqlExecutor {
-  return {
-    query: (sql, params) => client.query(sql, params) as never,
-    exec: (sql) => client.query(sql),
-    supportsAdvisoryLocks: true,
-  };
-}
-
 export async function migratePostgres(url: string, migrationsDir?: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await applyMigrations(pgClientExecutor(client), await readMigrations(migrationsDir));
+    return await applyMigrations(client, await readMigrations(migrationsDir));
   } finally {
     await client.end();
   }
 }
 
-export function openDatabase(options: OpenOptions = {}): Database {
+/** The database the configuration names: PostgreSQL at DATABASE_URL, else PGlite in PGLITE_DATA_DIR. */
+const configured = (): OpenOptions => ({ url: env().DATABASE_URL, dataDir: env().PGLITE_DATA_DIR });
+
+/** Opens a database (once per process, or per test: the caller keeps and closes it); by default the configured one. */
+export function openDatabase(options: OpenOptions = configured()): Database {
   if (options.url) {
     const url = options.url;
     const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
@@ -100,16 +89,9 @@ export function openDatabase(options: OpenOptions = {}): Database {
     // a listener its 'error' would end the process (Prisma listens only while it is connected).
     pool.on("error", (error) => logger("db").warn({ err: error.message }, "idle database connection lost"));
     const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPg(pool) }));
-    const sql: SqlClient = {
-      async query<T>(text: string, params: unknown[], name?: string) {
-        await ready;
-        return (await pool.query({ text, values: params, name })).rows as T[];
-      },
-    };
-    registerDriver(prisma, sql);
+    attachDriver(prisma, { pool }, ready);
     return {
       prisma,
-      sql,
       kind: "postgres",
       ready,
       pool: () => ({ max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -123,19 +105,12 @@ export function openDatabase(options: OpenOptions = {}): Database {
   const pglite = options.pglite ?? new PGlite(options.dataDir, { startParams: pgliteStartParams(options.pgliteSettings ?? PGLITE_SETTINGS) });
   const ready = (async () => {
     await pglite.waitReady;
-    await applyMigrations(pgliteExecutor(pglite), await readMigrations(options.migrationsDir));
+    await applyMigrations(pglite, await readMigrations(options.migrationsDir));
   })();
   const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPGlite(pglite) }));
-  const sql: SqlClient = {
-    async query<T>(text: string, params: unknown[]) {
-      await ready;
-      return (await pglite.query<T>(text, params)).rows;
-    },
-  };
-  registerDriver(prisma, sql);
+  attachDriver(prisma, { pglite }, ready);
   return {
     prisma,
-    sql,
     kind: "pglite",
     ready,
     pool: () => ({ max: 1 }),

@@ -2,20 +2,33 @@
 // `_prisma_migrations` bookkeeping so `prisma migrate status/deploy` on a normal network agree with it.
 // Why not `prisma migrate deploy`: in Prisma 6.19 the JS schema engine cannot migrate PGlite or PostgreSQL
 // reliably without network access (docs/decisions/0003). This runner is that one small workaround, for both databases.
+import type { PGlite } from "@electric-sql/pglite";
+import type pg from "pg";
 import { logger } from "../lib/logger.server";
 import { randomUUID } from "node:crypto";
 import { sha256 } from "../lib/hash";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 
-/** The two things the runner needs from a raw connection (pg.Client or PGlite). */
-export interface SqlExecutor {
-  /** Runs one parameterised statement. */
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
-  /** Runs a script of several statements. */
-  exec(sql: string): Promise<unknown>;
-  /** PostgreSQL serialises concurrent starters with an advisory lock; PGlite has one connection and needs none. */
-  supportsAdvisoryLocks: boolean;
+// The runner works on a connection of its own, a `pg.Client` (PostgreSQL) or PGlite, before any client of the app
+// uses it. What it needs of either: a parameterised statement, a script of several statements, and whether concurrent
+// starters must take turns (PostgreSQL, with an advisory lock; PGlite has one connection and needs none).
+function runnerOn(connection: pg.Client | PGlite) {
+  type Rows<T> = Promise<{ rows: T[] }>;
+  if ("exec" in connection) {
+    const pglite = connection;
+    return {
+      query: <T>(sql: string, params?: unknown[]): Rows<T> => pglite.query<T>(sql, params),
+      exec: (sql: string): Promise<unknown> => pglite.exec(sql),
+      supportsAdvisoryLocks: false,
+    };
+  }
+  const client = connection;
+  return {
+    query: <T>(sql: string, params?: unknown[]): Rows<T> => client.query(sql, params) as unknown as Rows<T>,
+    exec: (sql: string): Promise<unknown> => client.query(sql),
+    supportsAdvisoryLocks: true,
+  };
 }
 
 export interface Migration {
@@ -53,7 +66,8 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 )`;
 
 /** Applies every pending migration in order, each in its own transaction. Returns the names applied. */
-export async function applyMigrations(db: SqlExecutor, migrations: Migration[]): Promise<string[]> {
+export async function applyMigrations(connection: pg.Client | PGlite, migrations: Migration[]): Promise<string[]> {
+  const db = runnerOn(connection);
   if (db.supportsAdvisoryLocks) await db.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
   try {
     await db.exec(CREATE_BOOKKEEPING);

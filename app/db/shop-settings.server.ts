@@ -7,10 +7,16 @@
 import { Prisma, type ShopSettings } from "@prisma/client";
 import { rawQuery, type Db } from "./sql.server";
 
+/**
+ * The columns the service client's settings are built from (app/connections/settings.server.ts), secrets
+ * encrypted: the service section without its "changed on" dates. The hot paths read these in SQL (SERVICE_ROW).
+ */
+const SERVICE_COLUMNS = ["environment", "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc"] as const;
+
 /** The columns of each section (prisma/schema.prisma, model ShopSettings). */
 export const SECTIONS = {
   /** The Merchant Integration Service connection (app/connections/settings.server.ts); secrets encrypted. */
-  service: ["environment", "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "clientSecretChangedAt", "signingSecretEnc", "signingSecretChangedAt"],
+  service: [...SERVICE_COLUMNS, "clientSecretChangedAt", "signingSecretChangedAt"],
   /** The last "Check connection" (app/admin/home.server.ts). */
   check: ["lastCheckAt", "lastCheckOk", "lastCheckMessage"],
   /** Sync controls (app/sync). */
@@ -53,23 +59,16 @@ export async function clearUninstalled(db: Db, shop: string): Promise<number> {
 // Hot paths: fragments for statements written in SQL (ADR 0002), kept beside the model they read.
 
 /** The service section's columns, as stored (secrets encrypted): what the service client's settings are built from. */
-export interface ServiceSettingsRow {
-  environment: string;
-  baseUrl: string;
-  sandboxBaseUrl: string;
-  authUrl: string;
-  clientId: string;
-  clientSecretEnc: string | null;
-  signingSecretEnc: string | null;
-}
+export type ServiceSettingsRow = Pick<ShopSettings, (typeof SERVICE_COLUMNS)[number]>;
 
 /** The handoff click's one-statement read: the service section's columns and the handoff section. */
-export interface HandoffRow extends ServiceSettingsRow {
-  cartButtonEnabled: boolean;
-  handoffExpirySeconds: number;
-}
+export type HandoffRow = ServiceSettingsRow & Section<"handoff">;
 
-const SERVICE_ROW = Prisma.sql`environment, "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc"`;
+// The select lists, from the column lists above. No timestamp among them: the driver and Prisma read every one
+// alike (docs/decisions/0002).
+const selectList = (columns: readonly string[]) => Prisma.raw(columns.map((column) => `"${column}"`).join(", "));
+const SERVICE_ROW = selectList(SERVICE_COLUMNS);
+const HANDOFF_ROW = selectList([...SERVICE_COLUMNS, ...SECTIONS.handoff]);
 
 /** The service section as stored, for each import job (through the driver: rawQuery). */
 export async function readServiceRow(db: Db, shop: string): Promise<ServiceSettingsRow | null> {
@@ -78,7 +77,7 @@ export async function readServiceRow(db: Db, shop: string): Promise<ServiceSetti
 }
 
 export async function readHandoffRow(db: Db, shop: string): Promise<HandoffRow | null> {
-  const [row] = await rawQuery<HandoffRow>(db, Prisma.sql`SELECT ${SERVICE_ROW}, "cartButtonEnabled", "handoffExpirySeconds" FROM "ShopSettings" WHERE shop = ${shop}`);
+  const [row] = await rawQuery<HandoffRow>(db, Prisma.sql`SELECT ${HANDOFF_ROW} FROM "ShopSettings" WHERE shop = ${shop}`);
   return row ?? null;
 }
 

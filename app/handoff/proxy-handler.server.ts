@@ -8,7 +8,8 @@ import type { PrismaClient } from "@prisma/client";
 import { escapeForLiquid } from "../connections/connect-page.server";
 import { env } from "../env.server";
 import type { Budget } from "../lib/budget";
-import { BODY_LIMITS, readBody } from "../lib/body-limit.server";
+import { readBody } from "../lib/body-limit.server";
+import { isLoopbackHost } from "../loopback";
 import { forwardedAddress } from "../lib/client-address";
 import { policyFromEnv, type AddressPolicy, type ServiceDepsOverrides } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
@@ -82,25 +83,18 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
   return liquid(failurePage(outcome), { headers: NO_STORE });
 }
 
-// What the storefront sends: the body, bounded, as JSON or as the no-JavaScript form.
+// What the storefront sends, as JSON or as the no-JavaScript form: 200 lines of "variantId:quantity" with a token
+// fit in a few KB, so a form's limit (app/lib/body-limit.server.ts). Larger or unreadable: no input.
 async function readInput(request: Request, isJson: boolean): Promise<unknown> {
-  const text = await readBounded(request);
-  if (text === null) return null;
+  const body = await readBody(request, "form");
+  if (!body.ok) return null;
+  const text = new TextDecoder().decode(body.bytes);
   if (!isJson) return formToRaw(new URLSearchParams(text));
   try {
     return JSON.parse(text);
   } catch {
     return null;
   }
-}
-
-/** 200 lines of "variantId:quantity" with a token fit in a few KB; anything far larger is not a cart (a form's limit). */
-export const MAX_BODY_BYTES = BODY_LIMITS.form;
-
-/** Reads at most `limit` bytes (lib/body-limit.server.ts); null when the body is larger or unreadable. */
-export async function readBounded(request: Request, limit = MAX_BODY_BYTES): Promise<string | null> {
-  const body = await readBody(request, limit);
-  return body.ok ? new TextDecoder().decode(body.bytes) : null;
 }
 
 /** The no-JavaScript form: `token`, `locale` and repeated `line` = "variantId:quantity". */
@@ -149,12 +143,7 @@ export function safeClaimUrl(result: Extract<FlowResult, { ok: true }>, policy: 
 // ALLOW_LOOPBACK_SERVICE_URLS=true (which is also what lets the settings name a loopback service at all,
 // app/service/address-policy.server.ts). The script cannot read that switch; it allows loopback http always,
 // which is harmless: it is a "potentially trustworthy" origin to browsers, nothing crosses a network, and the
-// server never names such an origin for a real store.
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOST.test(hostname);
-}
+// server never names such an origin for a real store. What a loopback host is: app/loopback.ts.
 
 /** The origin a claim URL must be on: the base URL's, or null when it is no http(s) address. */
 export function serviceOriginOf(baseUrl: string): string | null {

@@ -2,7 +2,7 @@
 // ShopSettings beside the service settings; validated here so the settings page stays thin.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { serviceSettingsFromRow } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings.server";
 import { readHandoffRow, readSections, writeSection } from "../db/shop-settings.server";
 import type { HandoffSettings } from "./flow.server";
 
@@ -62,6 +62,6 @@ export async function loadHandoffSettings(prisma: PrismaClient, shop: string): P
   return {
     enabled: row?.cartButtonEnabled ?? true,
     expirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS,
-    service: serviceSettingsFromRow(shop, row),
+    service: await loadServiceSettingsOrNull(prisma, shop, { row }),
   };
 }

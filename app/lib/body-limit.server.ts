@@ -16,6 +16,12 @@ export const BODY_LIMITS = {
 
 export type BodyKind = keyof typeof BODY_LIMITS;
 
+/**
+ * The one size check, for the app and the server (server/bodies.ts) alike: a body's declared length
+ * (Content-Length, digits) or its bytes counted so far, over `limit`.
+ */
+export const overLimit = (size: string | number | null | undefined, limit: number): boolean => size != null && Number(size) > limit;
+
 export type BodyResult = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; response: Response };
 
 // No Connection: close here: closing a socket with the rest of the upload unread resets the connection, and the
@@ -44,12 +50,10 @@ export const BODY_BYTES = Symbol.for("app.body-bytes");
 export async function readBody(request: Request, kind: BodyKind | number): Promise<BodyResult> {
   const limit = typeof kind === "number" ? kind : BODY_LIMITS[kind];
   const declared = request.headers.get("content-length");
-  if (declared !== null && (!/^\d+$/.test(declared.trim()) || Number(declared) > limit)) {
-    if (/^\d+$/.test(declared.trim())) return { ok: false, response: tooLarge(limit) };
-    return { ok: false, response: unreadable() };
-  }
+  if (declared !== null && !/^\d+$/.test(declared.trim())) return { ok: false, response: unreadable() };
+  if (overLimit(declared, limit)) return { ok: false, response: tooLarge(limit) };
   const read = (request as Request & { [BODY_BYTES]?: Uint8Array<ArrayBuffer> })[BODY_BYTES];
-  if (read) return read.byteLength > limit ? { ok: false, response: tooLarge(limit) } : { ok: true, bytes: read };
+  if (read) return overLimit(read.byteLength, limit) ? { ok: false, response: tooLarge(limit) } : { ok: true, bytes: read };
   if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
   if (request.bodyUsed) return { ok: false, response: unreadable() };
 
@@ -61,7 +65,7 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (total > limit) {
+      if (overLimit(total, limit)) {
         // Stop reading, but leave the stream alone: cancelling it would destroy the socket before the 413 is
         // written. The server discards the rest, unbuffered, and then closes (server/app.ts).
         reader.releaseLock();

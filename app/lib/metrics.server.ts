@@ -73,7 +73,7 @@ const FAST_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 // Seconds from a delivery to its import: a second when all is well, hours when a customer must reconnect.
 const LAG_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600, 86_400];
 
-// Intake (app/shopify/webhook.server.ts, app/sync/webhook.server.ts, app/sync/intake-batch.server.ts).
+// Intake (app/shopify/webhook.server.ts, app/sync/intake.server.ts).
 export const webhookDeliveries = counter(
   "webhook_deliveries_total",
   "Webhook deliveries answered, by topic and outcome: accepted, duplicate (a redelivery, answered 200), refused (with the reason), unavailable (503: not stored, Shopify delivers again).",

@@ -5,7 +5,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import type { PeriodicTask } from "../sync/worker.server";
-import { loadServiceSettings } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings.server";
 import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "../connections/revocations.server";
 import { pruneExpired, type PruneReport } from "./retention.server";
 import { tokensMayGoTo } from "../service/client.server";
@@ -25,12 +25,8 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
   });
   let moved = 0;
   for (const row of rows) {
-    let settings = null;
-    try {
-      settings = await loadServiceSettings(prisma, row.shop, options.keyring);
-    } catch {
-      settings = null; // undecryptable settings: the tokens cannot be revoked, only erased
-    }
+    // Undecryptable settings (null): the tokens cannot be revoked, only erased.
+    let settings = await loadServiceSettingsOrNull(prisma, row.shop, { keyring: options.keyring });
     // Revoked only at the origins that issued them; settings that moved elsewhere (or no binding): only erased.
     if (settings && !tokensMayGoTo(row.boundOrigins, settings)) settings = null;
     await prisma.$transaction(async (tx) => {

@@ -22,7 +22,7 @@ import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { disconnectGrant, listGrants } from "../connections/grant-lifecycle.server";
-import { loadServiceSettings } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings.server";
 import { pageTitle } from "../lib/page-title";
 
 export const meta: MetaFunction = () => pageTitle("Customers");
@@ -49,12 +49,8 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   if (form.get("intent") !== "disconnect" || typeof grantId !== "string" || !grantId) {
     return data<ActionData>({ ok: false, message: 'Send intent "disconnect" with a grantId.' }, { status: 400 });
   }
-  let settings = null;
-  try {
-    settings = await loadServiceSettings(prisma, session.shop);
-  } catch {
-    settings = null; // undecryptable settings: still delete locally; the message says revoking failed
-  }
+  // Undecryptable settings (null): still deleted locally; the message says revoking failed.
+  const settings = await loadServiceSettingsOrNull(prisma, session.shop);
   const result = await disconnectGrant(prisma, session.shop, grantId, { settings });
   return data<ActionData>({ ok: result.ok, message: result.message }, { status: result.ok ? 200 : result.status });
 };

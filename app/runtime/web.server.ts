@@ -2,14 +2,14 @@
 // the server (unless WORKER_IN_PROCESS=false, for deployments that scale workers apart with `npm run worker`).
 // server/main.ts starts it by name through the build's entry module (app/entry.server.tsx re-exports
 // startWebProcess) and stops it on shutdown; `remix vite:dev`, which has no main, starts it from the entry.
-import type { Database } from "../db/connect.server";
-import prisma, { database, openConfiguredDatabase, setDatabase } from "../db.server";
+import { openDatabase, type Database } from "../db/connect.server";
+import prisma, { database, setDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
 import { onAppInstalled } from "../privacy/lifecycle.server";
 import { onShopAuthenticated } from "../shopify.server";
-import { createSyncIntake, type SyncIntake } from "../sync/webhook.server";
+import { createSyncIntake, type SyncIntake } from "../sync/intake.server";
 import { createOperations, type Operations } from "./operations.server";
 import { startSyncWorker } from "./worker.server";
 
@@ -22,6 +22,8 @@ export interface WebProcessOptions {
 
 export interface WebProcess {
   database: Database;
+  /** The webhook intake over that database (the sync webhooks.* routes answer through it). */
+  intake: SyncIntake;
   /** Health and metrics of this process (/healthz, /readyz, /metrics; docs/operations.md). */
   operations: Operations;
   /** Where the operations listener goes (OPS_PORT, OPS_HOST), when one is configured. */
@@ -37,13 +39,11 @@ let current: WebProcess | undefined;
 /** The operations of the web process this module started (undefined before it started). */
 export const webOperations = (): Operations | undefined => current?.operations ?? globalThis.__devWebProcess?.operations;
 
-let intake: { db: Database; intake: SyncIntake } | undefined;
-
-/** The webhook intake of this process (the sync webhooks.* routes answer through it). */
+/** The webhook intake of the web process this module started (the sync webhooks.* routes answer through it). */
 export function syncIntake(): SyncIntake {
-  const db = database();
-  if (intake?.db !== db) intake = { db, intake: createSyncIntake(db.sql, { postgres: db.kind === "postgres" }) };
-  return intake.intake;
+  const web = current ?? globalThis.__devWebProcess;
+  if (!web) throw new Error("No web process yet: server/main.ts starts it (startWebProcess) before it serves");
+  return web.intake;
 }
 
 /**
@@ -55,14 +55,16 @@ function wireShopify(): void {
 }
 
 export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
-  const db = options.database ?? openConfiguredDatabase();
+  const db = options.database ?? openDatabase();
   setDatabase(db);
   wireShopify();
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;
   const operations = createOperations({ database: db, worker });
+  const intake = createSyncIntake(db.prisma, { postgres: db.kind === "postgres" });
   return (current = {
     database: db,
+    intake,
     operations,
     operationsAddress: env().OPS_PORT === undefined ? undefined : { port: env().OPS_PORT!, host: env().OPS_HOST },
     markDraining: () => operations.markDraining(),
@@ -71,7 +73,7 @@ export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
       const step = (name: string, run: () => Promise<void>) =>
         run().catch((error: unknown) => logger("app").error({ err: errorMessage(error), step: name }, "shutdown step failed"));
       if (worker) await step("worker", () => worker.stop());
-      if (intake?.db === db) await step("intake", () => intake!.intake.flush());
+      await step("intake", () => intake.flush());
       await step("database", () => db.close());
     },
   });

@@ -11,6 +11,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { Agent } from "undici";
 import { env } from "../env.server";
+import { isLoopbackHost } from "../loopback";
 import { serviceRequests, serviceRequestSeconds } from "../lib/metrics.server";
 
 export interface AddressPolicy {
@@ -69,14 +70,13 @@ export function policyFromEnv(): AddressPolicy {
 }
 
 const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
-const isLoopbackName = (host: string) => host === "localhost" || host.endsWith(".localhost") || classifyAddress(host) === "loopback";
 
 /** Checks a service URL as typed; returns what is wrong in plain words, or null. `label` names the field. */
 export function checkServiceUrl(value: string, label: string, policy: AddressPolicy): string | null {
   const url = URL.canParse(value) ? new URL(value) : null;
   if (!url || !/^https?:$/.test(url.protocol)) return `${label} must be an absolute https address, e.g. https://api.example.com`;
   const host = bareHost(url);
-  const loopbackOk = policy.allowLoopback && isLoopbackName(host);
+  const loopbackOk = policy.allowLoopback && isLoopbackHost(host);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopbackOk)) {
     return `${label} must start with https://`;
   }
@@ -86,7 +86,7 @@ export function checkServiceUrl(value: string, label: string, policy: AddressPol
   if (isIP(host) && !addressAllowed(host, policy)) {
     return `${label} must be a public address (${host} is ${classifyAddress(host).replace("_", "-")})`;
   }
-  if (!isIP(host) && isLoopbackName(host) && !policy.allowLoopback) return `${label} must be a public address (${host} is loopback)`;
+  if (!isIP(host) && isLoopbackHost(host) && !policy.allowLoopback) return `${label} must be a public address (${host} is loopback)`;
   return null;
 }
 

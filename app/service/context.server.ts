@@ -2,6 +2,7 @@
 // sleep, randomness, timeouts, retry budget) comes in here, with real defaults, so the modules stay pure-ish.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { realSleep } from "../lib/sleep";
 import { guardedFetch, policyFromEnv } from "./address-policy.server";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.server";
 
@@ -69,20 +70,6 @@ export interface ServiceContext {
 }
 
 export type ServiceDepsOverrides = Partial<Omit<ServiceDeps, "retry">> & { retry?: Partial<RetryPolicy> };
-
-export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 
 export function createServiceContext(settings: ServiceSettings, overrides: ServiceDepsOverrides = {}): ServiceContext {
   const { retry, ...rest } = overrides;

@@ -2,6 +2,7 @@
 // authorization URL (S256 + state), callback validation, code exchange, refresh and revocation.
 // Client authentication is client_secret_basic unless the settings say client_secret_post.
 import * as oauth from "oauth4webapi";
+import { isLoopbackHost } from "../loopback";
 import { networkCause } from "./http.server";
 import { hostOf, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context.server";
 
@@ -73,16 +74,12 @@ function parts(target: ServiceSettings | ServiceContext, overrides?: ServiceDeps
   };
 }
 
-/** Plain http is allowed only for a loopback auth server (the local emulator, tests); anything else needs https. */
-function isLoopback(url: string): boolean {
-  const { hostname } = new URL(url);
-  return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]";
-}
 
 function requestOptions(p: OAuthParts) {
   return {
     [oauth.customFetch]: p.ctx.deps.fetch as (url: string, init: RequestInit) => Promise<Response>,
-    [oauth.allowInsecureRequests]: isLoopback(p.as.issuer),
+    // Plain http only for a loopback auth server (the local emulator, tests); anything else needs https.
+    [oauth.allowInsecureRequests]: isLoopbackHost(new URL(p.as.issuer).hostname),
     signal: AbortSignal.timeout(p.ctx.deps.timeoutMs),
   };
 }

@@ -30,8 +30,6 @@ export type WebhookCheck = { ok: true; webhook: VerifiedWebhook } | { ok: false;
 export type SignedDelivery = Pick<VerifiedWebhook, "shop" | "topic" | "eventId" | "webhookId">;
 export type SignatureResult = { ok: true; webhook: SignedDelivery } | { ok: false; status: 400 | 401 };
 
-export { normalizeTopic };
-
 /** Pure: headers, raw bytes and the secret in; the delivery's facts, or 400 (malformed) / 401 (wrong HMAC) out. */
 export function verifyShopifyWebhook(headers: Headers, rawBody: Uint8Array, secret: string): SignatureResult {
   if (webhookHeaderProblem((name) => headers.get(name))) return { ok: false, status: 400 };

@@ -4,6 +4,7 @@
 // for the points and asks again, so throttling never surfaces; MAX_COST_EXCEEDED is thrown as its own error for the
 // caller to split the query (smaller pages).
 import { adminQueryCost, adminThrottled, adminThrottleWaitSeconds } from "../lib/metrics.server";
+import { realSleep } from "../lib/sleep";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { AdminApiBusy } from "../shopify/admin-api-busy";
 
@@ -86,7 +87,6 @@ export interface BudgetedDeps {
   budget?: AdminCostBudget;
 }
 
-export const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const MAX_THROTTLED_RETRIES = 8;
 
 // The same query with the same sizes asks for the same cost each time.

@@ -6,7 +6,8 @@ import { errorMessage } from "../lib/errors";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { FLOW_TRIGGER_HANDLE, FLOW_TRIGGER_MUTATION, numericId, type FlowTriggerPayload } from "./flow-trigger.server";
 import type { Resolved } from "./job-context.server";
-import { backoffMs, completeJob, failJob, rescheduleJob } from "./queue.server";
+import { backoffMs } from "../lib/backoff";
+import { completeJob, failJob, rescheduleJob } from "./queue.server";
 
 /** Sends one trigger. Throws with plain words when Shopify did not take it (the queue retries). */
 export async function sendFlowTrigger(adminGraphql: AdminGraphql, shop: string, payload: FlowTriggerPayload): Promise<void> {

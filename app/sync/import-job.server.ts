@@ -1,17 +1,28 @@
 // One order or shipment job: map Shopify's payload, decide where it goes (its customer's workspace) and whether it
 // can go now, send it through the service client, and turn the outcome (or the failure) into the record's next
 // state, in words a merchant can read (app/sync/reasons.ts).
-import type { Job, Prisma, SyncRecord } from "@prisma/client";
+import { Prisma, type Job, type PrismaClient, type SyncRecord } from "@prisma/client";
+import { rawQuery } from "../db/sql.server";
 import type { Failure } from "../service/outcomes.server";
-import { contentHash, idempotencyKey, meaningHash, type SyncKind } from "./idempotency.server";
-import { customerIdOf, orderKeyOf, mapFulfillment, mapOrder, type Mapped, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
-import { backoffMs, completeJob, failJob, jobRef, requeueJob, requeueLatest, type LeasedJob } from "./queue.server";
+import {
+  contentHash,
+  customerIdOf,
+  idempotencyKey,
+  mapFulfillment,
+  mapOrder,
+  meaningHash,
+  orderKeyOf,
+  type Mapped,
+  type ShopifyFulfillment,
+  type ShopifyOrder,
+  type SyncKind,
+} from "./mapping.server";
+import { backoffMs } from "../lib/backoff";
+import { completeJob, failJob, jobRef, requeueJob, requeueLatest, type LeasedJob } from "./queue.server";
 import { errorMessage } from "../lib/errors";
 import { importAttempts, importLagSeconds, imports } from "../lib/metrics.server";
-import { attemptInsert, recordAttempt } from "./attempts.server";
-import { routeCustomer } from "./routing.server";
-import type { Resolved } from "./job-context.server";
-import { ensureRecord, giveUp, IMPORTED, recordFailedSend, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
+import type { Resolved, Route, RoutedGrant } from "./job-context.server";
+import { attemptInsert, ensureRecord, giveUp, IMPORTED, recordAttempt, recordFailedSend, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
 
 /** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
 const WAIT_FOR_PERSON_MS = 6 * 3600_000;
@@ -200,4 +211,17 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
     return retryLater(deps, job, record, outcome.message, runAt);
   }
   await giveUp(deps, job, record, { code: "rejected", details: { detail: outcome.message } });
+}
+
+/** Which workspace an order goes to: the one the ordering customer connected (CustomerGrant by shop + customer id). */
+export async function routeCustomer(prisma: PrismaClient, shop: string, customerId: string): Promise<Route> {
+  // Once per job: SQL, like the worker's other per-job statements (docs/decisions/0002).
+  const [grant] = await rawQuery<RoutedGrant>(
+    prisma,
+    Prisma.sql`SELECT id, shop, "customerId", "workspaceId", status, "statusReason" FROM "CustomerGrant"
+      WHERE shop = ${shop} AND "customerId" = ${customerId}`,
+  );
+  if (!grant) return { kind: "not_connected" };
+  if (grant.status !== "active") return { kind: "needs_reconnect", grant };
+  return { kind: "grant", grant };
 }

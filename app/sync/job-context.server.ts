@@ -5,8 +5,23 @@ import type { PrismaClient } from "@prisma/client";
 import type { GrantStore } from "../service/grant-store.server";
 import type { ImportOutcome } from "../service/imports.server";
 import type { ServiceSettings } from "../service/context.server";
-import type { RoutedGrant } from "./routing.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
+
+/** The ordering customer's grant, as the job reads it to decide where the order goes (routeCustomer). */
+export interface RoutedGrant {
+  id: string;
+  shop: string;
+  customerId: string;
+  workspaceId: string;
+  status: string;
+  statusReason: string | null;
+}
+
+/** Where an order goes, or why not (a reason code, app/sync/reasons.ts words it). */
+export type Route =
+  | { kind: "grant"; grant: RoutedGrant }
+  | { kind: "not_connected" }
+  | { kind: "needs_reconnect"; grant: RoutedGrant };
 
 export interface SyncLogger {
   debug(obj: object, msg?: string): void;

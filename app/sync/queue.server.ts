@@ -244,16 +244,6 @@ export async function failJob(db: Db, job: Pick<Job, "id" | "leasedBy">, reason:
   return result.count === 1;
 }
 
-/**
- * Exponential backoff with jitter: 2 s, 4 s, 8 s … capped at 15 min, never sooner than the service's Retry-After.
- * `attempt` is the attempt that just failed (1-based).
- */
-export function backoffMs(attempt: number, retryAfterMs?: number, random: () => number = Math.random, base = 2_000, cap = 15 * 60_000): number {
-  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
-  const delay = Math.round(ceiling / 2 + random() * (ceiling / 2));
-  return Math.max(delay, retryAfterMs ?? 0);
-}
-
 /** What a job's columns become when it is queued again now, with a fresh attempt budget. */
 const requeued = (now: Date) => ({
   status: "queued",

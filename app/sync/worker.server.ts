@@ -9,13 +9,14 @@ import { runImportJob } from "./import-job.server";
 import { FLOW_JOB_KIND } from "./flow-trigger.server";
 import { runFlowTriggerJob } from "./flow-trigger-job.server";
 import { resolve, type SyncDeps, type SyncLogger } from "./job-context.server";
-import { backoffMs, completeJob, DEFAULT_LEASE_MS, failJob, jobRef, leaseJobs, rescheduleJob } from "./queue.server";
+import { backoffMs } from "../lib/backoff";
+import { completeJob, DEFAULT_LEASE_MS, failJob, jobRef, leaseJobs, rescheduleJob } from "./queue.server";
 import { backfillPages, leaseFailures } from "../lib/metrics.server";
 import { giveUp } from "./record-state.server";
 import { onWorkNotified } from "./signal.server";
 import { createHeartbeat } from "./heartbeat.server";
 import { stoppableSleep, WorkerStopping } from "./stopping";
-import { realSleep } from "./admin-budget.server";
+import { realSleep } from "../lib/sleep";
 
 export type { ImportFn, SyncDeps, SyncLogger } from "./job-context.server";
 
@@ -186,7 +187,8 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       // Less work than slots: wait for new work (notification or poll) or for a running job to end. A failed lease
       // backs off first; only what happens during the wait cuts it short.
       if (failures > 0) kicked = false;
-      await pause(failures > 0 ? Math.min(30_000, pollMs * 2 ** failures) : pollMs);
+      // A failed lease backs off like any retry: up to twice the poll interval per failure in a row, at most 30 s.
+      await pause(failures > 0 ? backoffMs(failures + 1, undefined, deps.random, pollMs, 30_000) : pollMs);
     }
     await Promise.all(running);
     await releaseStranded();

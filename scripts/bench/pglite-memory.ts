@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase } from "../../app/db/connect.server";
-import { createIntakeBatcher } from "../../app/sync/intake-batch.server";
+import { createIntakeBatcher } from "../../app/sync/intake.server";
 import { orderBody } from "./common";
 
 const mib = (field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;
@@ -31,7 +31,7 @@ try {
     process.stdout.write(`${name}=${row[name]} `);
   }
   console.log();
-  const batcher = createIntakeBatcher(db.sql, { maxInFlight: 1 });
+  const batcher = createIntakeBatcher(db.prisma, { maxInFlight: 1 });
   for (let i = 0; i < deliveries; i += 500) {
     await Promise.all(Array.from({ length: 500 }, () => batcher.submit({ shop: "mem-shop.myshopify.com", topic: "ORDERS_CREATE", eventId: randomUUID(), payload: JSON.parse(orderBody()) })));
   }

@@ -2,8 +2,10 @@
 // stops), the last connection check, imports and failures per day, and the setup guide's steps.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { SERVICE_SETTINGS_FORM } from "../helpers/service-settings";
 import { SHOP } from "../sync/support";
 import { loadHome, recordConnectionCheck } from "~/admin/home.server";
+import { getSettingsView, loadServiceSettings, saveSettings } from "~/connections/settings.server";
 import { startWorker } from "~/sync/worker.server";
 
 let db: TestDatabase;
@@ -82,6 +84,20 @@ describe("home", () => {
     await db.prisma.customerGrant.create({ data: { shop: SHOP, customerId: "1", workspaceId: "w", scopes: "", accessTokenEnc: "x" } });
     expect(await steps()).toEqual({ settings: true, check: true, theme: true, import: true });
     expect((await loadHome(db.prisma, SHOP)).customersConnected).toBe(1);
+  });
+
+  it("calls the service configured by one rule: the setup guide, the settings page and the service agree", async () => {
+    const shop = "configured-rule.myshopify.com";
+    expect((await saveSettings(db.prisma, shop, SERVICE_SETTINGS_FORM)).ok).toBe(true);
+    const views = async () => [(await loadHome(db.prisma, shop)).settings.complete, (await getSettingsView(db.prisma, shop)).configured, Boolean(await loadServiceSettings(db.prisma, shop))];
+    expect(await views()).toEqual([true, true, true]);
+    // The base URL of the environment it imports to is gone (a row written before the form asked for it): nothing
+    // can be sent, so no page calls it configured and the service gets no settings.
+    await db.prisma.shopSettings.update({ where: { shop }, data: { sandboxBaseUrl: "" } });
+    expect(await views()).toEqual([false, false, false]);
+    // Production does not need the sandbox's.
+    await db.prisma.shopSettings.update({ where: { shop }, data: { environment: "production" } });
+    expect(await views()).toEqual([true, true, true]);
   });
 
   it("reports the backlog and the age of the oldest waiting import", async () => {

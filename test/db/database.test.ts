@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openDatabase, PGLITE_SETTINGS, pgliteExecutor } from "~/db/connect.server";
+import { Prisma } from "@prisma/client";
+import { openDatabase, PGLITE_SETTINGS } from "~/db/connect.server";
+import { rawQuery } from "~/db/sql.server";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
 import { PGlite } from "@electric-sql/pglite";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
@@ -41,15 +43,15 @@ describe("migration runner", () => {
   it("applies pending migrations once and is a no-op the second time", async () => {
     const pglite = new PGlite();
     const migrations = await readMigrations();
-    expect(await applyMigrations(pgliteExecutor(pglite), migrations)).toEqual(migrations.map((m) => m.name));
-    expect(await applyMigrations(pgliteExecutor(pglite), migrations)).toEqual([]);
+    expect(await applyMigrations(pglite, migrations)).toEqual(migrations.map((m) => m.name));
+    expect(await applyMigrations(pglite, migrations)).toEqual([]);
     await pglite.close();
   });
 
   it("rolls a failing migration back and does not record it", async () => {
     const pglite = new PGlite();
     const bad = [{ name: "20990101000000_bad", sql: "CREATE TABLE a (id int); SELECT nope FROM missing;", checksum: "x" }];
-    await expect(applyMigrations(pgliteExecutor(pglite), bad)).rejects.toThrow(/20990101000000_bad failed/);
+    await expect(applyMigrations(pglite, bad)).rejects.toThrow(/20990101000000_bad failed/);
     const tables = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'a'`);
     expect(tables.rows[0].n).toBe(0);
     const recorded = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`);
@@ -70,10 +72,10 @@ describe("PGlite's memory", () => {
     const db = openDatabase({ dataDir });
     try {
       await db.ready;
-      const [settings] = await db.sql.query<{ shared_buffers: string }>("SHOW shared_buffers", []);
+      const [settings] = await rawQuery<{ shared_buffers: string }>(db.prisma, Prisma.sql`SHOW shared_buffers`);
       expect(settings.shared_buffers).toBe(PGLITE_SETTINGS.shared_buffers);
       await db.prisma.webhookDelivery.create({ data: { id: "d1", shop: "s.myshopify.com", topic: "ORDERS_CREATE", eventId: "e1", payload: {} } });
-      expect(await db.sql.query("SELECT id FROM \"WebhookDelivery\"", [])).toEqual([{ id: "d1" }]);
+      expect(await rawQuery(db.prisma, Prisma.sql`SELECT id FROM "WebhookDelivery"`)).toEqual([{ id: "d1" }]);
     } finally {
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { listHandoffs, priorHandoffs, recordOutcome, recordRefusal, type RecordF
 import { toMinorUnits } from "~/handoff/resolver.server";
 import { DEFAULT_EXPIRY_SECONDS, loadHandoffSettings, saveHandoffSettings } from "~/handoff/settings.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
+import { SERVICE_SETTINGS_FORM } from "../helpers/service-settings";
 
 const backends = usingPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
 const SHOP = "records.myshopify.com";
@@ -76,19 +77,16 @@ describe.each(backends)("handoff records on %s", (backend) => {
     expect((await saveHandoffSettings(db.prisma, shop, { handoffExpirySeconds: "600" })).ok).toBe(true); // unticked: off
     expect(await loadHandoffSettings(db.prisma, shop)).toEqual({ enabled: false, expirySeconds: 600, service: null });
 
-    const saved = await saveSettings(db.prisma, shop, {
-      environment: "sandbox",
-      baseUrl: "https://service.example",
-      sandboxBaseUrl: "https://sandbox.example",
-      authUrl: "https://auth.example",
-      clientId: "client-1",
-      clientSecret: "client-secret-1",
-      signingSecret: "signing-secret-1",
-    });
-    expect(saved.ok).toBe(true);
+    expect((await saveSettings(db.prisma, shop, SERVICE_SETTINGS_FORM)).ok).toBe(true);
     const settings = await loadHandoffSettings(db.prisma, shop);
     expect(settings).toMatchObject({ enabled: false, expirySeconds: 600 });
     expect(settings.service).toMatchObject({ environment: "sandbox", clientId: "client-1", clientSecret: "client-secret-1", signingSecret: "signing-secret-1" });
+
+    // A secret that cannot be decrypted (here: a value moved from another column) is no service settings: the click
+    // is refused as "settings missing", the same as everywhere else, not an error.
+    const row = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop } });
+    await db.prisma.shopSettings.update({ where: { shop }, data: { clientSecretEnc: row.signingSecretEnc } });
+    expect(await loadHandoffSettings(db.prisma, shop)).toEqual({ enabled: false, expirySeconds: 600, service: null });
   });
 });
 

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { openDatabase, pgliteExecutor, type Database } from "~/db/connect.server";
+import { openDatabase, type Database } from "~/db/connect.server";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
 
@@ -49,7 +49,7 @@ async function migratedPGlite(): Promise<PGlite> {
   const file = path.join(dir, `pglite-${key.slice(0, 16)}.tar.gz`);
   if (!existsSync(file)) {
     const fresh = new PGlite();
-    await applyMigrations(pgliteExecutor(fresh), migrations);
+    await applyMigrations(fresh, migrations);
     const dump = await fresh.dumpDataDir("gzip");
     await fresh.close();
     mkdirSync(dir, { recursive: true });

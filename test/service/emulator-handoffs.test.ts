@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
 import { startEmulator } from "../../emulator/server";
 import { checkConnection, createCartHandoff, type ServiceSettings } from "~/service/client.server";
-import { realSleep } from "~/service/context.server";
+import { realSleep } from "~/lib/sleep";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { CART, controlled, fakeTime, recordingFetch } from "./support";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";

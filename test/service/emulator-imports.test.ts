@@ -12,7 +12,7 @@ import {
   type ServiceSettings,
   serviceOrigins,
 } from "~/service/client.server";
-import { realSleep } from "~/service/context.server";
+import { realSleep } from "~/lib/sleep";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
 import { fakeTime, ORDER, recordingFetch } from "./support";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";

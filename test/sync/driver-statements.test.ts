@@ -3,10 +3,10 @@
 // local time), and a statement inside a transaction must stay on the transaction's connection.
 import { Prisma } from "@prisma/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { rawQuery } from "~/db/sql.server";
+import { driverOf, rawQuery } from "~/db/sql.server";
 import { resolve } from "~/sync/job-context.server";
 import { ensureRecord } from "~/sync/record-state.server";
-import { routeCustomer } from "~/sync/routing.server";
+import { routeCustomer } from "~/sync/import-job.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
 const backends = usingPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
@@ -37,7 +37,7 @@ describe.each(backends)("import job statements through the driver on %s", (backe
       data: { shop, kind: "order", externalId: "1001", orderId: "1001", state: "imported", reasonCode: null, attempts: 3, redactions: 1, ...times },
     });
     process.env.TZ = "Pacific/Kiritimati"; // UTC+14: a local reading would move every time by 14 hours
-    const driver = vi.spyOn(db.sql, "query");
+    const driver = vi.spyOn(driverOf(db.prisma)!, "query");
     const job = { id: "job-1", shop, recordId: created.id } as Parameters<typeof ensureRecord>[1];
     const read = await ensureRecord(resolve({ prisma: db.prisma } as Parameters<typeof resolve>[0]), job, "order", "1001", "1001");
     expect(driver).toHaveBeenCalledTimes(1);
@@ -49,7 +49,7 @@ describe.each(backends)("import job statements through the driver on %s", (backe
     await db.prisma.customerGrant.create({
       data: { shop, customerId: "7001", workspaceId: "ws-1", scopes: "orders:write", accessTokenEnc: "x", status: "needs_reconnect", statusReason: "revoked" },
     });
-    const driver = vi.spyOn(db.sql, "query");
+    const driver = vi.spyOn(driverOf(db.prisma)!, "query");
     const job = await db.prisma.job.create({ data: { shop, kind: "shipment", payload: {} } });
     const deps = resolve({ prisma: db.prisma, now: () => new Date("2026-11-25T10:00:00.000Z") } as Parameters<typeof resolve>[0]);
     const record = await ensureRecord(deps, job, "shipment", "9001", "1001");
@@ -63,7 +63,7 @@ describe.each(backends)("import job statements through the driver on %s", (backe
   });
 
   it("keeps a statement inside a transaction on the transaction's connection", async () => {
-    const driver = vi.spyOn(db.sql, "query");
+    const driver = vi.spyOn(driverOf(db.prisma)!, "query");
     await expect(
       db.prisma.$transaction(async (tx) => {
         await tx.shopSettings.create({ data: { shop: "tx-shop.myshopify.com" } });

@@ -2,8 +2,8 @@
 import type { PrismaClient } from "@prisma/client";
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
-import { createIntakeBatcher } from "~/sync/intake-batch.server";
-import type { Delivery } from "~/sync/intake-batch.server";
+import { createIntakeBatcher } from "~/sync/intake.server";
+import type { Delivery } from "~/sync/intake.server";
 
 const db = withSyncDatabase();
 const shop = "batch-shop.myshopify.com";
@@ -56,7 +56,7 @@ describe("intake group commit", () => {
       get(target, property) {
         if (property === "$queryRaw") {
           return async (...args: Parameters<PrismaClient["$queryRaw"]>) => {
-            const values = args.slice(1).map((a) => (a as { values?: unknown[] } | null)?.values ?? a);
+            const values = args.map((a) => (a as { values?: unknown[] } | null)?.values ?? a);
             if (JSON.stringify(values).includes("evt-poison")) throw new Error("invalid input");
             return target.$queryRaw(...args);
           };
@@ -150,7 +150,7 @@ describe("intake group commit", () => {
 
 describe("intake group commit through the database driver (production's path, no Prisma)", () => {
   it("stores batches of any size, exact 64-bit ids, redeliveries once", async () => {
-    const batcher = createIntakeBatcher(db.sql, { windowMs: 5 });
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 5 });
     const big = "820982911946154508"; // above 2^53: kept exact as the parser hands it over (a string)
     const first = await batcher.submit({ ...order(1, "evt-big"), payload: { id: big, customer: { id: big }, line_items: [] } });
     // Batches of other sizes: a statement of 14 parameters a row, each size its own text.
@@ -172,7 +172,7 @@ describe("intake group commit through the database driver (production's path, no
   });
 
   it("answers only after the commit: the delivery and its job are visible to another connection at the answer", async () => {
-    const batcher = createIntakeBatcher(db.sql, { windowMs: 5 });
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 5 });
     const seen = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         batcher.submit(order(5000 + i)).then(async (result) => Boolean(await db.prisma.job.findFirst({ where: { deliveryId: result.deliveryId } }))),

@@ -2,9 +2,9 @@
 // being written goes at once, deliveries that arrive while a batch is written go together as the next one, and
 // small batches run as prepared statements (one per size), which must store exactly what the unprepared form did,
 // however often a size comes back and whatever its rows hold.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SqlClient } from "~/db/sql.server";
-import { createIntakeBatcher, PREPARED_BATCH_SIZES, type Delivery } from "~/sync/intake-batch.server";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { driverOf, type Db } from "~/db/sql.server";
+import { createIntakeBatcher, PREPARED_BATCH_SIZES, type Delivery } from "~/sync/intake.server";
 import { clearSyncTables } from "./support";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
@@ -27,21 +27,21 @@ const shipment = (id: number, orderId: number): Delivery => ({
   payload: { id, order_id: orderId, line_items: [] },
 });
 
-/** The driver, counting statements and the rows of each intake statement (14 parameters a row), held while `held`. */
-function watched(sql: SqlClient) {
+/** The client's driver, counting the rows of each intake statement (14 parameters a row), held after `hold()`. */
+function watched(db: Db) {
   const state = { rows: [] as number[], release: () => {}, held: false };
   let gate = Promise.resolve();
-  const client: SqlClient = {
-    async query<T>(text: string, params: unknown[], name?: string) {
-      if (text.includes('INSERT INTO "WebhookDelivery"')) state.rows.push(params.length / 14);
-      await gate;
-      return sql.query<T>(text, params, name);
-    },
-  };
+  const driver = driverOf(db)!;
+  const query = driver.query.bind(driver);
+  vi.spyOn(driver, "query").mockImplementation(async <T>(text: string, params: unknown[], name?: string) => {
+    if (text.includes('INSERT INTO "WebhookDelivery"')) state.rows.push(params.length / 14);
+    await gate;
+    return query<T>(text, params, name);
+  });
   const hold = () => {
     gate = new Promise<void>((resolve) => (state.release = resolve));
   };
-  return { client, state, hold };
+  return { state, hold };
 }
 
 describe.each(backends)("intake batches through the driver on %s", (backend) => {
@@ -53,9 +53,10 @@ describe.each(backends)("intake batches through the driver on %s", (backend) => 
     await db?.close();
   });
   beforeEach(() => clearSyncTables(db.prisma));
+  afterEach(() => vi.restoreAllMocks());
 
   it("writes a delivery that arrives when nothing is being written at once, without waiting for the window", async () => {
-    const batcher = createIntakeBatcher(db.sql, { windowMs: 20_000 });
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 20_000 });
     const started = performance.now();
     const result = await batcher.submit(order(1));
     expect(performance.now() - started).toBeLessThan(5_000);
@@ -63,8 +64,8 @@ describe.each(backends)("intake batches through the driver on %s", (backend) => 
   });
 
   it("gathers the deliveries that arrive while a batch is written into the next statement", async () => {
-    const { client, state, hold } = watched(db.sql);
-    const batcher = createIntakeBatcher(client, { windowMs: 5, maxInFlight: 1 });
+    const { state, hold } = watched(db.prisma);
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 5, maxInFlight: 1 });
     hold();
     const first = batcher.submit(order(10));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -79,7 +80,7 @@ describe.each(backends)("intake batches through the driver on %s", (backend) => 
   });
 
   it("stores the same rows through a size's prepared statement every time it comes back, and through larger unprepared ones", async () => {
-    const batcher = createIntakeBatcher(db.sql, { windowMs: 5 });
+    const batcher = createIntakeBatcher(db.prisma, { windowMs: 5 });
     const sizes = [1, 3, PREPARED_BATCH_SIZES, PREPARED_BATCH_SIZES + 1];
     let next = 1000;
     const placed = await batcher.submit(order(999));

@@ -4,8 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OrderRequestSchema, ShipmentRequestSchema } from "~/service/schemas";
-import { contentHash, idempotencyKey } from "~/sync/idempotency.server";
-import { customerIdOf, idString, mapFulfillment, mapOrder, orderIdOf, type ShopifyOrder } from "~/sync/mapping.server";
+import { contentHash, customerIdOf, idempotencyKey, idString, mapFulfillment, mapOrder, orderIdOf, type ShopifyOrder } from "~/sync/mapping.server";
 import { parseShopifyJson } from "~/shopify/webhook.server";
 
 // Parsed as the webhook handler parses them: 64-bit ids kept exact.

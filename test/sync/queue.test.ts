@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
+import { backoffMs } from "~/lib/backoff";
 import {
-  backoffMs,
   completeJob,
   enqueueJob,
   failJob,
@@ -10,7 +10,7 @@ import {
   retryRecordJob,
 } from "~/sync/queue.server";
 import { orderKeyOf } from "~/sync/mapping.server";
-import { recordSyncDelivery } from "~/sync/intake-batch.server";
+import { recordSyncDelivery } from "~/sync/intake.server";
 
 const db = withSyncDatabase();
 const shop = "queue-shop.myshopify.com";

@@ -3,7 +3,6 @@
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import type { SqlClient } from "~/db/sql.server";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
@@ -101,7 +100,7 @@ export async function clearSyncTables(prisma: PrismaClient) {
 }
 
 /** A fresh database for the test file, its sync tables emptied before each test. */
-export function withSyncDatabase(): { readonly prisma: PrismaClient; readonly sql: SqlClient } {
+export function withSyncDatabase(): { readonly prisma: PrismaClient } {
   let db: TestDatabase | undefined;
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -113,9 +112,6 @@ export function withSyncDatabase(): { readonly prisma: PrismaClient; readonly sq
   return {
     get prisma() {
       return db!.prisma;
-    },
-    get sql() {
-      return db!.sql;
     },
   };
 }
