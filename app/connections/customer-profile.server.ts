@@ -13,10 +13,12 @@ interface ProfileAnswer {
   data?: { customer?: { displayName?: string | null; defaultEmailAddress?: { emailAddress?: string | null } | null } | null };
 }
 
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]+/g;
+
 // One line, bounded: it is shown in the admin.
 const label = (value: unknown, max: number) =>
-  // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  typeof value === "string" ? value.replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, max) || null : null;
+  typeof value === "string" ? value.replace(CONTROL_CHARACTERS, " ").trim().slice(0, max) || null : null;
 
 /** Returns whether a profile was stored; logs (ids only) when Shopify could not say. */
 export async function recordCustomerProfile(

@@ -8,10 +8,12 @@ import { callbackUrl, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.se
 import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
 import { loadServiceSettingsOrNull } from "./settings.server";
 
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]+/g;
+
 // Display-only values the storefront's Liquid filled in: one line, bounded.
 const cleanLabel = (value: string | null | undefined, max: number) => {
-  // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  const s = (value ?? "").replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, max);
+  const s = (value ?? "").replace(CONTROL_CHARACTERS, " ").trim().slice(0, max);
   return s && !s.includes("{{") ? s : null; // "{{" = Liquid that was never rendered: no name known
 };
 

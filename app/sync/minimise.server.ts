@@ -7,13 +7,15 @@
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+// eslint-disable-next-line no-control-regex -- removing NUL is the point
+const NUL = /\u0000/g;
+
 /**
  * Text as PostgreSQL can store it: no NUL (text and jsonb refuse it) and no lone UTF-16 surrogate (jsonb refuses
  * the escape JSON.stringify writes for one). One delivery's odd byte must not fail the batch it is written with.
  */
 export function storableText(value: string): string {
-  // eslint-disable-next-line no-control-regex -- removing NUL is the point
-  return value.replace(/\u0000/g, "").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return value.replace(NUL, "").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 
 const asId = (value: unknown) => (typeof value === "string" ? storableText(value) : typeof value === "number" && Number.isFinite(value) ? value : undefined);
