@@ -26,20 +26,61 @@ export const LAYERS = {
   handoff: ["connections", "db", "env.server", "lib", "loopback", "service", "shopify"],
   admin: ["connections", "db", "handoff", "lib", "privacy", "shopify", "sync"],
   components: ["admin", "lib"],
-  runtime: ["connections", "db", "db.server", "env.server", "lib", "privacy", "service", "shopify", "shopify.server", "sync"],
-  routes: ["admin", "components", "connections", "db.server", "env.server", "handoff", "lib", "privacy", "runtime", "shopify", "shopify.server", "sync"],
+  runtime: [
+    "connections",
+    "db",
+    "db.server",
+    "env.server",
+    "lib",
+    "privacy",
+    "service",
+    "shopify",
+    "shopify.server",
+    "sync",
+  ],
+  routes: [
+    "admin",
+    "components",
+    "connections",
+    "db.server",
+    "env.server",
+    "handoff",
+    "lib",
+    "privacy",
+    "runtime",
+    "shopify",
+    "shopify.server",
+    "sync",
+  ],
   "entry.server": ["lib", "runtime", "shopify.server"],
   root: [],
 };
 
 /** The parts of app/ that stay plain TypeScript: Remix only in routes, the entry, the root and components. */
-const PLAIN = ["loopback", "env.server", "lib", "db", "crypto", "service", "sync", "connections", "privacy", "handoff", "admin", "runtime", "db.server"];
+const PLAIN = [
+  "loopback",
+  "env.server",
+  "lib",
+  "db",
+  "crypto",
+  "service",
+  "sync",
+  "connections",
+  "privacy",
+  "handoff",
+  "admin",
+  "runtime",
+  "db.server",
+];
 
 /** Outside app/: the stand-ins, tests, scripts, emulator and process entries, which the shipped app never imports. */
 const OUTSIDE = ["dev", "test", "scripts", "emulator", "server"];
 
 function layering() {
-  const remix = { regex: "^@remix-run/|^@shopify/shopify-app-remix", message: "No Remix inside the domain: routes adapt, areas stay plain." };
+  const remix = {
+    regex: "^@remix-run/|^@shopify/shopify-app-remix",
+    message: "No Remix inside the domain: routes adapt, areas stay plain.",
+  };
   const outside = {
     regex: `^(\\.\\./)+(${OUTSIDE.join("|")})(/|$)|^~/\\.\\.(/|$)`,
     message: `app/ may not import ${OUTSIDE.map((d) => `${d}/`).join(", ")}: the shipped app stands alone.`,
@@ -51,7 +92,12 @@ function layering() {
   const name = (target) => (target === "routes.ts" ? "routes\\.ts" : target.replace(".", "\\."));
   const reaching = (target, fromRoot) => `^(~/|${fromRoot ? "\\./" : "(\\.\\./)+"})${name(target)}(\\.tsx?)?(/|$)`;
   const files = (part) => (isRootFile(part) ? [`app/${part}.{ts,tsx}`] : [`app/${part}/**/*.{ts,tsx}`]);
-  const label = (part) => (part === "routes.ts" ? "app/routes.ts" : isRootFile(part) ? `app/${part}.ts${["root", "entry.server"].includes(part) ? "x" : ""}` : `app/${part}/`);
+  const label = (part) =>
+    part === "routes.ts"
+      ? "app/routes.ts"
+      : isRootFile(part)
+        ? `app/${part}.ts${["root", "entry.server"].includes(part) ? "x" : ""}`
+        : `app/${part}/`;
   const rule = (part, may) => {
     const forbidden = parts.filter((other) => other !== part && !may.includes(other));
     const patterns = [
@@ -71,7 +117,17 @@ function layering() {
 }
 
 export default tseslint.config(
-  { ignores: ["build/**", "node_modules/**", "data/**", "test-results/**", "extensions/**/assets/**", "extensions/*/dist/**", ".cache/**"] },
+  {
+    ignores: [
+      "build/**",
+      "node_modules/**",
+      "data/**",
+      "test-results/**",
+      "extensions/**/assets/**",
+      "extensions/*/dist/**",
+      ".cache/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

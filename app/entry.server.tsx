@@ -20,7 +20,13 @@ export const streamTimeout = 5000;
 export function handleError(error: unknown, { request }: { request: Request }) {
   // An aborted request, or an answer such as a 404 for an unknown path (the request log has its status): no error.
   if (request.signal.aborted || (isRouteErrorResponse(error) && error.status < 500)) return;
-  logger("app").error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error), path: new URL(request.url).pathname }, "request failed");
+  logger("app").error(
+    {
+      err: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      path: new URL(request.url).pathname,
+    },
+    "request failed",
+  );
 }
 
 startDevWebProcess(); // remix vite:dev only (it has no main): a no-op in every other process
@@ -36,25 +42,22 @@ export default async function handleRequest(
   const callbackName = isbot(userAgent ?? "") ? "onAllReady" : "onShellReady";
 
   return new Promise((resolve, reject) => {
-    const { pipe, abort } = renderToPipeableStream(
-      <RemixServer context={remixContext} url={request.url} />,
-      {
-        [callbackName]: () => {
-          const body = new PassThrough();
-          const stream = createReadableStreamFromReadable(body);
-          responseHeaders.set("Content-Type", "text/html");
-          resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
-          pipe(body);
-        },
-        onShellError(error) {
-          reject(error);
-        },
-        onError(error) {
-          responseStatusCode = 500;
-          logger("app").error({ err: error }, "render failed");
-        },
+    const { pipe, abort } = renderToPipeableStream(<RemixServer context={remixContext} url={request.url} />, {
+      [callbackName]: () => {
+        const body = new PassThrough();
+        const stream = createReadableStreamFromReadable(body);
+        responseHeaders.set("Content-Type", "text/html");
+        resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
+        pipe(body);
       },
-    );
+      onShellError(error) {
+        reject(error);
+      },
+      onError(error) {
+        responseStatusCode = 500;
+        logger("app").error({ err: error }, "render failed");
+      },
+    });
     setTimeout(abort, streamTimeout + 1000);
   });
 }

@@ -29,16 +29,25 @@ const keyList = z
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, { message: "must be a postgresql:// URL" }).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { message: "must be a postgresql:// URL" })
+    .optional(),
   PGLITE_DATA_DIR: z.string().default("./data/pglite"),
   SHOPIFY_API_KEY: z.string().min(1),
   SHOPIFY_API_SECRET: z.string().min(1),
   SHOPIFY_APP_URL: z.url({ message: "must be the app's public https URL" }),
-  SCOPES: z.string().default("read_orders,read_fulfillments,read_customers,read_products,read_themes,write_app_proxy,unauthenticated_read_checkouts,unauthenticated_read_product_listings"),
+  SCOPES: z
+    .string()
+    .default(
+      "read_orders,read_fulfillments,read_customers,read_products,read_themes,write_app_proxy,unauthenticated_read_checkouts,unauthenticated_read_product_listings",
+    ),
   SHOP_CUSTOM_DOMAIN: z
     .string()
     .transform((s) => s.toLowerCase())
-    .refine((s) => CUSTOM_DOMAIN.test(s), { message: 'must be a bare domain such as "shops.example.com" (no scheme, no path)' })
+    .refine((s) => CUSTOM_DOMAIN.test(s), {
+      message: 'must be a bare domain such as "shops.example.com" (no scheme, no path)',
+    })
     .optional(),
   ENCRYPTION_KEYS: keyList,
   WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),
@@ -60,7 +69,8 @@ const schema = z.object({
   METRICS_TOKEN: z
     .string()
     .regex(/^[\x21-\x2b\x2d-\x7e]{16,256}(,[\x21-\x2b\x2d-\x7e]{16,256})?$/, {
-      message: "must be a token of 16 to 256 printable characters without spaces or commas (openssl rand -hex 24), or two separated by a comma while rotating",
+      message:
+        "must be a token of 16 to 256 printable characters without spaces or commas (openssl rand -hex 24), or two separated by a comma while rotating",
     })
     .optional(),
   OPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -85,7 +95,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = schema
     .refine((config) => !production || appUrlIsSecure(config.SHOPIFY_APP_URL), {
       path: ["SHOPIFY_APP_URL"],
-      message: "must be an https:// URL in production (plain http only for a loopback address, for a local run of the production build)",
+      message:
+        "must be an https:// URL in production (plain http only for a loopback address, for a local run of the production build)",
     })
     .safeParse(input);
   if (!result.success) {

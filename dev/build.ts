@@ -20,7 +20,10 @@ function newestSourceTime(dir: string): number {
 
 export function buildIsFresh(): boolean {
   if (!existsSync(SERVER_BUILD)) return false;
-  const sources = Math.max(newestSourceTime(path.join(ROOT, "app")), statSync(path.join(ROOT, "vite.config.ts")).mtimeMs);
+  const sources = Math.max(
+    newestSourceTime(path.join(ROOT, "app")),
+    statSync(path.join(ROOT, "vite.config.ts")).mtimeMs,
+  );
   return statSync(SERVER_BUILD).mtimeMs >= sources;
 }
 
@@ -40,13 +43,18 @@ export const SERVER_ENTRY_BUILD = path.join(ROOT, "build/server-main.js");
 
 function serverEntryIsFresh(): boolean {
   if (!existsSync(SERVER_ENTRY_BUILD)) return false;
-  return statSync(SERVER_ENTRY_BUILD).mtimeMs >= Math.max(newestSourceTime(path.join(ROOT, "server")), newestSourceTime(path.join(ROOT, "app")));
+  return (
+    statSync(SERVER_ENTRY_BUILD).mtimeMs >=
+    Math.max(newestSourceTime(path.join(ROOT, "server")), newestSourceTime(path.join(ROOT, "app")))
+  );
 }
 
 /** The app's build and the production entries (`node build/server-main.js`), each made unless fresh. */
 export function ensureServerBuild(): void {
   ensureBuild();
-  buildOnce(serverEntryIsFresh, () => execFileSync("npm", ["run", "--silent", "build:server"], { cwd: ROOT, stdio: "pipe" }));
+  buildOnce(serverEntryIsFresh, () =>
+    execFileSync("npm", ["run", "--silent", "build:server"], { cwd: ROOT, stdio: "pipe" }),
+  );
 }
 
 /** Runs `build` unless `isFresh`, one starter at a time (a lock directory), re-checking after waiting. */

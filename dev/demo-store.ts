@@ -19,11 +19,56 @@ export interface DemoProduct {
 }
 
 export const DEMO_PRODUCTS: DemoProduct[] = [
-  { id: "8100000001", variantId: "4600000001", handle: "blue-mug", title: "Blue mug", sku: "MUG-BLUE", price: "12.50", description: "Stoneware, 350 ml, dishwasher safe.", color: "#3b6fb6" },
-  { id: "8100000002", variantId: "4600000002", handle: "canvas-tote", title: "Canvas tote", sku: "TOTE-NAT", price: "18.00", description: "Heavy cotton canvas with long handles.", color: "#c8b68e" },
-  { id: "8100000003", variantId: "4600000003", handle: "field-notebook", title: "Field notebook", sku: "NOTE-A5", price: "9.90", description: "A5, 96 dotted pages, lies flat.", color: "#5a7d5a" },
-  { id: "8100000004", variantId: "4600000004", handle: "wool-beanie", title: "Wool beanie", sku: "BEANIE-RED", price: "24.00", description: "Merino wool, one size.", color: "#b5443b" },
-  { id: "8100000005", variantId: "4600000005", handle: "enamel-pin", title: "Enamel pin", sku: "PIN-STAR", price: "6.50", description: "Hard enamel, gold plated.", color: "#d9a520" },
+  {
+    id: "8100000001",
+    variantId: "4600000001",
+    handle: "blue-mug",
+    title: "Blue mug",
+    sku: "MUG-BLUE",
+    price: "12.50",
+    description: "Stoneware, 350 ml, dishwasher safe.",
+    color: "#3b6fb6",
+  },
+  {
+    id: "8100000002",
+    variantId: "4600000002",
+    handle: "canvas-tote",
+    title: "Canvas tote",
+    sku: "TOTE-NAT",
+    price: "18.00",
+    description: "Heavy cotton canvas with long handles.",
+    color: "#c8b68e",
+  },
+  {
+    id: "8100000003",
+    variantId: "4600000003",
+    handle: "field-notebook",
+    title: "Field notebook",
+    sku: "NOTE-A5",
+    price: "9.90",
+    description: "A5, 96 dotted pages, lies flat.",
+    color: "#5a7d5a",
+  },
+  {
+    id: "8100000004",
+    variantId: "4600000004",
+    handle: "wool-beanie",
+    title: "Wool beanie",
+    sku: "BEANIE-RED",
+    price: "24.00",
+    description: "Merino wool, one size.",
+    color: "#b5443b",
+  },
+  {
+    id: "8100000005",
+    variantId: "4600000005",
+    handle: "enamel-pin",
+    title: "Enamel pin",
+    sku: "PIN-STAR",
+    price: "6.50",
+    description: "Hard enamel, gold plated.",
+    color: "#d9a520",
+  },
 ];
 
 export interface DemoCustomer {
@@ -83,7 +128,15 @@ export function orderHistory(now = new Date()): PastOrder[] {
         customerId: customer.id,
         createdAt: new Date(created).toISOString(),
         lines,
-        fulfillment: i < 2 ? { id: String(6_600_000_000 + n), createdAt: new Date(created + 2 * 86_400_000).toISOString(), company: "DHL", number: `JD01460000${n}` } : null,
+        fulfillment:
+          i < 2
+            ? {
+                id: String(6_600_000_000 + n),
+                createdAt: new Date(created + 2 * 86_400_000).toISOString(),
+                company: "DHL",
+                number: `JD01460000${n}`,
+              }
+            : null,
       });
     }
   });
@@ -104,7 +157,12 @@ function wholesaleHistory(customer: DemoCustomer, day: number): PastOrder[] {
         product: DEMO_PRODUCTS[(i + j) % DEMO_PRODUCTS.length],
         quantity: 1 + (j % 3),
       })),
-      fulfillment: { id: String(6_610_000_000 + i), createdAt: new Date(created + 86_400_000).toISOString(), company: "UPS", number: `1Z999AA1${String(i).padStart(8, "0")}` },
+      fulfillment: {
+        id: String(6_610_000_000 + i),
+        createdAt: new Date(created + 86_400_000).toISOString(),
+        company: "UPS",
+        number: `1Z999AA1${String(i).padStart(8, "0")}`,
+      },
     };
   });
 }

@@ -14,7 +14,9 @@ function formatPrice(minor: number | undefined, currency: string | undefined): s
 function lookup(ctx: Context, handoffId: string): { handoff: Handoff } | { reply: Reply } {
   const handoff = ctx.store.handoffs.get(handoffId);
   if (!handoff) {
-    return { reply: html(404, page("Cart not found", "<p>There is no cart at this address. Check the link you followed.</p>")) };
+    return {
+      reply: html(404, page("Cart not found", "<p>There is no cart at this address. Check the link you followed.</p>")),
+    };
   }
   if (ctx.now() >= Date.parse(handoff.expires_at)) {
     return {
@@ -34,7 +36,8 @@ function linesTable(handoff: Handoff): string {
   const rows = handoff.body.lines
     .map((l) => {
       const price = formatPrice(l.unit_price_minor, l.currency);
-      const priceCell = l.unit_price_minor === undefined ? "<td></td>" : `<td title="${l.unit_price_minor}">${escapeHtml(price)}</td>`;
+      const priceCell =
+        l.unit_price_minor === undefined ? "<td></td>" : `<td title="${l.unit_price_minor}">${escapeHtml(price)}</td>`;
       return `<tr><td>${escapeHtml(l.title)}</td><td>${escapeHtml(String(l.quantity))}</td>${priceCell}</tr>`;
     })
     .join("\n");
@@ -51,7 +54,10 @@ export function claimGet(ctx: Context, handoffId: string): Reply {
     const ws = ctx.workspaces.get(handoff.claimed_workspace_id);
     return html(
       200,
-      page("Cart claimed", `<p>This cart was claimed into ${escapeHtml(ws?.name ?? handoff.claimed_workspace_id)}.</p>${linesTable(handoff)}`),
+      page(
+        "Cart claimed",
+        `<p>This cart was claimed into ${escapeHtml(ws?.name ?? handoff.claimed_workspace_id)}.</p>${linesTable(handoff)}`,
+      ),
     );
   }
   const options = [...ctx.workspaces.values()]
@@ -73,7 +79,10 @@ export function claimPost(ctx: Context, handoffId: string, req: IncomingMessage,
   const workspaceId = single(parseForm(req, bytes), "workspace_id");
   const workspace = workspaceId ? ctx.workspaces.get(workspaceId) : undefined;
   if (!workspace) {
-    return html(400, page("Choose a workspace", `<p>Pick one of your workspaces to claim this cart into. <a href="">Back</a></p>`));
+    return html(
+      400,
+      page("Choose a workspace", `<p>Pick one of your workspaces to claim this cart into. <a href="">Back</a></p>`),
+    );
   }
   if (handoff.claimed_workspace_id && handoff.claimed_workspace_id !== workspace.id) {
     return html(409, page("Cart already claimed", "<p>This cart was already claimed into another workspace.</p>"));
@@ -84,6 +93,9 @@ export function claimPost(ctx: Context, handoffId: string, req: IncomingMessage,
   }
   return html(
     200,
-    page("Cart claimed", `<p>The cart is now in <strong>${escapeHtml(workspace.name)}</strong>.</p>${linesTable(handoff)}`),
+    page(
+      "Cart claimed",
+      `<p>The cart is now in <strong>${escapeHtml(workspace.name)}</strong>.</p>${linesTable(handoff)}`,
+    ),
   );
 }

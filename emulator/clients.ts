@@ -54,7 +54,10 @@ export class ClientRegistry {
     if (!client) return undefined;
     const previous = client.signingSecrets[client.signingSecrets.length - 1];
     const secret = `whsec-${randomBytes(24).toString("hex")}`;
-    client.signingSecrets = [{ secret: previous.secret, expiresAt: now + this.graceSeconds * 1000 }, { secret, expiresAt: null }];
+    client.signingSecrets = [
+      { secret: previous.secret, expiresAt: now + this.graceSeconds * 1000 },
+      { secret, expiresAt: null },
+    ];
     return secret;
   }
 }

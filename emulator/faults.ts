@@ -58,7 +58,8 @@ export class Faults {
       headers["content-type"] = "application/json";
     }
     for (const [k, v] of Object.entries(fault.headers ?? {})) headers[k.toLowerCase()] = v;
-    const error = typeof fault.body === "object" && fault.body !== null && "error" in fault.body ? String(fault.body.error) : null;
+    const error =
+      typeof fault.body === "object" && fault.body !== null && "error" in fault.body ? String(fault.body.error) : null;
     return { status: fault.status, headers, body, error };
   }
 

@@ -3,13 +3,27 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { CartHandoffRequestSchema, describeIssues } from "../app/service/schemas";
 import type { Context } from "./context";
-import { errorReply, header, isValidIdempotencyKey, json, mediaType, parseJsonBody, stringField, type Reply } from "./http";
+import {
+  errorReply,
+  header,
+  isValidIdempotencyKey,
+  json,
+  mediaType,
+  parseJsonBody,
+  stringField,
+  type Reply,
+} from "./http";
 import { scopedKey } from "./idempotency";
 import { isValidNonce, NONCE_TTL_SECONDS, signatureMatches, timestampInWindow } from "./signature";
 
 const DEFAULT_EXPIRES_IN_SECONDS = 86400;
 
-export async function createHandoff(ctx: Context, req: IncomingMessage, pathWithQuery: string, bytes: Buffer): Promise<Reply> {
+export async function createHandoff(
+  ctx: Context,
+  req: IncomingMessage,
+  pathWithQuery: string,
+  bytes: Buffer,
+): Promise<Reply> {
   const now = ctx.now();
   const clientId = header(req, "x-service-client-id");
   const timestamp = header(req, "x-service-timestamp");
@@ -20,12 +34,23 @@ export async function createHandoff(ctx: Context, req: IncomingMessage, pathWith
   // 1. Authentication: every failure looks the same from outside (401 invalid_signature).
   const unauthorized = (message: string) => errorReply(401, "invalid_signature", message);
   if (clientId === undefined || timestamp === undefined || nonce === undefined || signature === undefined) {
-    return unauthorized("X-Service-Client-Id, X-Service-Timestamp, X-Service-Nonce and X-Service-Signature are required");
+    return unauthorized(
+      "X-Service-Client-Id, X-Service-Timestamp, X-Service-Nonce and X-Service-Signature are required",
+    );
   }
   if (!isValidNonce(nonce)) return unauthorized("X-Service-Nonce must be 16 to 128 characters of [A-Za-z0-9._~-]");
   if (!ctx.clients.get(clientId)) return unauthorized("unknown client");
-  if (!timestampInWindow(timestamp, now)) return unauthorized("X-Service-Timestamp is not Unix seconds within 300 s of now");
-  const parts = { method: req.method ?? "POST", pathWithQuery, clientId, timestamp, nonce, idempotencyKey, body: bytes };
+  if (!timestampInWindow(timestamp, now))
+    return unauthorized("X-Service-Timestamp is not Unix seconds within 300 s of now");
+  const parts = {
+    method: req.method ?? "POST",
+    pathWithQuery,
+    clientId,
+    timestamp,
+    nonce,
+    idempotencyKey,
+    body: bytes,
+  };
   if (!signatureMatches(signature, ctx.clients.activeSigningSecrets(clientId, now), parts)) {
     return unauthorized("no v1 signature matches");
   }

@@ -32,10 +32,19 @@ export class IdempotencyStore {
     const existing = this.keys.get(scopedKey, now);
     if (existing) {
       if (existing.fingerprint !== fingerprint) {
-        return errorReply(409, "idempotency_conflict", "this Idempotency-Key was already used with another request body");
+        return errorReply(
+          409,
+          "idempotency_conflict",
+          "this Idempotency-Key was already used with another request body",
+        );
       }
-      if (!existing.reply) return errorReply(409, "idempotency_conflict", "a request with this Idempotency-Key is still in progress");
-      return { ...existing.reply, headers: { ...existing.reply.headers, "idempotent-replayed": "true" }, replayed: true };
+      if (!existing.reply)
+        return errorReply(409, "idempotency_conflict", "a request with this Idempotency-Key is still in progress");
+      return {
+        ...existing.reply,
+        headers: { ...existing.reply.headers, "idempotent-replayed": "true" },
+        replayed: true,
+      };
     }
     const entry: Entry = { fingerprint };
     this.keys.set(scopedKey, entry, now + IDEMPOTENCY_TTL_MS, now);

@@ -5,7 +5,16 @@ import type { z } from "zod";
 import { describeIssues, OrderRequestSchema, ShipmentRequestSchema } from "../app/service/schemas";
 import type { OrderRequest, ShipmentRequest } from "../app/service/schemas";
 import type { Context } from "./context";
-import { errorReply, header, isValidIdempotencyKey, json, mediaType, parseJsonBody, stringField, type Reply } from "./http";
+import {
+  errorReply,
+  header,
+  isValidIdempotencyKey,
+  json,
+  mediaType,
+  parseJsonBody,
+  stringField,
+  type Reply,
+} from "./http";
 import { scopedKey } from "./idempotency";
 import type { IssuedToken } from "./oauth-state";
 import type { ImportedRecord, Store } from "./store";
@@ -90,7 +99,9 @@ async function handleImport<B>(kind: ImportKind<B>, ctx: Context, req: IncomingM
     () => ctx.faults.afterKeyReserved(req.method ?? "POST", kind.path),
     () => {
       const result = kind.schema.safeParse(parsed.value);
-      return result.success ? upsert(kind, ctx, token, result.data, now) : errorReply(422, "invalid_payload", describeIssues(result.error));
+      return result.success
+        ? upsert(kind, ctx, token, result.data, now)
+        : errorReply(422, "invalid_payload", describeIssues(result.error));
     },
   );
   return logged({ ...reply, headers: { ...limited.headers, ...reply.headers } }, externalId);
@@ -142,11 +153,16 @@ const SHIPMENTS: ImportKind<ShipmentRequest> = {
     if (!order) return errorReply(422, "order_not_found", `no order ${body.external_order_id} in this workspace`);
     const unknown = body.lines.findIndex((l) => !store.orderHasLine(order, l.external_order_line_id));
     if (unknown < 0) return undefined;
-    return errorReply(422, "invalid_payload", `lines[${unknown}].external_order_line_id: not a line of order ${body.external_order_id}`);
+    return errorReply(
+      422,
+      "invalid_payload",
+      `lines[${unknown}].external_order_line_id: not a line of order ${body.external_order_id}`,
+    );
   },
   find: (store, workspaceId, externalId) => store.findShipment(workspaceId, externalId),
   save: (store, record) => store.saveShipment(record),
 };
 
 export const importOrder = (ctx: Context, req: IncomingMessage, bytes: Buffer) => handleImport(ORDERS, ctx, req, bytes);
-export const importShipment = (ctx: Context, req: IncomingMessage, bytes: Buffer) => handleImport(SHIPMENTS, ctx, req, bytes);
+export const importShipment = (ctx: Context, req: IncomingMessage, bytes: Buffer) =>
+  handleImport(SHIPMENTS, ctx, req, bytes);

@@ -9,11 +9,15 @@ function parseArgs(argv: string[]): { port: number; config?: string } {
   let config: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    const [name, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [name, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
     const value = () => inline ?? argv[++i];
     if (name === "--port") {
       const raw = value();
-      if (raw === undefined || !/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`--port needs a number from 0 to 65535, got ${raw}`);
+      if (raw === undefined || !/^\d+$/.test(raw) || Number(raw) > 65535)
+        throw new Error(`--port needs a number from 0 to 65535, got ${raw}`);
       port = Number(raw);
     } else if (name === "--config") {
       config = value();
@@ -29,7 +33,11 @@ function parseArgs(argv: string[]): { port: number; config?: string } {
 }
 
 function describe(config: EmulatorConfig, url: string, fromFile: string | undefined): string {
-  const lines = [fromFile ? `Merchant Integration Service emulator (config ${fromFile})` : "Merchant Integration Service emulator (sandbox app)"];
+  const lines = [
+    fromFile
+      ? `Merchant Integration Service emulator (config ${fromFile})`
+      : "Merchant Integration Service emulator (sandbox app)",
+  ];
   lines.push(`  base URL:          ${url}`, `  sandbox base URL:  ${url}`, `  auth URL:          ${url}`);
   lines.push(`  authorize:         ${url}/oauth/authorize`, `  token:             ${url}/oauth/token`);
   for (const c of config.clients) {

@@ -40,7 +40,14 @@ export class OAuthState {
   readonly accessTokens = new Map<string, IssuedToken>();
   readonly refreshTokens = new Map<string, RefreshToken>();
 
-  issueCode(clientId: string, workspaceId: string, redirectUri: string, codeChallenge: string, scopes: string[], now: number) {
+  issueCode(
+    clientId: string,
+    workspaceId: string,
+    redirectUri: string,
+    codeChallenge: string,
+    scopes: string[],
+    now: number,
+  ) {
     const grant: Grant = { id: randomUUID(), clientId, workspaceId, revoked: false };
     const code = opaque("code");
     this.codes.set(code, { grant, redirectUri, codeChallenge, scopes, expiresAt: now + CODE_TTL_MS, used: false });
@@ -57,7 +64,13 @@ export class OAuthState {
       expiresAt: now + ACCESS_TOKEN_TTL_SECONDS * 1000,
       revoked: false,
     });
-    this.refreshTokens.set(refreshToken, { grant, scopes, expiresAt: now + REFRESH_TOKEN_TTL_MS, revoked: false, used: false });
+    this.refreshTokens.set(refreshToken, {
+      grant,
+      scopes,
+      expiresAt: now + REFRESH_TOKEN_TTL_MS,
+      revoked: false,
+      used: false,
+    });
     return {
       access_token: accessToken,
       token_type: "Bearer",

@@ -4,7 +4,18 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { ClientState } from "./clients";
 import type { Context } from "./context";
-import { escapeHtml, html, json, page, parseForm, redirect, single, type Headers, type Params, type Reply } from "./http";
+import {
+  escapeHtml,
+  html,
+  json,
+  page,
+  parseForm,
+  redirect,
+  single,
+  type Headers,
+  type Params,
+  type Reply,
+} from "./http";
 
 export const SUPPORTED_SCOPES = ["orders:write", "shipments:write"] as const;
 
@@ -42,12 +53,17 @@ function scopeList(value: string): string[] {
 function validateAuthorization(ctx: Context, params: Params): Validated {
   const clientId = single(params, "client_id");
   const client = clientId ? ctx.clients.get(clientId) : undefined;
-  if (!client) return { ok: false, reply: errorPage(400, "Unknown application", "The client_id is missing or not registered.") };
+  if (!client)
+    return { ok: false, reply: errorPage(400, "Unknown application", "The client_id is missing or not registered.") };
   const redirectUri = single(params, "redirect_uri");
   if (!redirectUri || !client.config.redirect_uris.includes(redirectUri)) {
     return {
       ok: false,
-      reply: errorPage(400, "Invalid redirect URI", "The redirect_uri is missing or not registered for this application."),
+      reply: errorPage(
+        400,
+        "Invalid redirect URI",
+        "The redirect_uri is missing or not registered for this application.",
+      ),
     };
   }
   const state = single(params, "state");
@@ -88,7 +104,8 @@ export function authorizeGet(ctx: Context, url: URL, params: Params): Reply {
     .join("\n");
   const scopes = r.scopes
     .map(
-      (s) => `<label><input type="checkbox" name="granted_scope" value="${escapeHtml(s)}" checked> ${escapeHtml(s)}</label><br>`,
+      (s) =>
+        `<label><input type="checkbox" name="granted_scope" value="${escapeHtml(s)}" checked> ${escapeHtml(s)}</label><br>`,
     )
     .join("\n");
   const body = `<p><strong>${escapeHtml(r.client.config.client_id)}</strong> asks to write data into one of your workspaces.</p>
@@ -132,7 +149,14 @@ export function authorizePost(ctx: Context, req: IncomingMessage, bytes: Buffer)
       return fail("invalid_scope", "granted_scope must be a non-empty subset of the requested scope");
     }
   }
-  const code = ctx.oauth.issueCode(r.client.config.client_id, workspaceId, r.redirectUri, r.codeChallenge, granted, ctx.now());
+  const code = ctx.oauth.issueCode(
+    r.client.config.client_id,
+    workspaceId,
+    r.redirectUri,
+    r.codeChallenge,
+    granted,
+    ctx.now(),
+  );
   return redirectTo(r.redirectUri, { code, state: r.state });
 }
 
@@ -159,11 +183,16 @@ function formDecode(value: string): string | undefined {
 }
 
 /** client_secret_basic or client_secret_post (only one of them per request). */
-function authenticateClient(ctx: Context, req: IncomingMessage, form: Params): { client: ClientState } | { reply: Reply } {
+function authenticateClient(
+  ctx: Context,
+  req: IncomingMessage,
+  form: Params,
+): { client: ClientState } | { reply: Reply } {
   const authorization = req.headers.authorization;
   const basic = authorization?.match(/^Basic\s+([A-Za-z0-9+/=]*)\s*$/i);
   if (basic) {
-    if (form.has("client_secret")) return { reply: tokenError("invalid_request", "use one client authentication method") };
+    if (form.has("client_secret"))
+      return { reply: tokenError("invalid_request", "use one client authentication method") };
     const decoded = Buffer.from(basic[1], "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     const id = colon >= 0 ? formDecode(decoded.slice(0, colon)) : undefined;

@@ -72,7 +72,8 @@ async function route(ctx: Context, req: IncomingMessage, url: URL, body: Buffer)
     if (path === "/_emulator/faults") return method === "POST" ? admin.addFault(ctx, body) : methodNotAllowed("POST");
     if (path === "/_emulator/reset") return method === "POST" ? admin.reset(ctx) : methodNotAllowed("POST");
     const rotate = ROTATE_PATH.exec(path);
-    if (rotate) return method === "POST" ? admin.rotateSigningSecret(ctx, segment(rotate[1]) ?? "") : methodNotAllowed("POST");
+    if (rotate)
+      return method === "POST" ? admin.rotateSigningSecret(ctx, segment(rotate[1]) ?? "") : methodNotAllowed("POST");
     return errorReply(404, "not_found", "no such emulator endpoint");
   }
 
@@ -106,7 +107,9 @@ async function handle(ctx: Context, req: IncomingMessage, res: ServerResponse): 
   try {
     const { bytes, tooLarge } = await readBody(req);
     // docs/service.md, "Size limits": before any other check.
-    reply = tooLarge ? errorReply(413, "payload_too_large", "bodies are limited to 1 MiB") : await route(ctx, req, url, bytes);
+    reply = tooLarge
+      ? errorReply(413, "payload_too_large", "bodies are limited to 1 MiB")
+      : await route(ctx, req, url, bytes);
   } catch (err) {
     console.error("emulator: internal error", err);
     reply = errorReply(500, "internal_error", "the emulator failed; see its log");

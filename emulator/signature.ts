@@ -25,9 +25,16 @@ export interface SignedParts {
 
 /** The eight signed lines (docs/service.md), joined by \n with no trailing newline. */
 export function signedString(p: SignedParts): string {
-  return ["v1", p.method, p.pathWithQuery, p.clientId, p.timestamp, p.nonce, p.idempotencyKey ?? "", sha256Hex(p.body)].join(
-    "\n",
-  );
+  return [
+    "v1",
+    p.method,
+    p.pathWithQuery,
+    p.clientId,
+    p.timestamp,
+    p.nonce,
+    p.idempotencyKey ?? "",
+    sha256Hex(p.body),
+  ].join("\n");
 }
 
 /** Lowercase hex HMAC-SHA256 of the signed string (without the `v1=` prefix). */

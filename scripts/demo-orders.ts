@@ -13,7 +13,8 @@ function parse(argv: string[]) {
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
-    if (!m || !["count", "data-dir", "customer", "app-url", "secret", "shop"].includes(m[1])) throw new Error(`unknown argument ${argv[i]}\n${USAGE}`);
+    if (!m || !["count", "data-dir", "customer", "app-url", "secret", "shop"].includes(m[1]))
+      throw new Error(`unknown argument ${argv[i]}\n${USAGE}`);
     const value = m[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${m[1]} needs a value\n${USAGE}`);
     flags[m[1]] = value;
@@ -31,7 +32,13 @@ function parse(argv: string[]) {
   }
   const customerId = flags.customer ?? ready.customer_id ?? DEMO_CUSTOMERS[0].id;
   const customer = DEMO_CUSTOMERS.find((c) => c.id === customerId) ?? { ...DEMO_CUSTOMERS[0], id: customerId };
-  return { count, appUrl: flags["app-url"] ?? ready.app_url!, secret: flags.secret ?? ready.api_secret!, shop: flags.shop ?? ready.shop ?? DEMO_SHOP, customer };
+  return {
+    count,
+    appUrl: flags["app-url"] ?? ready.app_url!,
+    secret: flags.secret ?? ready.api_secret!,
+    shop: flags.shop ?? ready.shop ?? DEMO_SHOP,
+    customer,
+  };
 }
 
 async function main() {
@@ -39,7 +46,12 @@ async function main() {
   const { deliveries, orderIds, fulfillmentIds } = generateOrders(options.count, [options.customer]);
   const tally: Record<string, number> = {};
   for (const d of deliveries) {
-    const response = await sendWebhook(options.appUrl, d.topic, d.payload, { shop: options.shop, secret: options.secret, eventId: d.eventId, webhookId: d.webhookId });
+    const response = await sendWebhook(options.appUrl, d.topic, d.payload, {
+      shop: options.shop,
+      secret: options.secret,
+      eventId: d.eventId,
+      webhookId: d.webhookId,
+    });
     await response.body?.cancel();
     if (response.status !== 200) throw new Error(`${d.topic} answered HTTP ${response.status}`);
     tally[d.note] = (tally[d.note] ?? 0) + 1;

@@ -44,8 +44,12 @@ function freePort(): Promise<number> {
 function prepareDataDir(options: DemoOptions) {
   const marker = path.join(options.dataDir, MARKER);
   if (options.reset && existsSync(options.dataDir) && readdirSync(options.dataDir).length > 0) {
-    if (!existsSync(marker)) throw new UsageError(`--reset: ${options.dataDir} was not made by the demo; delete it yourself or pick another --data-dir`);
-    for (const entry of readdirSync(options.dataDir)) rmSync(path.join(options.dataDir, entry), { recursive: true, force: true });
+    if (!existsSync(marker))
+      throw new UsageError(
+        `--reset: ${options.dataDir} was not made by the demo; delete it yourself or pick another --data-dir`,
+      );
+    for (const entry of readdirSync(options.dataDir))
+      rmSync(path.join(options.dataDir, entry), { recursive: true, force: true });
   }
   mkdirSync(options.dataDir, { recursive: true });
   writeFileSync(marker, "made by npm run demo; --reset may delete everything here\n");
@@ -64,7 +68,11 @@ async function main() {
   Reflect.deleteProperty(process.env, "NODE_ENV");
   const local = parseEnv({ PGLITE_DATA_DIR: pgliteDir });
   // saveSettings (below, in this process) encrypts with the demo's key and checks the emulator's loopback address.
-  Object.assign(process.env, { ENCRYPTION_KEYS: local.ENCRYPTION_KEYS, PGLITE_DATA_DIR: pgliteDir, ALLOW_LOOPBACK_SERVICE_URLS: "true" });
+  Object.assign(process.env, {
+    ENCRYPTION_KEYS: local.ENCRYPTION_KEYS,
+    PGLITE_DATA_DIR: pgliteDir,
+    ALLOW_LOOPBACK_SERVICE_URLS: "true",
+  });
 
   console.log(ensureBuild("inherit") ? "Built the app." : "The app's build is up to date.");
 
@@ -72,11 +80,19 @@ async function main() {
   const accountPort = await freePort();
   const customerAccountUrl = `http://${HOST}:${accountPort}/account`;
   const publicUrl = `http://${HOST}:${options.port}`;
-  const config = emulatorConfig(publicUrl, options.emulatorConfig ? JSON.parse(readFileSync(options.emulatorConfig, "utf8")) : undefined);
+  const config = emulatorConfig(
+    publicUrl,
+    options.emulatorConfig ? JSON.parse(readFileSync(options.emulatorConfig, "utf8")) : undefined,
+  );
   const configFile = path.join(options.dataDir, "emulator.json");
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
-  const emulator = startNode("emulator", ["emulator/main.ts", "--port", "0", "--config", configFile], baseEnv, /listening on (http:\/\/\S+)/);
+  const emulator = startNode(
+    "emulator",
+    ["emulator/main.ts", "--port", "0", "--config", configFile],
+    baseEnv,
+    /listening on (http:\/\/\S+)/,
+  );
   const emulatorUrl = await emulator.ready;
 
   // Seed before the app starts: PGlite is one process's database.
@@ -120,10 +136,21 @@ async function main() {
   // Each worker answers health and metrics on a free port of its own, which its ready line names.
   const workerEnv = { ...appEnv, OPS_PORT: "0" };
   for (let i = 0; i < options.workers; i++) {
-    workers.push(startNode(`worker ${i + 1}`, ["server/worker.ts"], workerEnv, /worker \S+ ready(?:; health and metrics on (\S+))?/, { preload }));
+    workers.push(
+      startNode(
+        `worker ${i + 1}`,
+        ["server/worker.ts"],
+        workerEnv,
+        /worker \S+ ready(?:; health and metrics on (\S+))?/,
+        { preload },
+      ),
+    );
   }
   // Ready when /readyz says so: migrated, its database answering, its worker beating (its log may be silenced).
-  const [, ...workerOps] = await Promise.all([waitForHttp(`http://${HOST}:${appPort}/readyz`, app), ...workers.map((w) => w.ready)]);
+  const [, ...workerOps] = await Promise.all([
+    waitForHttp(`http://${HOST}:${appPort}/readyz`, app),
+    ...workers.map((w) => w.ready),
+  ]);
   // A worker that dies is only a worker (the others and the queue's leases carry on); the emulator is the demo's
   // service. The app exits non-zero after an uncaught exception (server/main.ts): like a process manager, the demo
   // starts a fresh one on the same port, unless it keeps dying (6 exits within a minute stop the demo).
@@ -173,7 +200,11 @@ async function main() {
   // The emulator forgets everything when it stops, so the demo customer connects afresh at every start (on a
   // second start over the same data, configureService above has marked them to reconnect).
   const customer = DEMO_CUSTOMERS[0];
-  await connectDemoCustomer(publicUrl, { id: customer.id, name: customerName(customer), email: customer.email }, options.proxyPath);
+  await connectDemoCustomer(
+    publicUrl,
+    { id: customer.id, name: customerName(customer), email: customer.email },
+    options.proxyPath,
+  );
 
   const ready = {
     app_url: publicUrl,
@@ -223,7 +254,10 @@ async function shutdown(code: number, reason?: string) {
   await Promise.all(closers.map((close) => close().catch(() => {})));
   await stopAll();
   await closeLog();
-  if (keptDataDir && (code === 130 || code === 143)) console.error(`Stopped. The app's data stays in ${keptDataDir}: \`npm run demo\` starts it again where it left off.`);
+  if (keptDataDir && (code === 130 || code === 143))
+    console.error(
+      `Stopped. The app's data stays in ${keptDataDir}: \`npm run demo\` starts it again where it left off.`,
+    );
   process.exit(code);
 }
 process.on("SIGINT", () => void shutdown(130));

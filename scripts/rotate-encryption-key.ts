@@ -19,10 +19,14 @@ async function main() {
     const total = Object.values(report.reencrypted).reduce((a, b) => a + b, 0);
     console.log(`re-encrypted ${total} value(s) under "${report.currentKeyId}".`);
     if (report.remaining > 0) {
-      console.log(`${report.remaining} value(s) are still under another key or not bound to their row (changed during the run, or undecryptable): run again, and keep the old key listed until this says 0.`);
+      console.log(
+        `${report.remaining} value(s) are still under another key or not bound to their row (changed during the run, or undecryptable): run again, and keep the old key listed until this says 0.`,
+      );
       process.exitCode = 2;
     } else {
-      console.log("every stored value uses the current key and is bound to its row: older keys can now be removed from ENCRYPTION_KEYS.");
+      console.log(
+        "every stored value uses the current key and is bound to its row: older keys can now be removed from ENCRYPTION_KEYS.",
+      );
     }
   } finally {
     await db.close();

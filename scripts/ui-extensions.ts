@@ -58,7 +58,17 @@ export interface BundleOptions {
   sandbox?: string;
 }
 
-const SANDBOXED_GLOBALS = ["document", "window", "self", "fetch", "navigation", "shopify", "location", "navigator", "process"];
+const SANDBOXED_GLOBALS = [
+  "document",
+  "window",
+  "self",
+  "fetch",
+  "navigation",
+  "shopify",
+  "location",
+  "navigator",
+  "process",
+];
 
 /** Every UI extension under extensions/, with its targets, as its shopify.extension.toml declares them. */
 export function findUiExtensions(extensionsDir = EXTENSIONS_DIR): UiExtension[] {
@@ -70,26 +80,42 @@ export function findUiExtensions(extensionsDir = EXTENSIONS_DIR): UiExtension[] 
     const toml = parse(readFileSync(tomlPath, "utf8")) as {
       api_version?: string;
       type?: string;
-      extensions?: { type?: string; handle?: string; targeting?: { target?: string; module?: string }[]; capabilities?: Record<string, unknown> }[];
+      extensions?: {
+        type?: string;
+        handle?: string;
+        targeting?: { target?: string; module?: string }[];
+        capabilities?: Record<string, unknown>;
+      }[];
     };
     for (const ext of toml.extensions ?? []) {
       if (ext.type !== "ui_extension") continue;
-      if (!ext.handle || !toml.api_version) throw new Error(`${tomlPath}: a ui_extension needs a handle and api_version`);
+      if (!ext.handle || !toml.api_version)
+        throw new Error(`${tomlPath}: a ui_extension needs a handle and api_version`);
       const targets = (ext.targeting ?? []).map((t) => {
-        if (!t.target || !t.module) throw new Error(`${tomlPath}: every [[extensions.targeting]] needs target and module`);
+        if (!t.target || !t.module)
+          throw new Error(`${tomlPath}: every [[extensions.targeting]] needs target and module`);
         const module = path.resolve(dir, t.module);
         if (!existsSync(module)) throw new Error(`${tomlPath}: module ${t.module} does not exist`);
         return { target: t.target, module };
       });
       if (targets.length === 0) throw new Error(`${tomlPath}: ${ext.handle} has no [[extensions.targeting]]`);
-      found.push({ handle: ext.handle, dir, apiVersion: toml.api_version, targets, capabilities: ext.capabilities ?? {} });
+      found.push({
+        handle: ext.handle,
+        dir,
+        apiVersion: toml.api_version,
+        targets,
+        capabilities: ext.capabilities ?? {},
+      });
     }
   }
   return found.sort((a, b) => a.handle.localeCompare(b.handle));
 }
 
 /** Bundles every target of every UI extension into <outDir>/<handle>/<target>.js; returns where they are. */
-export async function bundleUiExtensions(outDir: string = DEFAULT_OUT_DIR, options: BundleOptions = {}): Promise<BundledExtension[]> {
+export async function bundleUiExtensions(
+  outDir: string = DEFAULT_OUT_DIR,
+  options: BundleOptions = {},
+): Promise<BundledExtension[]> {
   const bundled: BundledExtension[] = [];
   for (const ext of findUiExtensions()) {
     const targets: BundledTarget[] = [];
@@ -111,7 +137,9 @@ export async function bundleUiExtensions(outDir: string = DEFAULT_OUT_DIR, optio
         define: {
           "process.env.NODE_ENV": JSON.stringify("production"),
           ...(options.appUrl ? { "process.env.APP_URL": JSON.stringify(options.appUrl.replace(/\/+$/, "")) } : {}),
-          ...(options.sandbox ? Object.fromEntries(SANDBOXED_GLOBALS.map((g) => [g, `globalThis.${options.sandbox}.${g}`])) : {}),
+          ...(options.sandbox
+            ? Object.fromEntries(SANDBOXED_GLOBALS.map((g) => [g, `globalThis.${options.sandbox}.${g}`]))
+            : {}),
         },
         legalComments: "none",
         minify: options.minify ?? true,

@@ -37,7 +37,10 @@ export interface AppServerOptions {
 export function createAppServer({ build, clientDir, logger, limits = serverLimits() }: AppServerOptions) {
   const app = express();
   // One budget for the bodies of every request of this process, webhooks and the rest (./bodies.ts).
-  const bodies = { budget: new BodyBudget(limits.bodyBytesInFlight), webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs };
+  const bodies = {
+    budget: new BodyBudget(limits.bodyBytesInFlight),
+    webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs,
+  };
   const direct = directWebhookDispatch(build, bodies);
   // /healthz, /readyz and /metrics of the web process the build started, ahead of Express (probes and scrapes).
   const entry = build.entry.module as { webOperations?: () => Operations | undefined };
@@ -74,14 +77,25 @@ export function createAppServer({ build, clientDir, logger, limits = serverLimit
     });
   }
   // The socket's peer, for the client's address behind TRUSTED_PROXY_HOPS proxies (app/lib/client-address.ts).
-  app.all("*", createRequestHandler({ build, mode: build.mode, getLoadContext: (req) => ({ remoteAddress: req.socket.remoteAddress }) }));
+  app.all(
+    "*",
+    createRequestHandler({
+      build,
+      mode: build.mode,
+      getLoadContext: (req) => ({ remoteAddress: req.socket.remoteAddress }),
+    }),
+  );
   // Whatever a request handler still throws: a plain 500, no stack trace, the error in the log (not the request).
   app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
-    logger?.error({ err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, "request failed");
+    logger?.error(
+      { err: err instanceof Error ? { name: err.name, message: err.message } : String(err) },
+      "request failed",
+    );
     if (res.headersSent) return next(err);
     res.status(500).type("text/plain").send("Internal Server Error");
   });
   return (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
-    if (!direct(req, res) && !operations(req, res)) app(req as express.Request, res as express.Response, next as express.NextFunction);
+    if (!direct(req, res) && !operations(req, res))
+      app(req as express.Request, res as express.Response, next as express.NextFunction);
   };
 }

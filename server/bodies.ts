@@ -99,7 +99,8 @@ export type Held = { ok: true; chunks: Buffer[]; ended: boolean } | { ok: false;
 export function holdBody(req: IncomingMessage, limit: number, done: (held: Held) => void): void {
   // Node's parser accepts only digits in a Content-Length, and holds the body to it.
   let total = req.readableLength;
-  if (overLimit(req.headers["content-length"], limit) || overLimit(total, limit)) return done({ ok: false, reason: "too_large" });
+  if (overLimit(req.headers["content-length"], limit) || overLimit(total, limit))
+    return done({ ok: false, reason: "too_large" });
   if (req.complete) return done({ ok: true, chunks: [], ended: true });
   const push = req.push.bind(req);
   const held: Buffer[] = [];
@@ -149,7 +150,8 @@ export function bodyCeiling(options: { budget: BodyBudget; webhookBodyTimeoutMs:
       const release = options.budget.reserve(size);
       if (!release) return answerBusy(req, res as ServerResponse);
       res.once("close", release);
-      if (req.path.startsWith("/webhooks/")) res.once("close", bodyDeadline(req, res as ServerResponse, options.webhookBodyTimeoutMs));
+      if (req.path.startsWith("/webhooks/"))
+        res.once("close", bodyDeadline(req, res as ServerResponse, options.webhookBodyTimeoutMs));
     }
     if (!streamed) return next(); // a declared body (Node's parser holds it to its length), or none at all
     // A streamed body is held (and counted) here until it ends, then handed on whole.

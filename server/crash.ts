@@ -10,7 +10,11 @@ export function describeError(err: unknown) {
  * `log` records the exception; `drain` stops accepting, finishes running work and exits (non-zero). A drain that
  * hangs or throws is cut short after `graceMs`: exit 1 regardless.
  */
-export function exitOnCrash(log: (err: ReturnType<typeof describeError>) => void, drain: () => Promise<void>, graceMs = 10_000): void {
+export function exitOnCrash(
+  log: (err: ReturnType<typeof describeError>) => void,
+  drain: () => Promise<void>,
+  graceMs = 10_000,
+): void {
   let crashed = false;
   process.on("uncaughtException", (err) => {
     try {

@@ -75,7 +75,10 @@ export interface DirectDispatchOptions {
  * and handed to the route's action. A body streamed without a length, or declared over the limit, goes on to the
  * general path's checks and answers.
  */
-export function directWebhookDispatch(build: ServerBuild, options: DirectDispatchOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function directWebhookDispatch(
+  build: ServerBuild,
+  options: DirectDispatchOptions,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const actions = webhookActions(build);
   return (req, res) => {
     if (req.method !== "POST") return false;
@@ -84,13 +87,13 @@ export function directWebhookDispatch(build: ServerBuild, options: DirectDispatc
     const route = actions.get(query < 0 ? url : url.slice(0, query));
     if (!route) return false;
     const problem = webhookHeaderProblem((name) => req.headers[name] as string | undefined, route.topic);
-    if (problem) return answerUnread(req, res, 400, "Bad Request"), true;
+    if (problem) return (answerUnread(req, res, 400, "Bad Request"), true);
     const declared = req.headers["content-length"];
     // Node's parser accepts only digits here, and holds the body to this length. Over the limit: the general path
     // answers 413.
     if (!declared || overLimit(declared, BODY_LIMITS.webhook)) return false;
     const release = options.budget.reserve(Number(declared));
-    if (!release) return answerBusy(req, res), true;
+    if (!release) return (answerBusy(req, res), true);
     const inTime = bodyDeadline(req, res, options.webhookBodyTimeoutMs);
     readDeclared(req)
       .then(async (bytes) => {

@@ -21,7 +21,9 @@ const DEFAULT_OPS_PORT = 9464;
 
 const config = env();
 if (!config.DATABASE_URL) {
-  console.error("npm run worker needs DATABASE_URL (PostgreSQL). With the embedded PGlite database the worker runs inside the app.");
+  console.error(
+    "npm run worker needs DATABASE_URL (PostgreSQL). With the embedded PGlite database the worker runs inside the app.",
+  );
   process.exit(2);
 }
 
@@ -37,7 +39,10 @@ const operations = createOperations({ database: db, worker });
 const address = { port: config.OPS_PORT ?? DEFAULT_OPS_PORT, host: config.OPS_HOST };
 const listening = await listenForOperations(operations, address).catch((err: Error) => {
   // The worker's work does not depend on it: it runs on, unwatched, and says so.
-  syncLog().error({ err: err.message, port: address.port }, "no health and metrics listener (OPS_PORT): set a free port");
+  syncLog().error(
+    { err: err.message, port: address.port },
+    "no health and metrics listener (OPS_PORT): set a free port",
+  );
   return undefined;
 });
 console.log(`worker ${worker.id} ready${listening ? `; health and metrics on ${listening.url}` : ""}`);
@@ -54,4 +59,7 @@ async function stop(signal: string, code: number) {
 }
 process.once("SIGTERM", () => void stop("SIGTERM", 0));
 process.once("SIGINT", () => void stop("SIGINT", 0));
-exitOnCrash((err) => syncLog().fatal({ err }, "uncaught exception: stopping"), () => stop("uncaughtException", 1));
+exitOnCrash(
+  (err) => syncLog().fatal({ err }, "uncaught exception: stopping"),
+  () => stop("uncaughtException", 1),
+);

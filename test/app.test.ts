@@ -63,6 +63,9 @@ describe("health", () => {
     expect(await alive.json()).toEqual({ alive: true });
     const ready = await fetch(`${h.app.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true, checks: { migrations: "applied", database: "ok", draining: false } });
+    expect(await ready.json()).toEqual({
+      ready: true,
+      checks: { migrations: "applied", database: "ok", draining: false },
+    });
   });
 });

@@ -14,15 +14,41 @@ import { DEFAULT_CONFIG } from "../emulator/config";
 
 describe("demo options", () => {
   it("defaults to port 3000 and ./data/demo, with the worker in the app", () => {
-    expect(parseDemoArgs([], "/repo")).toEqual({ port: 3000, dataDir: "/repo/data/demo", reset: false, workers: 0, proxyPath: "/apps/workspace" });
+    expect(parseDemoArgs([], "/repo")).toEqual({
+      port: 3000,
+      dataDir: "/repo/data/demo",
+      reset: false,
+      workers: 0,
+      proxyPath: "/apps/workspace",
+    });
   });
 
   it("takes every option, in both --name value and --name=value forms", () => {
     const options = parseDemoArgs(
-      ["--port=4000", "--data-dir", "x", "--reset", "--database-url", "postgresql://u@h/db", "--workers", "2", "--emulator-config=e.json", "--proxy-path", "/tools/team-space"],
+      [
+        "--port=4000",
+        "--data-dir",
+        "x",
+        "--reset",
+        "--database-url",
+        "postgresql://u@h/db",
+        "--workers",
+        "2",
+        "--emulator-config=e.json",
+        "--proxy-path",
+        "/tools/team-space",
+      ],
       "/repo",
     );
-    expect(options).toEqual({ port: 4000, dataDir: "/repo/x", reset: true, databaseUrl: "postgresql://u@h/db", workers: 2, emulatorConfig: "/repo/e.json", proxyPath: "/tools/team-space" });
+    expect(options).toEqual({
+      port: 4000,
+      dataDir: "/repo/x",
+      reset: true,
+      databaseUrl: "postgresql://u@h/db",
+      workers: 2,
+      emulatorConfig: "/repo/e.json",
+      proxyPath: "/tools/team-space",
+    });
   });
 
   it.each([
@@ -42,16 +68,33 @@ describe("demo options", () => {
   it("a partial emulator config changes only what it names", () => {
     const merged = deepMerge(DEFAULT_CONFIG, { rate_limit: { capacity: 1000, leak_per_second: 500 } });
     expect(merged).toEqual({ ...DEFAULT_CONFIG, rate_limit: { capacity: 1000, leak_per_second: 500 } });
-    expect(deepMerge(DEFAULT_CONFIG, { rate_limit: { capacity: 5 } }).rate_limit).toEqual({ capacity: 5, leak_per_second: 2 });
-    expect(deepMerge(DEFAULT_CONFIG, { workspaces: [{ id: "w", name: "W" }] }).workspaces).toEqual([{ id: "w", name: "W" }]);
+    expect(deepMerge(DEFAULT_CONFIG, { rate_limit: { capacity: 5 } }).rate_limit).toEqual({
+      capacity: 5,
+      leak_per_second: 2,
+    });
+    expect(deepMerge(DEFAULT_CONFIG, { workspaces: [{ id: "w", name: "W" }] }).workspaces).toEqual([
+      { id: "w", name: "W" },
+    ]);
   });
 
   it("the emulator knows the demo's OAuth callback, even when the config file replaces the apps", () => {
     const own = emulatorConfig("http://127.0.0.1:4000");
     expect(own.clients[0].redirect_uris).toEqual(["http://127.0.0.1:4000/connect/callback"]);
-    expect(emulatorConfig("http://127.0.0.1:4000", { rate_limit: { capacity: 1000, leak_per_second: 500 } })).toEqual({ ...own, rate_limit: { capacity: 1000, leak_per_second: 500 } });
-    const replaced = emulatorConfig("http://127.0.0.1:4000", { clients: [{ client_id: "c", client_secret: "s", signing_secrets: ["k"], redirect_uris: ["https://x/cb"] }] });
-    expect(replaced.clients).toEqual([{ client_id: "c", client_secret: "s", signing_secrets: ["k"], redirect_uris: ["https://x/cb", "http://127.0.0.1:4000/connect/callback"] }]);
+    expect(emulatorConfig("http://127.0.0.1:4000", { rate_limit: { capacity: 1000, leak_per_second: 500 } })).toEqual({
+      ...own,
+      rate_limit: { capacity: 1000, leak_per_second: 500 },
+    });
+    const replaced = emulatorConfig("http://127.0.0.1:4000", {
+      clients: [{ client_id: "c", client_secret: "s", signing_secrets: ["k"], redirect_uris: ["https://x/cb"] }],
+    });
+    expect(replaced.clients).toEqual([
+      {
+        client_id: "c",
+        client_secret: "s",
+        signing_secrets: ["k"],
+        redirect_uris: ["https://x/cb", "http://127.0.0.1:4000/connect/callback"],
+      },
+    ]);
   });
 });
 
@@ -67,8 +110,13 @@ describe("demo order traffic", () => {
         .filter((d) => d.topic !== "fulfillments/create" && d.payload.id === f.payload.order_id)
         .sort((a, b) => String(a.payload.updated_at).localeCompare(String(b.payload.updated_at)))
         .at(-1)!;
-      const lines = (latest.payload.line_items as { id: number; quantity: number }[]).map((l) => ({ id: l.id, quantity: l.quantity }));
-      expect((f.payload.line_items as { id: number; quantity: number }[]).map((l) => ({ id: l.id, quantity: l.quantity }))).toEqual(lines);
+      const lines = (latest.payload.line_items as { id: number; quantity: number }[]).map((l) => ({
+        id: l.id,
+        quantity: l.quantity,
+      }));
+      expect(
+        (f.payload.line_items as { id: number; quantity: number }[]).map((l) => ({ id: l.id, quantity: l.quantity })),
+      ).toEqual(lines);
     }
   });
 
@@ -108,36 +156,73 @@ describe("the demo's Admin API handlers, as the backfill calls them", () => {
   afterAll(() => server.close());
 
   type Node = { id: string; customer: { id: string }; lineItems: { nodes: unknown[] }; fulfillments: unknown[] };
-  type Page = { data: { ordersCount: { count: number }; orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Node[] } } };
+  type Page = {
+    data: {
+      ordersCount: { count: number };
+      orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Node[] };
+    };
+  };
 
   it("answers the backfill's query with the customer's orders since the date, paged", async () => {
     const customer = DEMO_CUSTOMERS[0].id;
     const history = orderHistory().filter((o) => o.customerId === customer);
     const since = new Date(Date.now() - 60 * 86_400_000).toISOString();
-    const first = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { ...BACKFILL_SIZES, first: 2, after: null, query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
+    const first = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, {
+      ...BACKFILL_SIZES,
+      first: 2,
+      after: null,
+      query: `customer_id:${customer} created_at:>='${since}'`,
+    })) as Page;
     expect(first.data.ordersCount.count).toBe(history.length);
     expect(first.data.orders.pageInfo).toEqual({ hasNextPage: true, endCursor: "2" });
-    const second = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { ...BACKFILL_SIZES, first: 2, after: "2", query: `customer_id:${customer} created_at:>='${since}'` })) as Page;
+    const second = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, {
+      ...BACKFILL_SIZES,
+      first: 2,
+      after: "2",
+      query: `customer_id:${customer} created_at:>='${since}'`,
+    })) as Page;
     const orders = [...first.data.orders.nodes, ...second.data.orders.nodes];
     expect(orders.map((o) => o.id).sort()).toEqual(history.map((o) => `gid://shopify/Order/${o.id}`).sort());
-    expect(orders.every((o) => o.customer.id === `gid://shopify/Customer/${customer}` && o.lineItems.nodes.length === 2)).toBe(true);
+    expect(
+      orders.every((o) => o.customer.id === `gid://shopify/Customer/${customer}` && o.lineItems.nodes.length === 2),
+    ).toBe(true);
     expect(orders.flatMap((o) => o.fulfillments)).toHaveLength(history.filter((o) => o.fulfillment).length);
 
-    const recent = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, { ...BACKFILL_SIZES, after: null, query: `customer_id:${customer} created_at:>='${new Date(Date.now() - 20 * 86_400_000).toISOString()}'` })) as Page;
+    const recent = (await adminGraphql(DEMO_SHOP, BACKFILL_QUERY, {
+      ...BACKFILL_SIZES,
+      after: null,
+      query: `customer_id:${customer} created_at:>='${new Date(Date.now() - 20 * 86_400_000).toISOString()}'`,
+    })) as Page;
     expect(recent.data.ordersCount.count).toBeLessThan(history.length);
   });
 
   it("answers the order-lines query, and null for an order it does not know", async () => {
     const order = orderHistory()[0];
-    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: `gid://shopify/Order/${order.id}`, first: 250, after: null })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
+    const lines = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, {
+      id: `gid://shopify/Order/${order.id}`,
+      first: 250,
+      after: null,
+    })) as { data: { order: { lineItems: { nodes: unknown[] } } | null } };
     expect(lines.data.order!.lineItems.nodes).toHaveLength(order.lines.length);
-    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, { id: "gid://shopify/Order/1", first: 250, after: null })) as { data: { order: null } };
+    const none = (await adminGraphql(DEMO_SHOP, ORDER_LINES_QUERY, {
+      id: "gid://shopify/Order/1",
+      first: 250,
+      after: null,
+    })) as { data: { order: null } };
     expect(none.data.order).toBeNull();
   });
 });
 
 describe("the demo's terminal", () => {
-  const line = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 1, 12, 0, 0), pid: 1, hostname: "h", name: "sync", msg: "worker started", concurrency: 4 });
+  const line = JSON.stringify({
+    level: 30,
+    time: Date.UTC(2026, 0, 1, 12, 0, 0),
+    pid: 1,
+    hostname: "h",
+    name: "sync",
+    msg: "worker started",
+    concurrency: 4,
+  });
 
   it("formats a child's pino JSON line with pino-pretty, prefixed with the child's name", () => {
     const { text, important } = formatLine("app", line, false, false);
@@ -149,7 +234,10 @@ describe("the demo's terminal", () => {
   it("counts warnings and errors, and other lines on stderr, as worth showing after the ready banner", () => {
     expect(formatLine("app", JSON.stringify({ level: 50, time: 0, msg: "boom" }), false, false).important).toBe(true);
     expect(formatLine("app", "TypeError: x is undefined", true, false).important).toBe(true);
-    expect(formatLine("emulator", "listening on http://127.0.0.1:1", false, false)).toEqual({ text: "[emulator] listening on http://127.0.0.1:1\n", important: false });
+    expect(formatLine("emulator", "listening on http://127.0.0.1:1", false, false)).toEqual({
+      text: "[emulator] listening on http://127.0.0.1:1\n",
+      important: false,
+    });
   });
 });
 

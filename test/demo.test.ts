@@ -9,7 +9,15 @@ import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { launchBrowser, newContext, screenshotPath } from "./helpers/browser";
-import { DEMO_TIMEOUT_MS, emulatorState, ROOT, runOrders, startDemo, waitForImports, type RunningDemo } from "./helpers/demo";
+import {
+  DEMO_TIMEOUT_MS,
+  emulatorState,
+  ROOT,
+  runOrders,
+  startDemo,
+  waitForImports,
+  type RunningDemo,
+} from "./helpers/demo";
 import { injectFault } from "./helpers/emulator";
 
 async function shot(page: Page, name: string) {
@@ -45,7 +53,14 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   it("announces every address on 127.0.0.1, with the shop's secret and a connected customer", () => {
     console.log(`demo ready after ${(startMs / 1000).toFixed(1)} s`);
     const { ready } = demo;
-    for (const url of [ready.app_url, ready.admin_url, ready.storefront_url, ready.customer_account_url, ready.emulator_url]) expect(new URL(url).hostname).toBe("127.0.0.1");
+    for (const url of [
+      ready.app_url,
+      ready.admin_url,
+      ready.storefront_url,
+      ready.customer_account_url,
+      ready.emulator_url,
+    ])
+      expect(new URL(url).hostname).toBe("127.0.0.1");
     expect(ready.shop).toBe("demo-shop.myshopify.com");
     expect(ready.api_secret).toBeTruthy();
     expect(ready.customer_id).toMatch(/^\d+$/);
@@ -79,7 +94,10 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     await page.click("[data-cart-view]");
     await page.waitForURL(/\/cart$/);
     const lines = await page.locator("[data-cart-line]").allTextContents();
-    expect(lines.map((l) => l.replace(/\s+/g, " ").trim())).toEqual(["Blue mug €12.50 1 €12.50", "Wool beanie €24.00 2 €48.00"]);
+    expect(lines.map((l) => l.replace(/\s+/g, " ").trim())).toEqual([
+      "Blue mug €12.50 1 €12.50",
+      "Wool beanie €24.00 2 €48.00",
+    ]);
     await shot(page, "cart");
 
     // Continue cart (the extension's own block and script): the service's claim page with those lines and prices.
@@ -132,17 +150,22 @@ describe("npm run demo (PGlite, worker in the app)", () => {
       await page.click("text=Order #");
       await orderBlock.locator("[data-workspace-order]:not([data-workspace-order=loading])").waitFor();
       if ((await orderBlock.locator("[data-workspace-order]").getAttribute("data-workspace-order")) === "sent") break;
-      if (Date.now() > deadline) throw new Error(`the order was not imported: ${await orderBlock.locator("body").textContent()}`);
+      if (Date.now() > deadline)
+        throw new Error(`the order was not imported: ${await orderBlock.locator("body").textContent()}`);
       await page.waitForTimeout(500);
     }
     expect(await orderBlock.locator("body").textContent()).toContain("This order was sent to your workspace.");
-    expect(await orderBlock.locator("[data-shipment]").first().textContent()).toBe("Shipment 1: sent to your workspace.");
+    expect(await orderBlock.locator("[data-shipment]").first().textContent()).toBe(
+      "Shipment 1: sent to your workspace.",
+    );
     await shot(page, "account-order");
 
     // The same order opened from its email without signing in (pre-authenticated): a sign-in prompt, no error.
     await page.goto(`${page.url()}?preauth=1`);
     await orderBlock.locator('[data-workspace-order="sign_in"]').waitFor();
-    expect(await orderBlock.locator("body").textContent()).toContain("Sign in to see whether this order reached your workspace.");
+    expect(await orderBlock.locator("body").textContent()).toContain(
+      "Sign in to see whether this order reached your workspace.",
+    );
     expect(await orderBlock.getByRole("button", { name: "Sign in" }).count()).toBe(1);
     await shot(page, "account-order-signed-out");
     await context.close();
@@ -152,8 +175,12 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     // Grace opens the Connect workspace page; her consent link reaches Ada, who approves and comes back as herself.
     const grace = await browserFor(browser);
     const gracePage = await grace.newPage();
-    await gracePage.goto(`${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/pages/workspace-connect")}`);
-    const consent = gracePage.frameLocator('iframe[data-target="customer-account.page.render"]').getByRole("link", { name: "Continue to the workspace service" });
+    await gracePage.goto(
+      `${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/pages/workspace-connect")}`,
+    );
+    const consent = gracePage
+      .frameLocator('iframe[data-target="customer-account.page.render"]')
+      .getByRole("link", { name: "Continue to the workspace service" });
     const authorizationUrl = (await consent.getAttribute("href"))!;
     await grace.close();
 
@@ -168,8 +195,13 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(await connectPage.locator("[data-notice]").textContent()).toContain("started from a different account");
     // Ada keeps her own workspace; Grace has none.
     expect(await connectPage.locator("body").textContent()).toContain("Connected to ws-acme");
-    await page.goto(`${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/profile")}`);
-    await page.frameLocator('iframe[data-target="customer-account.profile.block.render"]').locator('[data-workspace-state="not_connected"]').waitFor();
+    await page.goto(
+      `${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/profile")}`,
+    );
+    await page
+      .frameLocator('iframe[data-target="customer-account.profile.block.render"]')
+      .locator('[data-workspace-state="not_connected"]')
+      .waitFor();
     await ada.close();
   }, 60_000);
 
@@ -233,10 +265,14 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(await block.getByRole("link", { name: "Open in the sync log" }).count()).toBeGreaterThan(0);
 
     // The service refuses the next order: its import fails, the block offers Retry now, Flow hears of it once.
-    await injectFault(demo.ready.emulator_url, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].sku: unknown SKU" } });
+    await injectFault(demo.ready.emulator_url, {
+      path: "/api/v1/orders",
+      status: 422,
+      body: { error: "invalid_payload", message: "lines[0].sku: unknown SKU" },
+    });
     const sent = await runOrders(demo, 1);
-    const flowText = async () => (await (await fetch(demo.ready.flow_triggers_url)).text());
-    for (const deadline = Date.now() + 30_000; !(await flowText()).includes(sent.order_ids[0]); ) {
+    const flowText = async () => await (await fetch(demo.ready.flow_triggers_url)).text();
+    for (const deadline = Date.now() + 30_000; !(await flowText()).includes(sent.order_ids[0]);) {
       if (Date.now() > deadline) throw new Error("no Flow trigger for the failed order");
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -253,7 +289,10 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   });
 
   it("Ctrl-C stops every process the demo started", async () => {
-    const pids = execFileSync("pgrep", ["-g", String(demo.child.pid)]).toString().trim().split("\n");
+    const pids = execFileSync("pgrep", ["-g", String(demo.child.pid)])
+      .toString()
+      .trim()
+      .split("\n");
     expect(pids.length).toBeGreaterThan(2);
     await demo.stop({ keepData: true }); // the next test starts it again on the same data
     // The demo has exited; the processes it stopped may take a moment longer to be gone on a loaded machine.
@@ -265,32 +304,48 @@ describe("npm run demo (PGlite, worker in the app)", () => {
         return false;
       }
     };
-    for (const deadline = Date.now() + 10_000; pids.some(alive) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+    for (const deadline = Date.now() + 10_000; pids.some(alive) && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 100));
     for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow();
     // and tells the newcomer what became of their data
-    await vi.waitFor(() => expect(demo.output()).toContain(`Stopped. The app's data stays in ${demo.dataDir}: \`npm run demo\` starts it again where it left off.`), { timeout: 5_000 });
+    await vi.waitFor(
+      () =>
+        expect(demo.output()).toContain(
+          `Stopped. The app's data stays in ${demo.dataDir}: \`npm run demo\` starts it again where it left off.`,
+        ),
+      { timeout: 5_000 },
+    );
   }, 30_000);
 
-  it("npm run demo again on the same data dir: ready with the same data, its customer connected again, and a new order reaches the emulator", async () => {
-    const first = demo;
-    demo = await startDemo([], { dataDir: first.dataDir });
-    expect(demo.ready.customer_id).toBe(first.ready.customer_id);
-    expect(demo.ready.emulator_url).not.toBe(first.ready.emulator_url); // a new emulator, on a new port
-    expect(demo.output()).not.toContain("refused");
-    // The same data: the orders synced before the restart are still in the admin's sync log.
-    const context = await browserFor(browser);
-    const page = await context.newPage();
-    await page.goto(`${demo.ready.admin_url}/log`);
-    await page.getByText(`Order ${ordersBeforeRestart[ordersBeforeRestart.length - 1]}`).first().waitFor();
-    await context.close();
-    // The customer connected again (the new emulator issued them a new token): a new order reaches it.
-    const sent = await runOrders(demo, 1);
-    await waitForImports(demo, sent);
-    // The terminal stays readable: no raw JSON log lines, the banner names the log file that has every line.
-    expect(demo.output()).not.toMatch(/^\[\w+\] \{"level"/m);
-    expect(demo.output()).toContain(path.join(demo.dataDir, "demo.log"));
-    expect(readFileSync(path.join(demo.dataDir, "demo.log"), "utf8")).toContain(`[emulator] listening on ${demo.ready.emulator_url}`);
-  }, DEMO_TIMEOUT_MS + 60_000);
+  it(
+    "npm run demo again on the same data dir: ready with the same data, its customer connected again, and a new order reaches the emulator",
+    async () => {
+      const first = demo;
+      demo = await startDemo([], { dataDir: first.dataDir });
+      expect(demo.ready.customer_id).toBe(first.ready.customer_id);
+      expect(demo.ready.emulator_url).not.toBe(first.ready.emulator_url); // a new emulator, on a new port
+      expect(demo.output()).not.toContain("refused");
+      // The same data: the orders synced before the restart are still in the admin's sync log.
+      const context = await browserFor(browser);
+      const page = await context.newPage();
+      await page.goto(`${demo.ready.admin_url}/log`);
+      await page
+        .getByText(`Order ${ordersBeforeRestart[ordersBeforeRestart.length - 1]}`)
+        .first()
+        .waitFor();
+      await context.close();
+      // The customer connected again (the new emulator issued them a new token): a new order reaches it.
+      const sent = await runOrders(demo, 1);
+      await waitForImports(demo, sent);
+      // The terminal stays readable: no raw JSON log lines, the banner names the log file that has every line.
+      expect(demo.output()).not.toMatch(/^\[\w+\] \{"level"/m);
+      expect(demo.output()).toContain(path.join(demo.dataDir, "demo.log"));
+      expect(readFileSync(path.join(demo.dataDir, "demo.log"), "utf8")).toContain(
+        `[emulator] listening on ${demo.ready.emulator_url}`,
+      );
+    },
+    DEMO_TIMEOUT_MS + 60_000,
+  );
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)("npm run demo --database-url (PostgreSQL) --workers 2", () => {

@@ -22,16 +22,25 @@ describe("configuration", () => {
     expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: "not a url", ENCRYPTION_KEYS: `k1:${key}` })).toThrowError(
       /SHOPIFY_APP_URL: must be the app's public https URL/,
     );
-    expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: "https://app.example", ENCRYPTION_KEYS: "k1:c2hvcnQ=" })).toThrowError(
-      /ENCRYPTION_KEYS: every key must be 32 bytes/,
+    expect(() =>
+      parseEnv({ ...base, SHOPIFY_APP_URL: "https://app.example", ENCRYPTION_KEYS: "k1:c2hvcnQ=" }),
+    ).toThrowError(/ENCRYPTION_KEYS: every key must be 32 bytes/);
+    expect(() => parseEnv({ DATABASE_URL: "mysql://db/app" })).toThrowError(
+      /DATABASE_URL: must be a postgresql:\/\/ URL/,
     );
-    expect(() => parseEnv({ DATABASE_URL: "mysql://db/app" })).toThrowError(/DATABASE_URL: must be a postgresql:\/\/ URL/);
   });
 
   it("refuses a plain-http app URL in production, except on a loopback address", () => {
-    const base = { NODE_ENV: "production", SHOPIFY_API_KEY: "k", SHOPIFY_API_SECRET: "s", ENCRYPTION_KEYS: `k1:${key}` };
+    const base = {
+      NODE_ENV: "production",
+      SHOPIFY_API_KEY: "k",
+      SHOPIFY_API_SECRET: "s",
+      ENCRYPTION_KEYS: `k1:${key}`,
+    };
     for (const url of ["http://app.example", "http://10.0.0.5:3000", "ftp://app.example"]) {
-      expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: url }), url).toThrowError(/SHOPIFY_APP_URL: must be an https:\/\/ URL in production/);
+      expect(() => parseEnv({ ...base, SHOPIFY_APP_URL: url }), url).toThrowError(
+        /SHOPIFY_APP_URL: must be an https:\/\/ URL in production/,
+      );
     }
     for (const url of ["https://app.example", "http://127.0.0.1:3000", "http://localhost:3000"]) {
       expect(parseEnv({ ...base, SHOPIFY_APP_URL: url }).SHOPIFY_APP_URL, url).toBe(url);
@@ -52,7 +61,11 @@ describe("configuration", () => {
 
 describe("worker configuration", () => {
   it("defaults, and refuses a value that is not a positive whole number", () => {
-    expect(parseEnv({ NODE_ENV: "test" })).toMatchObject({ WORKER_CONCURRENCY: 4, WORKER_POLL_MS: 1000, WORKER_POOL_SIZE: 5 });
+    expect(parseEnv({ NODE_ENV: "test" })).toMatchObject({
+      WORKER_CONCURRENCY: 4,
+      WORKER_POLL_MS: 1000,
+      WORKER_POOL_SIZE: 5,
+    });
     expect(parseEnv({ NODE_ENV: "test", WORKER_CONCURRENCY: "8" }).WORKER_CONCURRENCY).toBe(8);
     expect(() => parseEnv({ NODE_ENV: "test", WORKER_CONCURRENCY: "lots" })).toThrowError(/WORKER_CONCURRENCY:/);
     expect(() => parseEnv({ NODE_ENV: "test", WORKER_LEASE_MS: "0" })).toThrowError(/WORKER_LEASE_MS:/);
@@ -65,7 +78,9 @@ describe("production", () => {
     expect(attempt).toThrowError(/SHOPIFY_API_KEY: is required with NODE_ENV=production/);
     expect(attempt).toThrowError(/SHOPIFY_API_SECRET: is required with NODE_ENV=production/);
     expect(attempt).toThrowError(/ENCRYPTION_KEYS: is required with NODE_ENV=production/);
-    expect(() => parseEnv({ NODE_ENV: "production", SHOPIFY_API_KEY: "k", SHOPIFY_APP_URL: "https://app.example" })).toThrowError(
+    expect(() =>
+      parseEnv({ NODE_ENV: "production", SHOPIFY_API_KEY: "k", SHOPIFY_APP_URL: "https://app.example" }),
+    ).toThrowError(
       /^(?![\s\S]*SHOPIFY_API_KEY)[\s\S]*SHOPIFY_API_SECRET: is required[\s\S]*ENCRYPTION_KEYS: is required/,
     );
   });

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 
 describe("an uncaught exception", () => {
   it("is logged, the server stops accepting and drains, and the process exits with code 1", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "helpers/crash-child.ts")], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "helpers/crash-child.ts")], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", (exitCode) => resolve(exitCode)));

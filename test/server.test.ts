@@ -22,7 +22,11 @@ describe("production server", () => {
     expect(page.status).toBe(200);
     await fetch(`${h.app.url}/connect/callback?code=secret-code-123&state=secret-state-456`);
     // Each line is written when its response has finished: wait for both (a loaded machine can take a while).
-    for (let i = 0; i < 100 && !(lines.join("").includes('"path":"/app"') && lines.join("").includes('"path":"/connect/callback"')); i++) {
+    for (
+      let i = 0;
+      i < 100 && !(lines.join("").includes('"path":"/app"') && lines.join("").includes('"path":"/connect/callback"'));
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
@@ -46,7 +50,11 @@ describe("production server", () => {
           const req = http.request(`${h.app.url}/webhooks/orders/create`, {
             method: "POST",
             agent,
-            headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), "X-Shopify-Topic": "orders/create" },
+            headers: {
+              "Content-Type": "application/json",
+              "Content-Length": Buffer.byteLength(body),
+              "X-Shopify-Topic": "orders/create",
+            },
           });
           req.on("response", (res) => (res.resume(), res.on("end", () => resolve(res.statusCode ?? 0))));
           req.on("error", reject);
@@ -63,7 +71,9 @@ describe("production server", () => {
   });
 
   it("serves hashed assets with a long cache lifetime", async () => {
-    const html = await (await fetch(await embeddedUrl(h.app.url, "/app"), { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } })).text();
+    const html = await (
+      await fetch(await embeddedUrl(h.app.url, "/app"), { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } })
+    ).text();
     const asset = html.match(/\/assets\/[\w.-]+\.js/)?.[0];
     expect(asset).toBeTruthy();
     const response = await fetch(`${h.app.url}${asset}`);

@@ -19,7 +19,11 @@ export interface BackfillView {
 /** The shop's latest backfills with their progress. */
 export async function loadBackfills(prisma: PrismaClient, shop: string, take = 5): Promise<BackfillView[]> {
   const backfills = await prisma.backfill.findMany({ where: { shop }, orderBy: { createdAt: "desc" }, take });
-  const names = await customerNames(prisma, shop, backfills.map((b) => b.customerId));
+  const names = await customerNames(
+    prisma,
+    shop,
+    backfills.map((b) => b.customerId),
+  );
   return backfills.map((b) => ({
     id: b.id,
     customer: customerLabel(b.customerId, names),

@@ -25,11 +25,19 @@ export interface SetupStep {
 export type AccountSurface = "customer_accounts" | "legacy_accounts" | "unknown";
 
 export function accountSurfaceOf(version: "NEW_CUSTOMER_ACCOUNTS" | "CLASSIC" | null): AccountSurface {
-  return version === "NEW_CUSTOMER_ACCOUNTS" ? "customer_accounts" : version === "CLASSIC" ? "legacy_accounts" : "unknown";
+  return version === "NEW_CUSTOMER_ACCOUNTS"
+    ? "customer_accounts"
+    : version === "CLASSIC"
+      ? "legacy_accounts"
+      : "unknown";
 }
 
 export interface HomeView {
-  settings: { complete: boolean; environment: "sandbox" | "production"; lastCheck: { at: string; ok: boolean; message: string } | null };
+  settings: {
+    complete: boolean;
+    environment: "sandbox" | "production";
+    lastCheck: { at: string; ok: boolean; message: string } | null;
+  };
   worker: { alive: boolean; lastBeatAt: string | null };
   backlog: number;
   /** Age in seconds of the oldest import waiting to run, null when none waits. */
@@ -68,11 +76,27 @@ async function perDay(prisma: PrismaClient, shop: string, now: Date, days: numbe
 
 export async function loadHome(prisma: PrismaClient, shop: string, now = new Date()): Promise<HomeView> {
   const startOfDay = new Date(`${dayOf(now)}T00:00:00Z`);
-  const [settings, beat, backlog, oldest, importsToday, needsAttention, customersConnected, anyGrant, anyImport, days, busy] = await Promise.all([
+  const [
+    settings,
+    beat,
+    backlog,
+    oldest,
+    importsToday,
+    needsAttention,
+    customersConnected,
+    anyGrant,
+    anyImport,
+    days,
+    busy,
+  ] = await Promise.all([
     readSections(prisma, shop, "service", "check"),
     prisma.workerHeartbeat.findFirst({ orderBy: { beatAt: "desc" }, select: { beatAt: true } }),
     prisma.job.count({ where: { shop, kind: { in: IMPORT_KINDS }, status: { in: ["queued", "running"] } } }),
-    prisma.job.findFirst({ where: { shop, kind: { in: IMPORT_KINDS }, status: "queued" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
+    prisma.job.findFirst({
+      where: { shop, kind: { in: IMPORT_KINDS }, status: "queued" },
+      orderBy: { createdAt: "asc" },
+      select: { createdAt: true },
+    }),
     prisma.syncRecord.count({ where: { shop, importedAt: { gte: startOfDay } } }),
     prisma.syncRecord.count({ where: { shop, state: "failed", resolvedAt: null } }),
     prisma.customerGrant.count({ where: { shop, status: "active" } }),
@@ -88,7 +112,10 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
       : null;
   return {
     settings: { complete, environment: settings?.environment === "production" ? "production" : "sandbox", lastCheck },
-    worker: { alive: !!beat && now.getTime() - beat.beatAt.getTime() < HEARTBEAT_STALE_MS, lastBeatAt: beat?.beatAt.toISOString() ?? null },
+    worker: {
+      alive: !!beat && now.getTime() - beat.beatAt.getTime() < HEARTBEAT_STALE_MS,
+      lastBeatAt: beat?.beatAt.toISOString() ?? null,
+    },
     backlog,
     oldestWaitingSeconds: oldest ? Math.max(0, Math.round((now.getTime() - oldest.createdAt.getTime()) / 1000)) : null,
     importsToday,
@@ -107,7 +134,12 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
 }
 
 /** Keeps the outcome of "Check connection" for the home page (time, pass/fail, the one-line message). */
-export async function recordConnectionCheck(prisma: PrismaClient, shop: string, report: { ok: boolean; message: string }, now = new Date()) {
+export async function recordConnectionCheck(
+  prisma: PrismaClient,
+  shop: string,
+  report: { ok: boolean; message: string },
+  now = new Date(),
+) {
   const data = { lastCheckAt: now, lastCheckOk: report.ok, lastCheckMessage: report.message.slice(0, 500) };
   await writeSection(prisma, shop, "check", data);
 }

@@ -20,12 +20,19 @@ async function retryOne(prisma: PrismaClient, shop: string, id: string, now: Dat
   const record = await prisma.syncRecord.findFirst({ where: { id, shop }, select: { state: true } });
   if (!record) return "not_found";
   if (record.state === "imported" || record.state === "updated") return "done";
-  const job = await prisma.job.findFirst({ where: { shop, recordId: id }, orderBy: { seq: "desc" }, select: { id: true, status: true } });
+  const job = await prisma.job.findFirst({
+    where: { shop, recordId: id },
+    orderBy: { seq: "desc" },
+    select: { id: true, status: true },
+  });
   if (!job) return "no_job";
   if (job.status === "running") return "running";
   if (job.status === "queued") {
     // Waiting for its next try: bring that try forward, nothing else (the attempt budget is not reset).
-    await prisma.job.updateMany({ where: { shop, recordId: id, status: "queued", runAt: { gt: now } }, data: { runAt: now } });
+    await prisma.job.updateMany({
+      where: { shop, recordId: id, status: "queued", runAt: { gt: now } },
+      data: { runAt: now },
+    });
     return "already_queued";
   }
   if (!RETRYABLE_STATES.has(record.state)) return "not_retryable";
@@ -44,11 +51,20 @@ const ONE: Record<RetryOutcome, ActionResult> = {
   running: { ok: true, message: "It is being imported right now. Nothing to do." },
   done: { ok: true, message: "Already imported. Nothing to retry." },
   not_retryable: { ok: true, message: "Only failed or skipped imports can be retried. Nothing to do." },
-  no_job: { ok: false, message: "There is nothing left to send it from (its job was cleared long ago). Shopify sends it again when the order changes." },
+  no_job: {
+    ok: false,
+    message:
+      "There is nothing left to send it from (its job was cleared long ago). Shopify sends it again when the order changes.",
+  },
   not_found: { ok: false, message: "That import was not found." },
 };
 
-export async function retryRecord(prisma: PrismaClient, shop: string, id: string, now = new Date()): Promise<ActionResult> {
+export async function retryRecord(
+  prisma: PrismaClient,
+  shop: string,
+  id: string,
+  now = new Date(),
+): Promise<ActionResult> {
   const outcome = await retryOne(prisma, shop, id, now);
   if (outcome === "queued" || outcome === "already_queued") notifyWorkers();
   return ONE[outcome];
@@ -56,8 +72,21 @@ export async function retryRecord(prisma: PrismaClient, shop: string, id: string
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-async function retryMany(prisma: PrismaClient, shop: string, ids: Iterable<string>, now: Date): Promise<Record<RetryOutcome, number>> {
-  const counts: Record<RetryOutcome, number> = { queued: 0, already_queued: 0, running: 0, done: 0, not_retryable: 0, no_job: 0, not_found: 0 };
+async function retryMany(
+  prisma: PrismaClient,
+  shop: string,
+  ids: Iterable<string>,
+  now: Date,
+): Promise<Record<RetryOutcome, number>> {
+  const counts: Record<RetryOutcome, number> = {
+    queued: 0,
+    already_queued: 0,
+    running: 0,
+    done: 0,
+    not_retryable: 0,
+    no_job: 0,
+    not_found: 0,
+  };
   for (const id of ids) counts[await retryOne(prisma, shop, id, now)] += 1;
   if (counts.queued + counts.already_queued > 0) notifyWorkers();
   return counts;
@@ -73,24 +102,40 @@ function retrySummary(counts: Record<RetryOutcome, number>, capped: boolean): Ac
   return { ok: true, message: `${parts.join(", ")}.${more}` };
 }
 
-const boundedIds = (ids: string[]) => [...new Set(ids.filter((id) => typeof id === "string" && id.length > 0 && id.length <= 64))].slice(0, MAX_IDS);
+const boundedIds = (ids: string[]) =>
+  [...new Set(ids.filter((id) => typeof id === "string" && id.length > 0 && id.length <= 64))].slice(0, MAX_IDS);
 
-export async function retrySelected(prisma: PrismaClient, shop: string, ids: string[], now = new Date()): Promise<ActionResult> {
+export async function retrySelected(
+  prisma: PrismaClient,
+  shop: string,
+  ids: string[],
+  now = new Date(),
+): Promise<ActionResult> {
   const wanted = boundedIds(ids);
   if (wanted.length === 0) return { ok: false, message: "Select the imports to retry." };
   return retrySummary(await retryMany(prisma, shop, wanted, now), false);
 }
 
 /** Every failed import that matches the filter (whatever the state filter says: only failed ones are retried). */
-export async function retryMatching(prisma: PrismaClient, shop: string, filter: LogFilter, now = new Date()): Promise<ActionResult> {
+export async function retryMatching(
+  prisma: PrismaClient,
+  shop: string,
+  filter: LogFilter,
+  now = new Date(),
+): Promise<ActionResult> {
   const failedOnly: LogFilter = { ...filter, state: filter.state === "attention" ? "attention" : "failed" };
-  if (filter.kind === "handoff") return { ok: true, message: "Cart handoffs are not retried from here: the shopper clicks again. Nothing to do." };
+  if (filter.kind === "handoff")
+    return { ok: true, message: "Cart handoffs are not retried from here: the shopper clicks again. Nothing to do." };
   const { ids, capped } = await matchingIds(prisma, shop, failedOnly);
   if (ids.length === 0) return { ok: true, message: "No failed imports match this view. Nothing to do." };
   return retrySummary(await retryMany(prisma, shop, ids, now), capped);
 }
 
-async function matchingIds(prisma: PrismaClient, shop: string, filter: LogFilter): Promise<{ ids: string[]; capped: boolean }> {
+async function matchingIds(
+  prisma: PrismaClient,
+  shop: string,
+  filter: LogFilter,
+): Promise<{ ids: string[]; capped: boolean }> {
   let seen = 0;
   const ids: string[] = [];
   for await (const rows of walkLog(prisma, shop, filter)) {
@@ -101,9 +146,17 @@ async function matchingIds(prisma: PrismaClient, shop: string, filter: LogFilter
 }
 
 /** Every failed (or skipped, with that filter) record matching the filter, marked as resolved. */
-export async function resolveMatching(prisma: PrismaClient, shop: string, filter: LogFilter, now = new Date()): Promise<ActionResult> {
+export async function resolveMatching(
+  prisma: PrismaClient,
+  shop: string,
+  filter: LogFilter,
+  now = new Date(),
+): Promise<ActionResult> {
   if (filter.kind === "handoff") return { ok: true, message: "Cart handoffs have nothing to resolve. Nothing to do." };
-  const { ids, capped } = await matchingIds(prisma, shop, { ...filter, state: filter.state === "skipped" ? "skipped" : "attention" });
+  const { ids, capped } = await matchingIds(prisma, shop, {
+    ...filter,
+    state: filter.state === "skipped" ? "skipped" : "attention",
+  });
   let count = 0;
   for (let i = 0; i < ids.length; i += MAX_IDS) {
     const result = await prisma.syncRecord.updateMany({
@@ -113,11 +166,19 @@ export async function resolveMatching(prisma: PrismaClient, shop: string, filter
     count += result.count;
   }
   if (count === 0) return { ok: true, message: "No unresolved failures match this view. Nothing to do." };
-  return { ok: true, message: `${plural(count, "import")} marked as resolved.${capped ? ` Stopped at ${MAX_BULK}: repeat for the rest.` : ""}` };
+  return {
+    ok: true,
+    message: `${plural(count, "import")} marked as resolved.${capped ? ` Stopped at ${MAX_BULK}: repeat for the rest.` : ""}`,
+  };
 }
 
 /** Failed or skipped records marked as dealt with: they leave "needs attention". Repeating it changes nothing. */
-export async function resolveRecords(prisma: PrismaClient, shop: string, ids: string[], now = new Date()): Promise<ActionResult> {
+export async function resolveRecords(
+  prisma: PrismaClient,
+  shop: string,
+  ids: string[],
+  now = new Date(),
+): Promise<ActionResult> {
   const wanted = boundedIds(ids);
   if (wanted.length === 0) return { ok: false, message: "Select the imports to mark as resolved." };
   const { count } = await prisma.syncRecord.updateMany({
@@ -126,5 +187,8 @@ export async function resolveRecords(prisma: PrismaClient, shop: string, ids: st
   });
   if (count === 0) return { ok: true, message: "Already resolved, or not failed. Nothing to do." };
   const rest = wanted.length - count;
-  return { ok: true, message: `${plural(count, "import")} marked as resolved.${rest ? ` ${rest} already resolved or not failed.` : ""}` };
+  return {
+    ok: true,
+    message: `${plural(count, "import")} marked as resolved.${rest ? ` ${rest} already resolved or not failed.` : ""}`,
+  };
 }

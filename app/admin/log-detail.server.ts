@@ -75,12 +75,24 @@ const EXPLAIN: Record<string, string> = {
   order_not_found: "The service did not have the order of this shipment yet; tried again later.",
 };
 
-async function requestOf(prisma: PrismaClient, shop: string, recordId: string, kind: string): Promise<RecordDetail["request"]> {
-  const job = await prisma.job.findFirst({ where: { shop, recordId }, orderBy: { seq: "desc" }, select: { deliveryId: true, payload: true } });
+async function requestOf(
+  prisma: PrismaClient,
+  shop: string,
+  recordId: string,
+  kind: string,
+): Promise<RecordDetail["request"]> {
+  const job = await prisma.job.findFirst({
+    where: { shop, recordId },
+    orderBy: { seq: "desc" },
+    select: { deliveryId: true, payload: true },
+  });
   if (!job) return { missing: "The Shopify data is no longer stored (finished work is cleared after 30 days)." };
   let payload: unknown = (job.payload as { data?: unknown } | null)?.data;
   if (job.deliveryId) {
-    const delivery = await prisma.webhookDelivery.findFirst({ where: { id: job.deliveryId, shop }, select: { payload: true } });
+    const delivery = await prisma.webhookDelivery.findFirst({
+      where: { id: job.deliveryId, shop },
+      select: { payload: true },
+    });
     payload = delivery?.payload ?? payload;
   }
   if (!payload) return { missing: "The Shopify data is no longer stored." };
@@ -88,7 +100,11 @@ async function requestOf(prisma: PrismaClient, shop: string, recordId: string, k
   return mapped.ok ? { json: JSON.stringify(mapped.request, null, 2) } : { missing: `No request: ${mapped.reason}` };
 }
 
-export async function loadLogEntry(prisma: PrismaClient, shop: string, id: string): Promise<RecordDetail | HandoffDetail | null> {
+export async function loadLogEntry(
+  prisma: PrismaClient,
+  shop: string,
+  id: string,
+): Promise<RecordDetail | HandoffDetail | null> {
   if (!id || id.length > 64) return null;
   const record = await prisma.syncRecord.findFirst({ where: { id, shop } });
   if (!record) {
@@ -111,7 +127,11 @@ export async function loadLogEntry(prisma: PrismaClient, shop: string, id: strin
   }
   const [attempts, job, names, request] = await Promise.all([
     prisma.syncAttempt.findMany({ where: { shop, recordId: id }, orderBy: { at: "desc" }, take: MAX_ATTEMPTS_SHOWN }),
-    prisma.job.findFirst({ where: { shop, recordId: id }, orderBy: { seq: "desc" }, select: { status: true, attempts: true, maxAttempts: true, runAt: true } }),
+    prisma.job.findFirst({
+      where: { shop, recordId: id },
+      orderBy: { seq: "desc" },
+      select: { status: true, attempts: true, maxAttempts: true, runAt: true },
+    }),
     customerNames(prisma, shop, [record.customerId]),
     requestOf(prisma, shop, id, record.kind),
   ]);
@@ -141,7 +161,14 @@ export async function loadLogEntry(prisma: PrismaClient, shop: string, id: strin
       // Our own message of the time when there is one; otherwise what the kind of outcome means.
       explanation: a.message ?? EXPLAIN[a.outcome] ?? a.outcome,
     })),
-    job: job ? { status: job.status, attempts: job.attempts, maxAttempts: job.maxAttempts, nextTryAt: job.status === "queued" ? job.runAt.toISOString() : null } : null,
+    job: job
+      ? {
+          status: job.status,
+          attempts: job.attempts,
+          maxAttempts: job.maxAttempts,
+          nextTryAt: job.status === "queued" ? job.runAt.toISOString() : null,
+        }
+      : null,
     canRetry: RETRYABLE_STATES.has(record.state),
     canResolve: RETRYABLE_STATES.has(record.state) && !record.resolvedAt,
     busy: job?.status === "queued" || job?.status === "running",

@@ -4,7 +4,20 @@ import type { PrismaClient } from "@prisma/client";
 import type { LogFilter } from "./log-query.server";
 import { walkLog, type LogRow } from "./log.server";
 
-export const CSV_COLUMNS = ["id", "kind", "order_name", "order_id", "external_id", "customer_id", "customer", "created_at", "state", "resolved", "reason", "attempts"] as const;
+export const CSV_COLUMNS = [
+  "id",
+  "kind",
+  "order_name",
+  "order_id",
+  "external_id",
+  "customer_id",
+  "customer",
+  "created_at",
+  "state",
+  "resolved",
+  "reason",
+  "attempts",
+] as const;
 
 /**
  * One CSV field, safe under any list separator. A spreadsheet opening the file with ";" or a tab as its separator
@@ -39,7 +52,12 @@ export function csvLine(row: LogRow): string {
     .join(",");
 }
 
-export function exportLogCsv(prisma: PrismaClient, shop: string, filter: LogFilter, pageSize = 1000): ReadableStream<Uint8Array> {
+export function exportLogCsv(
+  prisma: PrismaClient,
+  shop: string,
+  filter: LogFilter,
+  pageSize = 1000,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const pages = walkLog(prisma, shop, filter, pageSize);
   let headerSent = false;

@@ -26,7 +26,8 @@ export interface Cursor {
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const oneOf = <T extends string>(values: readonly T[], value: string | null): T | undefined =>
   value !== null && (values as readonly string[]).includes(value) ? (value as T) : undefined;
-const day = (value: string | null) => (value && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? value : undefined);
+const day = (value: string | null) =>
+  value && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? value : undefined;
 const bounded = (value: string | null, max: number) => {
   const v = value?.trim();
   return v && v.length <= max ? v : undefined;

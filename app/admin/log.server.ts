@@ -3,7 +3,18 @@
 import type { CartHandoff, Prisma, PrismaClient, SyncRecord } from "@prisma/client";
 import { RETRYABLE_STATES } from "../sync/states";
 import { isSyncPaused } from "../sync/status.server";
-import { afterCursor, decodeCursor, encodeCursor, filterParams, handoffWhere, parseLogFilter, recordWhere, type Cursor, type LogFilter, type LogKind } from "./log-query.server";
+import {
+  afterCursor,
+  decodeCursor,
+  encodeCursor,
+  filterParams,
+  handoffWhere,
+  parseLogFilter,
+  recordWhere,
+  type Cursor,
+  type LogFilter,
+  type LogKind,
+} from "./log-query.server";
 
 export const LOG_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
@@ -82,32 +93,63 @@ function handoffRow(h: CartHandoff, names: Map<string, string>): LogRow {
 }
 
 /** The customer's name or email from their grant, else "Customer <id>", else `none`. */
-export const customerLabel = (id: string | null, names: Map<string, string>, none = "") => (id ? (names.get(id) ?? `Customer ${id}`) : none);
+export const customerLabel = (id: string | null, names: Map<string, string>, none = "") =>
+  id ? (names.get(id) ?? `Customer ${id}`) : none;
 
 /** Names of the customers on one page, from their grants (one query). */
-export async function customerNames(prisma: PrismaClient, shop: string, ids: (string | null)[]): Promise<Map<string, string>> {
+export async function customerNames(
+  prisma: PrismaClient,
+  shop: string,
+  ids: (string | null)[],
+): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return new Map();
   const grants = await prisma.customerGrant.findMany({
     where: { shop, customerId: { in: wanted } },
     select: { customerId: true, customerName: true, customerEmail: true },
   });
-  return new Map(grants.filter((g) => g.customerName || g.customerEmail).map((g) => [g.customerId, (g.customerName || g.customerEmail)!]));
+  return new Map(
+    grants
+      .filter((g) => g.customerName || g.customerEmail)
+      .map((g) => [g.customerId, (g.customerName || g.customerEmail)!]),
+  );
 }
 
 /**
  * Up to `limit` rows past the cursor, in `direction`: each table gives its own first limit+1 rows from its index and
  * the two are merged, so the union is exact without an OFFSET or a scan of either table.
  */
-async function fetchRows(prisma: PrismaClient, shop: string, filter: LogFilter, cursor: Cursor | undefined, direction: Direction, limit: number) {
+async function fetchRows(
+  prisma: PrismaClient,
+  shop: string,
+  filter: LogFilter,
+  cursor: Cursor | undefined,
+  direction: Direction,
+  limit: number,
+) {
   const orderBy = [{ createdAt: direction }, { id: direction }] as const;
   const rw = recordWhere(shop, filter);
   const hw = handoffWhere(shop, filter);
   const [records, handoffs] = await Promise.all([
-    rw ? prisma.syncRecord.findMany({ where: { AND: [rw, afterCursor(cursor, direction) as Prisma.SyncRecordWhereInput] }, orderBy: [...orderBy], take: limit + 1 }) : [],
-    hw ? prisma.cartHandoff.findMany({ where: { AND: [hw, afterCursor(cursor, direction) as Prisma.CartHandoffWhereInput] }, orderBy: [...orderBy], take: limit + 1 }) : [],
+    rw
+      ? prisma.syncRecord.findMany({
+          where: { AND: [rw, afterCursor(cursor, direction) as Prisma.SyncRecordWhereInput] },
+          orderBy: [...orderBy],
+          take: limit + 1,
+        })
+      : [],
+    hw
+      ? prisma.cartHandoff.findMany({
+          where: { AND: [hw, afterCursor(cursor, direction) as Prisma.CartHandoffWhereInput] },
+          orderBy: [...orderBy],
+          take: limit + 1,
+        })
+      : [],
   ]);
-  const merged = [...records.map((r) => ({ createdAt: r.createdAt, id: r.id, record: r })), ...handoffs.map((h) => ({ createdAt: h.createdAt, id: h.id, handoff: h }))];
+  const merged = [
+    ...records.map((r) => ({ createdAt: r.createdAt, id: r.id, record: r })),
+    ...handoffs.map((h) => ({ createdAt: h.createdAt, id: h.id, handoff: h })),
+  ];
   merged.sort(compare(direction));
   return { items: merged.slice(0, limit), more: merged.length > limit };
 }
@@ -121,9 +163,20 @@ export async function listLog(
   const limit = Math.min(Math.max(1, page.limit ?? LOG_PAGE_SIZE), MAX_PAGE_SIZE);
   const backwards = !page.after && !!page.before;
   const reverse: Direction = filter.sort === "asc" ? "desc" : "asc";
-  const { items, more } = await fetchRows(prisma, shop, filter, backwards ? page.before : page.after, backwards ? reverse : filter.sort, limit);
+  const { items, more } = await fetchRows(
+    prisma,
+    shop,
+    filter,
+    backwards ? page.before : page.after,
+    backwards ? reverse : filter.sort,
+    limit,
+  );
   if (backwards) items.reverse();
-  const names = await customerNames(prisma, shop, items.map((i) => ("record" in i ? i.record!.customerId : i.handoff!.customerId)));
+  const names = await customerNames(
+    prisma,
+    shop,
+    items.map((i) => ("record" in i ? i.record!.customerId : i.handoff!.customerId)),
+  );
   const rows = items.map((i) => ("record" in i ? recordRow(i.record!, names) : handoffRow(i.handoff!, names)));
   const first = items[0];
   const last = items[items.length - 1];
@@ -140,12 +193,21 @@ export async function listLog(
  * Walks every row matching the filter, page by page with the cursor, never holding more than one page: the CSV
  * export and "retry all failed matching the filter" use it.
  */
-export async function* walkLog(prisma: PrismaClient, shop: string, filter: LogFilter, pageSize = 500): AsyncGenerator<LogRow[]> {
+export async function* walkLog(
+  prisma: PrismaClient,
+  shop: string,
+  filter: LogFilter,
+  pageSize = 500,
+): AsyncGenerator<LogRow[]> {
   let after: Cursor | undefined;
   for (;;) {
     const { items, more } = await fetchRows(prisma, shop, filter, after, filter.sort, pageSize);
     if (items.length === 0) return;
-    const names = await customerNames(prisma, shop, items.map((i) => ("record" in i ? i.record!.customerId : i.handoff!.customerId)));
+    const names = await customerNames(
+      prisma,
+      shop,
+      items.map((i) => ("record" in i ? i.record!.customerId : i.handoff!.customerId)),
+    );
     yield items.map((i) => ("record" in i ? recordRow(i.record!, names) : handoffRow(i.handoff!, names)));
     if (!more) return;
     const last = items[items.length - 1];
@@ -171,9 +233,19 @@ export async function hasRunningWork(prisma: PrismaClient, shop: string, now = n
 export async function loadLogView(prisma: PrismaClient, shop: string, params: URLSearchParams) {
   const filter = parseLogFilter(params);
   const [page, paused, busy] = await Promise.all([
-    listLog(prisma, shop, filter, { after: decodeCursor(params.get("after")), before: decodeCursor(params.get("before")) }),
+    listLog(prisma, shop, filter, {
+      after: decodeCursor(params.get("after")),
+      before: decodeCursor(params.get("before")),
+    }),
     isSyncPaused(prisma, shop),
     hasRunningWork(prisma, shop),
   ]);
-  return { filter, query: filterParams(filter).toString(), page, paused, busy, filtered: filterParams({ ...filter, sort: "desc" }).size > 0 };
+  return {
+    filter,
+    query: filterParams(filter).toString(),
+    page,
+    paused,
+    busy,
+    filtered: filterParams({ ...filter, sort: "desc" }).size > 0,
+  };
 }

@@ -22,20 +22,23 @@ export function orderIdOf(input: unknown): string | null {
 const NO_WORKSPACE = new Set(["not_connected", "no_customer"]);
 const MAX_SHIPMENTS = 50;
 
-function view(workspaces: Map<string, string>, r: {
-  id: string;
-  kind: string;
-  externalId: string;
-  state: string;
-  reason: string | null;
-  reasonCode: string | null;
-  workspaceId: string | null;
-  customerId: string | null;
-  resolvedAt: Date | null;
-  importedAt: Date | null;
-  lastAttemptAt: Date | null;
-  createdAt: Date;
-}): BlockRecord {
+function view(
+  workspaces: Map<string, string>,
+  r: {
+    id: string;
+    kind: string;
+    externalId: string;
+    state: string;
+    reason: string | null;
+    reasonCode: string | null;
+    workspaceId: string | null;
+    customerId: string | null;
+    resolvedAt: Date | null;
+    importedAt: Date | null;
+    lastAttemptAt: Date | null;
+    createdAt: Date;
+  },
+): BlockRecord {
   return {
     id: r.id,
     kind: r.kind === "shipment" ? "shipment" : "order",
@@ -44,7 +47,7 @@ function view(workspaces: Map<string, string>, r: {
     at: (r.importedAt ?? r.lastAttemptAt ?? r.createdAt).toISOString(),
     reason: r.reason,
     reasonCode: r.reasonCode,
-    workspaceId: r.workspaceId ?? (r.customerId ? workspaces.get(r.customerId) ?? null : null),
+    workspaceId: r.workspaceId ?? (r.customerId ? (workspaces.get(r.customerId) ?? null) : null),
     resolved: r.resolvedAt !== null,
     canRetry: RETRYABLE_STATES.has(r.state),
     canResolve: RETRYABLE_STATES.has(r.state) && r.resolvedAt === null,
@@ -64,7 +67,10 @@ export async function loadOrderBlock(prisma: PrismaClient, shop: string, orderId
   if (records.length === 0) return { status: "unknown", paused };
   const customers = [...new Set(records.map((r) => r.customerId).filter((c): c is string => !!c))];
   const grants = customers.length
-    ? await prisma.customerGrant.findMany({ where: { shop, customerId: { in: customers } }, select: { customerId: true, workspaceId: true } })
+    ? await prisma.customerGrant.findMany({
+        where: { shop, customerId: { in: customers } },
+        select: { customerId: true, workspaceId: true },
+      })
     : [];
   const workspaces = new Map(grants.map((g) => [g.customerId, g.workspaceId]));
   const orderRow = records.find((r) => r.kind === "order") ?? null;
@@ -88,7 +94,9 @@ export async function orderBlockAction(
 ): Promise<ActionResult> {
   if (input.intent !== "retry" && input.intent !== "resolve") return { ok: false, message: "Unknown action." };
   const recordId = typeof input.recordId === "string" && input.recordId.length <= 64 ? input.recordId : "";
-  const record = recordId ? await prisma.syncRecord.findFirst({ where: { id: recordId, shop, orderId }, select: { id: true } }) : null;
+  const record = recordId
+    ? await prisma.syncRecord.findFirst({ where: { id: recordId, shop, orderId }, select: { id: true } })
+    : null;
   if (!record) return { ok: false, message: "That import was not found." };
   return input.intent === "retry" ? retryRecord(prisma, shop, record.id) : resolveRecords(prisma, shop, [record.id]);
 }

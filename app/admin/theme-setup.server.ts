@@ -21,7 +21,8 @@ export interface ThemeLinks {
 }
 
 export function themeEditorLinks(shop: string, apiKey: string): ThemeLinks {
-  const editor = (params: Record<string, string>) => `https://${shop}/admin/themes/current/editor?${new URLSearchParams(params)}`;
+  const editor = (params: Record<string, string>) =>
+    `https://${shop}/admin/themes/current/editor?${new URLSearchParams(params)}`;
   const block = (b: (typeof BLOCKS)[keyof typeof BLOCKS]) =>
     editor({ template: b.template, addAppBlockId: `${apiKey}/${b.handle}`, target: b.target });
   return {
@@ -62,7 +63,8 @@ const APP_HANDLE = /^[a-z0-9_-]{1,256}$/;
  * `shopify://apps/<appHandle>/blocks/continue-cart-embed/<id>`) and it is not disabled. Pure, for the tests.
  */
 export function embedEnabled(settings: unknown, appHandle: string, handle = EMBED_HANDLE): boolean {
-  const blocks = (settings as { current?: { blocks?: Record<string, { type?: unknown; disabled?: unknown }> } } | null)?.current?.blocks;
+  const blocks = (settings as { current?: { blocks?: Record<string, { type?: unknown; disabled?: unknown }> } } | null)
+    ?.current?.blocks;
   if (!blocks || typeof blocks !== "object" || !APP_HANDLE.test(appHandle)) return false;
   const pattern = new RegExp(`^shopify://apps/${appHandle}/blocks/${handle}/[^/]+$`);
   return Object.values(blocks).some((b) => typeof b?.type === "string" && pattern.test(b.type) && b.disabled !== true);
@@ -78,20 +80,29 @@ export async function embedStatus(adminGraphql: AdminGraphql, shop: string): Pro
       };
       errors?: unknown;
     };
-    if (answer?.errors) return { state: "unknown", why: "Shopify did not give the theme's settings (the read_themes permission may be missing)." };
+    if (answer?.errors)
+      return {
+        state: "unknown",
+        why: "Shopify did not give the theme's settings (the read_themes permission may be missing).",
+      };
     const theme = answer?.data?.themes?.nodes?.[0];
     if (!theme) return { state: "unknown", why: "The store has no published theme." };
     const appHandle = answer.data?.currentAppInstallation?.app?.handle;
-    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle)) return { state: "unknown", why: "Shopify did not say which app this is." };
+    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle))
+      return { state: "unknown", why: "Shopify did not say which app this is." };
     const content = theme.files?.nodes?.[0]?.body?.content;
-    if (typeof content !== "string" || content.length > MAX_SETTINGS_BYTES) return { state: "unknown", why: "The theme's settings could not be read." };
+    if (typeof content !== "string" || content.length > MAX_SETTINGS_BYTES)
+      return { state: "unknown", why: "The theme's settings could not be read." };
     let settings: unknown;
     try {
       settings = parseSettings(content);
     } catch {
       return { state: "unknown", why: "The theme's settings could not be read." };
     }
-    return { state: embedEnabled(settings, appHandle) ? "on" : "off", themeName: String(theme.name ?? "").slice(0, 100) };
+    return {
+      state: embedEnabled(settings, appHandle) ? "on" : "off",
+      themeName: String(theme.name ?? "").slice(0, 100),
+    };
   } catch {
     return { state: "unknown", why: "Shopify's Admin API could not be reached." };
   }

@@ -16,15 +16,31 @@ export const NAV = [
 
 function FallbackNav() {
   const { pathname } = useLocation();
-  const current = (to: string) => (to === "/app" ? pathname === "/app" || pathname === "/app/" : pathname.startsWith(to));
+  const current = (to: string) =>
+    to === "/app" ? pathname === "/app" || pathname === "/app/" : pathname.startsWith(to);
   return (
-    <nav aria-label="App" style={{ display: "flex", flexWrap: "wrap", gap: "4px 16px", padding: "8px 16px", background: "#fff", borderBottom: "1px solid #e3e3e3" }}>
+    <nav
+      aria-label="App"
+      style={{
+        display: "flex",
+        flexWrap: "wrap",
+        gap: "4px 16px",
+        padding: "8px 16px",
+        background: "#fff",
+        borderBottom: "1px solid #e3e3e3",
+      }}
+    >
       {NAV.map((item) => (
         <Link
           key={item.to}
           to={item.to}
           aria-current={current(item.to) ? "page" : undefined}
-          style={{ padding: "6px 0", color: "#303030", fontWeight: current(item.to) ? 650 : 450, textDecoration: current(item.to) ? "underline" : "none" }}
+          style={{
+            padding: "6px 0",
+            color: "#303030",
+            fontWeight: current(item.to) ? 650 : 450,
+            textDecoration: current(item.to) ? "underline" : "none",
+          }}
         >
           {item.label}
         </Link>

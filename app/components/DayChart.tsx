@@ -16,7 +16,9 @@ export function summarize(points: DayPoint[]): string {
   const imports = points.reduce((n, p) => n + p.imports, 0);
   const failures = points.reduce((n, p) => n + p.failures, 0);
   const busiest = points.reduce<DayPoint | null>((best, p) => (p.imports > (best?.imports ?? 0) ? p : best), null);
-  const parts = [`Last ${points.length} days: ${imports} import${imports === 1 ? "" : "s"}, ${failures} failure${failures === 1 ? "" : "s"}.`];
+  const parts = [
+    `Last ${points.length} days: ${imports} import${imports === 1 ? "" : "s"}, ${failures} failure${failures === 1 ? "" : "s"}.`,
+  ];
   if (busiest) parts.push(`Busiest day ${busiest.day} with ${busiest.imports}.`);
   return parts.join(" ");
 }
@@ -54,7 +56,8 @@ export function DayChart({ points, id }: { points: DayPoint[]; id: string }) {
         })}
       </svg>
       <Text as="p" tone="subdued" variant="bodySm">
-        Lower part of each bar (green): imported. Upper part (red): failed. {points[0]?.day} to {points[points.length - 1]?.day} (UTC).
+        Lower part of each bar (green): imported. Upper part (red): failed. {points[0]?.day} to{" "}
+        {points[points.length - 1]?.day} (UTC).
       </Text>
       <Box visuallyHidden>
         <table>

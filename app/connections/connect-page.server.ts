@@ -10,7 +10,8 @@ const RESULT_MESSAGES: Record<ConnectResultCode, string> = {
   connected: "Your workspace is connected.",
   denied: "You declined the connection, so nothing was connected. You can start again at any time.",
   expired: "The connection attempt took too long and expired. Please start again.",
-  already_used: "This connection link was already used. If your workspace is not shown as connected, please start again.",
+  already_used:
+    "This connection link was already used. If your workspace is not shown as connected, please start again.",
   invalid_state: "The connection attempt could not be verified. Please start again from this page.",
   failed: "The workspace service could not complete the connection. Nothing was connected; please try again later.",
   not_configured: "Workspace connections are not available at this store yet.",
@@ -28,7 +29,12 @@ export interface ConnectPageInput {
   prefix: string;
   configured: boolean;
   result: ConnectResultCode | null;
-  connection: { workspaceId: string; scopes: string[]; status: "active" | "needs_reconnect"; connectedAt: string } | null;
+  connection: {
+    workspaceId: string;
+    scopes: string[];
+    status: "active" | "needs_reconnect";
+    connectedAt: string;
+  } | null;
   /** For the form (app/lib/csrf.server.ts). */
   csrfToken: string;
 }
@@ -70,10 +76,16 @@ export function renderConnectPage(input: ConnectPageInput): string {
       `<p data-status="needs_reconnect">Your workspace <strong>${e(c.workspaceId)}</strong> needs to be reconnected before this store can add anything to it.</p>`,
     );
   } else {
-    parts.push(`<p data-status="not_connected">Connect your workspace so this store can add your orders and shipments to it.</p>`);
+    parts.push(
+      `<p data-status="not_connected">Connect your workspace so this store can add your orders and shipments to it.</p>`,
+    );
   }
   if (input.configured) {
-    const label = c ? (c.status === "active" ? "Connect a different workspace" : "Reconnect workspace") : "Connect workspace";
+    const label = c
+      ? c.status === "active"
+        ? "Connect a different workspace"
+        : "Reconnect workspace"
+      : "Connect workspace";
     parts.push(`<form method="post" action="${e(input.prefix)}/connect">
   <input type="hidden" name="${CSRF_FIELD}" value="${e(input.csrfToken)}">
   <button type="submit" class="button" data-action="connect">${e(label)}</button>

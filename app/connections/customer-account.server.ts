@@ -20,17 +20,31 @@ export type ProfileStatus =
   | { status: "connected" | "needs_reconnect"; workspaceId: string; connectedAt: string; scopes: string[] };
 
 /** The profile block's answer. */
-export async function accountProfile(prisma: PrismaClient, shop: string, customerId: string, keyring?: Keyring): Promise<ProfileStatus> {
-  const [connection, configured] = await Promise.all([getCustomerConnection(prisma, shop, customerId), isConfigured(prisma, shop, keyring)]);
+export async function accountProfile(
+  prisma: PrismaClient,
+  shop: string,
+  customerId: string,
+  keyring?: Keyring,
+): Promise<ProfileStatus> {
+  const [connection, configured] = await Promise.all([
+    getCustomerConnection(prisma, shop, customerId),
+    isConfigured(prisma, shop, keyring),
+  ]);
   if (connection) {
     const status = connection.status === "active" ? "connected" : "needs_reconnect";
-    return { status, workspaceId: connection.workspaceId, connectedAt: connection.connectedAt, scopes: connection.scopes };
+    return {
+      status,
+      workspaceId: connection.workspaceId,
+      connectedAt: connection.connectedAt,
+      scopes: connection.scopes,
+    };
   }
   return { status: configured ? "not_connected" : "not_configured" };
 }
 
 // Undecryptable settings count as none: the merchant sees why in the admin; the shopper sees "not available".
-const isConfigured = async (prisma: PrismaClient, shop: string, keyring?: Keyring) => (await loadServiceSettingsOrNull(prisma, shop, { keyring })) !== null;
+const isConfigured = async (prisma: PrismaClient, shop: string, keyring?: Keyring) =>
+  (await loadServiceSettingsOrNull(prisma, shop, { keyring })) !== null;
 
 /** Plain states the shopper sees for an order or a shipment: never the app's internal codes. */
 export type DeliveryState = "sent" | "waiting" | "failed" | "not_sent";
@@ -40,7 +54,13 @@ export type OrderStatus =
   | { status: "known"; orderName: string | null; order: DeliveryState; shipments: DeliveryState[] };
 
 const deliveryState = (state: string): DeliveryState =>
-  state === "imported" || state === "updated" ? "sent" : state === "failed" ? "failed" : state === "skipped" ? "not_sent" : "waiting";
+  state === "imported" || state === "updated"
+    ? "sent"
+    : state === "failed"
+      ? "failed"
+      : state === "skipped"
+        ? "not_sent"
+        : "waiting";
 
 const ORDER_ID = /^[1-9][0-9]{0,19}$/;
 
@@ -48,7 +68,12 @@ const ORDER_ID = /^[1-9][0-9]{0,19}$/;
  * Whether an order and its shipments reached the customer's workspace. Answered only when the order is this
  * customer's: another customer's order, an order of another shop and an unknown one all get the same "unknown".
  */
-export async function accountOrderStatus(prisma: PrismaClient, shop: string, customerId: string, orderId: string): Promise<OrderStatus> {
+export async function accountOrderStatus(
+  prisma: PrismaClient,
+  shop: string,
+  customerId: string,
+  orderId: string,
+): Promise<OrderStatus> {
   const unknown = { status: "unknown" } as const;
   const id = orderId.replace(/^gid:\/\/shopify\/Order\//, "");
   if (!ORDER_ID.test(id)) return unknown;
@@ -63,7 +88,12 @@ export async function accountOrderStatus(prisma: PrismaClient, shop: string, cus
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: 50,
   });
-  return { status: "known", orderName: order.orderName, order: deliveryState(order.state), shipments: shipments.map((s) => deliveryState(s.state)) };
+  return {
+    status: "known",
+    orderName: order.orderName,
+    order: deliveryState(order.state),
+    shipments: shipments.map((s) => deliveryState(s.state)),
+  };
 }
 
 // ---- connecting from the account page ------------------------------------------------------------------------
@@ -88,7 +118,10 @@ export async function customerAccountsOf(shop: string, adminGraphql: AdminGraphq
       data?: { shop?: { customerAccountsV2?: { customerAccountsVersion?: unknown; url?: unknown } | null } | null };
     };
     const v2 = answer?.data?.shop?.customerAccountsV2;
-    const version = v2?.customerAccountsVersion === "NEW_CUSTOMER_ACCOUNTS" || v2?.customerAccountsVersion === "CLASSIC" ? v2.customerAccountsVersion : null;
+    const version =
+      v2?.customerAccountsVersion === "NEW_CUSTOMER_ACCOUNTS" || v2?.customerAccountsVersion === "CLASSIC"
+        ? v2.customerAccountsVersion
+        : null;
     return { version, url: accountUrl(v2?.url) };
   } catch {
     return { version: null, url: null };
@@ -117,7 +150,12 @@ function accountUrl(value: unknown): string | null {
  * extension's word for it); query and fragment are dropped. Null when it is not one of those pages or Shopify
  * could not say where they are.
  */
-export async function accountReturnUrl(shop: string, returnTo: unknown, adminGraphql: AdminGraphql, now = Date.now()): Promise<string | null> {
+export async function accountReturnUrl(
+  shop: string,
+  returnTo: unknown,
+  adminGraphql: AdminGraphql,
+  now = Date.now(),
+): Promise<string | null> {
   const page = accountPageAddress(returnTo);
   if (!page) return null;
   const root = await accountRootOf(shop, adminGraphql, now);
@@ -171,21 +209,33 @@ export type AccountConnectStart =
 export async function startAccountConnect(
   prisma: PrismaClient,
   who: { shop: string; customerId: string },
-  options: { appUrl: string; adminGraphql: AdminGraphql; returnTo: unknown; mayStartNew?: () => boolean; keyring?: Keyring; now?: Date },
+  options: {
+    appUrl: string;
+    adminGraphql: AdminGraphql;
+    returnTo: unknown;
+    mayStartNew?: () => boolean;
+    keyring?: Keyring;
+    now?: Date;
+  },
 ): Promise<AccountConnectStart> {
   if (!(await isConfigured(prisma, who.shop, options.keyring))) return { ok: false, code: "not_configured" };
   const page = accountPageAddress(options.returnTo);
   if (!page) return { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
-  const started = await startConnect(prisma, { ...who, returnTo: page }, {
-    appUrl: options.appUrl,
-    keyring: options.keyring,
-    now: options.now,
-    beforeNew: async () => {
-      if (options.mayStartNew && !options.mayStartNew()) return { ok: false, code: "busy", message: "Too many attempts: try again in a moment." };
-      const inAccount = await accountReturnUrl(who.shop, page, options.adminGraphql);
-      return inAccount ? null : { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
+  const started = await startConnect(
+    prisma,
+    { ...who, returnTo: page },
+    {
+      appUrl: options.appUrl,
+      keyring: options.keyring,
+      now: options.now,
+      beforeNew: async () => {
+        if (options.mayStartNew && !options.mayStartNew())
+          return { ok: false, code: "busy", message: "Too many attempts: try again in a moment." };
+        const inAccount = await accountReturnUrl(who.shop, page, options.adminGraphql);
+        return inAccount ? null : { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
+      },
     },
-  });
+  );
   if (started.ok || started.code !== "not_configured") return started;
   return { ok: false, code: "not_configured" };
 }
@@ -201,13 +251,22 @@ export async function completeAccountConnect(
   input: { state: unknown; proof: unknown },
   options: ConnectStepOptions,
 ): Promise<ConnectResultCode> {
-  if (typeof input.state !== "string" || typeof input.proof !== "string" || input.state.length > 200 || input.proof.length > 200) {
+  if (
+    typeof input.state !== "string" ||
+    typeof input.proof !== "string" ||
+    input.state.length > 200 ||
+    input.proof.length > 200
+  ) {
     return "invalid_state";
   }
   const url = new URL("https://account.invalid/complete");
   url.searchParams.set("state", input.state);
   url.searchParams.set("proof", input.proof);
-  const outcome = await completeOnStorefront(prisma, { shop: who.shop, customerId: who.customerId, url, prefix: DEFAULT_PROXY_PREFIX }, options);
+  const outcome = await completeOnStorefront(
+    prisma,
+    { shop: who.shop, customerId: who.customerId, url, prefix: DEFAULT_PROXY_PREFIX },
+    options,
+  );
   return outcome.kind === "redirect" ? outcome.result : "invalid_state";
 }
 

@@ -10,7 +10,9 @@ query CustomerProfile($id: ID!) {
 }`;
 
 interface ProfileAnswer {
-  data?: { customer?: { displayName?: string | null; defaultEmailAddress?: { emailAddress?: string | null } | null } | null };
+  data?: {
+    customer?: { displayName?: string | null; defaultEmailAddress?: { emailAddress?: string | null } | null } | null;
+  };
 }
 
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
@@ -34,11 +36,18 @@ export async function recordCustomerProfile(
     if (!customer) throw new Error("no customer in the answer");
     await prisma.customerGrant.updateMany({
       where: grant,
-      data: { customerName: label(customer.displayName, 200), customerEmail: label(customer.defaultEmailAddress?.emailAddress, 320) },
+      data: {
+        customerName: label(customer.displayName, 200),
+        customerEmail: label(customer.defaultEmailAddress?.emailAddress, 320),
+      },
     });
     return true;
   } catch (err) {
-    deps.log?.("customer_profile_unavailable", { shop: grant.shop, customerId: grant.customerId, error: err instanceof Error ? err.name : "unknown" });
+    deps.log?.("customer_profile_unavailable", {
+      shop: grant.shop,
+      customerId: grant.customerId,
+      error: err instanceof Error ? err.name : "unknown",
+    });
     return false;
   }
 }

@@ -2,7 +2,12 @@
 // search for the Customers page, disconnect (revoke at the service, then delete the tokens). Every query is
 // scoped by shop: a shop can only ever see or change its own customers' grants.
 import type { PrismaClient } from "@prisma/client";
-import { tokensMayGoTo, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
+import {
+  tokensMayGoTo,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+  type TokenSet,
+} from "../service/client.server";
 import { bindings, openOptional, sealFor, sealOptional, type Keyring } from "../crypto/secret-box.server";
 import { grantToken, revokeOrQueue } from "./revocations.server";
 
@@ -35,7 +40,11 @@ export async function storeGrant(
     scopes: grant.tokens.scopes.join(" "),
     accessTokenEnc: sealFor(bindings.customerGrant(key, "accessTokenEnc"), grant.tokens.accessToken, options.keyring),
     accessTokenExpiresAt: grant.tokens.accessTokenExpiresAt,
-    refreshTokenEnc: sealOptional(bindings.customerGrant(key, "refreshTokenEnc"), grant.tokens.refreshToken, options.keyring),
+    refreshTokenEnc: sealOptional(
+      bindings.customerGrant(key, "refreshTokenEnc"),
+      grant.tokens.refreshToken,
+      options.keyring,
+    ),
     status: "active",
     statusReason: null,
     connectedAt: now,
@@ -52,7 +61,9 @@ export async function storeGrant(
   });
   let previousRefreshToken: string | null = null;
   try {
-    previousRefreshToken = previous ? openOptional(bindings.customerGrant(key, "refreshTokenEnc"), previous.refreshTokenEnc, options.keyring) : null;
+    previousRefreshToken = previous
+      ? openOptional(bindings.customerGrant(key, "refreshTokenEnc"), previous.refreshTokenEnc, options.keyring)
+      : null;
   } catch {
     previousRefreshToken = null; // an undecryptable old token cannot be revoked; the new grant is what matters
   }
@@ -176,8 +187,7 @@ export async function getCustomerConnection(prisma: PrismaClient, shop: string, 
 }
 
 export type DisconnectResult =
-  | { ok: true; revoked: boolean; message: string }
-  | { ok: false; status: 404; message: string };
+  { ok: true; revoked: boolean; message: string } | { ok: false; status: 404; message: string };
 
 /**
  * Disconnects one customer of `shop`: revokes the authorization at the service (the refresh token ends the whole
@@ -206,7 +216,10 @@ export async function disconnectGrant(
     const token = grantToken(row, options.keyring);
     if (token) {
       // A failure is queued: the worker keeps trying (connections/revocations.server.ts).
-      const result = await revokeOrQueue(prisma, options.settings, token, { keyring: options.keyring, deps: options.deps });
+      const result = await revokeOrQueue(prisma, options.settings, token, {
+        keyring: options.keyring,
+        deps: options.deps,
+      });
       revoked = result.ok;
       if (!result.ok) problem = result.message;
     } else {

@@ -4,4 +4,5 @@ import { logger } from "../lib/logger.server";
 const connectionsLog = () => logger("connections");
 
 /** The shape the OAuth flow takes: an event name and facts. */
-export const logEvent = (event: string, facts: Record<string, unknown>) => connectionsLog().info({ event, ...facts }, event);
+export const logEvent = (event: string, facts: Record<string, unknown>) =>
+  connectionsLog().info({ event, ...facts }, event);

@@ -86,7 +86,12 @@ export async function handleOAuthCallback(
   if (!exchanged.ok) {
     const result: ConnectResultCode =
       exchanged.kind === "access_denied" ? "denied" : exchanged.kind === "invalid_state" ? "invalid_state" : "failed";
-    log("connect_callback_failed", { shop: row.shop, kind: exchanged.kind, errorCode: exchanged.errorCode, status: exchanged.status });
+    log("connect_callback_failed", {
+      shop: row.shop,
+      kind: exchanged.kind,
+      errorCode: exchanged.errorCode,
+      status: exchanged.status,
+    });
     return back(result);
   }
 
@@ -97,9 +102,18 @@ export async function handleOAuthCallback(
   await prisma.oAuthState.update({
     where: { state },
     // Bound to the origins that issued them: completed, revoked or swept only against those.
-    data: { pendingTokensEnc: sealTokens(row, exchanged.value, options.keyring), proofHash: proofHash(proof), exchangedAt: now, boundOrigins: serviceOrigins(settings) },
+    data: {
+      pendingTokensEnc: sealTokens(row, exchanged.value, options.keyring),
+      proofHash: proofHash(proof),
+      exchangedAt: now,
+      boundOrigins: serviceOrigins(settings),
+    },
   });
-  log("connect_callback_exchanged", { shop: row.shop, customerId: row.customerId, workspaceId: exchanged.value.workspaceId });
+  log("connect_callback_exchanged", {
+    shop: row.shop,
+    customerId: row.customerId,
+    workspaceId: exchanged.value.workspaceId,
+  });
   return {
     kind: "redirect",
     location: completionUrl(row.shop, row.returnTo, state, proof),
@@ -108,4 +122,3 @@ export async function handleOAuthCallback(
     customerId: row.customerId,
   };
 }
-

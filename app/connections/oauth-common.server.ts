@@ -51,7 +51,11 @@ const connectPath = (returnTo: string | null) =>
 // The Connect workspace page (a full-page extension) reads the result, or the state and proof to complete with, from
 // its own URL.
 const accountPage = (returnTo: string | null) => (returnTo && /^https?:\/\//.test(returnTo) ? new URL(returnTo) : null);
-export const ACCOUNT_PARAMS = { result: "workspace_result", state: "workspace_state", proof: "workspace_proof" } as const;
+export const ACCOUNT_PARAMS = {
+  result: "workspace_result",
+  state: "workspace_state",
+  proof: "workspace_proof",
+} as const;
 
 export function storefrontUrl(shop: string, returnTo: string | null, result: ConnectResultCode): string {
   const account = accountPage(returnTo);
@@ -80,7 +84,8 @@ export function completionUrl(shop: string, returnTo: string | null, state: stri
 }
 
 export const proofHash = (value: string) => sha256(value, "base64url");
-export const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+export const sameHash = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The state row a sealed value belongs to. */
 type StateKey = { shop: string; state: string };
@@ -92,7 +97,10 @@ export function sealTokens(row: StateKey, tokens: TokenSet, keyring: Keyring | u
 }
 
 export function openTokens(row: StateKey, sealed: string, keyring: Keyring | undefined): TokenSet {
-  const raw = JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), sealed, keyring)) as Omit<TokenSet, "accessTokenExpiresAt"> & { accessTokenExpiresAt: string | null };
+  const raw = JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), sealed, keyring)) as Omit<
+    TokenSet,
+    "accessTokenExpiresAt"
+  > & { accessTokenExpiresAt: string | null };
   return { ...raw, accessTokenExpiresAt: raw.accessTokenExpiresAt ? new Date(raw.accessTokenExpiresAt) : null };
 }
 
@@ -108,7 +116,6 @@ export interface ConnectStepOptions {
 }
 
 export const STATE_FORMAT = /^[A-Za-z0-9_-]{16,128}$/;
-
 
 /**
  * The shop's settings (null: not configured) and one secret of the state row, decrypted; null when either cannot

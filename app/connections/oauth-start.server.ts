@@ -28,7 +28,8 @@ export interface StartInput {
 
 /** What a caller's `beforeNew` may answer instead of a new attempt. */
 export type StartRefusal = { ok: false; code: "busy" | "bad_return"; message: string };
-export type StartResult = { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured"; message: string } | StartRefusal;
+export type StartResult =
+  { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured"; message: string } | StartRefusal;
 
 /** A pending attempt is handed out again while this much of its life is left (time to consent at the service). */
 export const REUSE_MIN_LEFT_MS = 5 * 60 * 1000;
@@ -48,13 +49,25 @@ interface AttemptKey {
  */
 async function pendingAttempt(prisma: PrismaClient, key: AttemptKey, now: Date, keyring?: Keyring) {
   const row = await prisma.oAuthState.findFirst({
-    where: { ...key, usedAt: null, pendingTokensEnc: null, expiresAt: { gt: new Date(now.getTime() + REUSE_MIN_LEFT_MS) } },
+    where: {
+      ...key,
+      usedAt: null,
+      pendingTokensEnc: null,
+      expiresAt: { gt: new Date(now.getTime() + REUSE_MIN_LEFT_MS) },
+    },
     orderBy: { createdAt: "desc" },
     select: { state: true, codeVerifierEnc: true },
   });
   if (!row) return null;
   try {
-    return { state: row.state, codeVerifier: openFor(bindings.oauthState({ shop: key.shop, state: row.state }, "codeVerifierEnc"), row.codeVerifierEnc, keyring) };
+    return {
+      state: row.state,
+      codeVerifier: openFor(
+        bindings.oauthState({ shop: key.shop, state: row.state }, "codeVerifierEnc"),
+        row.codeVerifierEnc,
+        keyring,
+      ),
+    };
   } catch {
     return null; // sealed under a key no longer held: start afresh
   }
@@ -84,11 +97,19 @@ export function startConnect(prisma: PrismaClient, input: StartInput, options: S
 async function startOrReuse(prisma: PrismaClient, input: StartInput, options: StartOptions): Promise<StartResult> {
   const now = options.now ?? new Date();
   // Undecryptable settings count as none: the merchant sees why on the settings page; the shopper gets plain words.
-  const settings = options.settings !== undefined ? options.settings : await loadServiceSettingsOrNull(prisma, input.shop, { keyring: options.keyring });
+  const settings =
+    options.settings !== undefined
+      ? options.settings
+      : await loadServiceSettingsOrNull(prisma, input.shop, { keyring: options.keyring });
   if (!settings) return { ok: false, code: "not_configured", message: resultMessage("not_configured") };
 
   const redirectUri = callbackUrl(options.appUrl);
-  const key: AttemptKey = { shop: input.shop, customerId: input.customerId, returnTo: input.returnTo ?? `${DEFAULT_PROXY_PREFIX}/connect`, redirectUri };
+  const key: AttemptKey = {
+    shop: input.shop,
+    customerId: input.customerId,
+    returnTo: input.returnTo ?? `${DEFAULT_PROXY_PREFIX}/connect`,
+    redirectUri,
+  };
   const pending = await pendingAttempt(prisma, key, now, options.keyring);
   if (pending) {
     const again = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES, pending });
@@ -98,7 +119,9 @@ async function startOrReuse(prisma: PrismaClient, input: StartInput, options: St
   if (refused) return refused;
   const start = await startAuthorization(settings, { redirectUri, scopes: SERVICE_SCOPES });
   // Rows still holding exchanged tokens are left to the worker, which revokes them first (privacy/housekeeping).
-  await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - STATE_RETENTION_MS) }, pendingTokensEnc: null } });
+  await prisma.oAuthState.deleteMany({
+    where: { expiresAt: { lt: new Date(now.getTime() - STATE_RETENTION_MS) }, pendingTokensEnc: null },
+  });
   // At most MAX_UNUSED_PER_CUSTOMER attempts never called back: the oldest beyond make room for this one. A
   // callback claims its row atomically (usedAt), so one that is claimed meanwhile is no longer deleted here.
   const keep = await prisma.oAuthState.findMany({
@@ -108,7 +131,13 @@ async function startOrReuse(prisma: PrismaClient, input: StartInput, options: St
     select: { state: true },
   });
   await prisma.oAuthState.deleteMany({
-    where: { shop: input.shop, customerId: input.customerId, usedAt: null, pendingTokensEnc: null, state: { notIn: keep.map((k) => k.state) } },
+    where: {
+      shop: input.shop,
+      customerId: input.customerId,
+      usedAt: null,
+      pendingTokensEnc: null,
+      state: { notIn: keep.map((k) => k.state) },
+    },
   });
   await prisma.oAuthState.create({
     data: {
@@ -117,7 +146,11 @@ async function startOrReuse(prisma: PrismaClient, input: StartInput, options: St
       customerId: input.customerId,
       customerName: cleanLabel(input.customerName, 200),
       customerEmail: cleanLabel(input.customerEmail, 320),
-      codeVerifierEnc: sealFor(bindings.oauthState({ shop: input.shop, state: start.state }, "codeVerifierEnc"), start.codeVerifier, options.keyring),
+      codeVerifierEnc: sealFor(
+        bindings.oauthState({ shop: input.shop, state: start.state }, "codeVerifierEnc"),
+        start.codeVerifier,
+        options.keyring,
+      ),
       redirectUri,
       returnTo: key.returnTo,
       createdAt: now,

@@ -4,7 +4,15 @@
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { rawQuery, ts } from "../db/sql.server";
 import type { GrantStore, GrantTokens, StoredGrant } from "../service/client.server";
-import { bindings, openFor, openOptional, sealFor, sealOptional, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
+import {
+  bindings,
+  openFor,
+  openOptional,
+  sealFor,
+  sealOptional,
+  SecretBoxError,
+  type Keyring,
+} from "../crypto/secret-box.server";
 
 export interface GrantKey {
   shop: string;
@@ -17,7 +25,8 @@ function cleanReason(reason: string): string {
 }
 
 /** Shown on the Customers page for a grant whose stored tokens do not open. */
-export const UNREADABLE_REASON = "the stored tokens could not be decrypted (changed in the database, or their key was removed); the customer must reconnect the workspace";
+export const UNREADABLE_REASON =
+  "the stored tokens could not be decrypted (changed in the database, or their key was removed); the customer must reconnect the workspace";
 
 export interface GrantStoreOptions {
   keyring?: Keyring;
@@ -48,7 +57,11 @@ interface GrantRow {
  */
 export const MARK_USED_EVERY_MS = 60_000;
 
-export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, options: GrantStoreOptions = {}): GrantStore {
+export function createPrismaGrantStore(
+  prisma: PrismaClient,
+  key: GrantKey,
+  options: GrantStoreOptions = {},
+): GrantStore {
   const { keyring } = options;
   const where = { shop: key.shop, customerId: key.customerId };
   const accessBinding = bindings.customerGrant(where, "accessTokenEnc");
@@ -73,13 +86,23 @@ export function createPrismaGrantStore(prisma: PrismaClient, key: GrantKey, opti
       boundOrigins: row.boundOrigins,
     };
     try {
-      return { ...grant, accessToken: openFor(accessBinding, row.accessTokenEnc, keyring), refreshToken: openOptional(refreshBinding, row.refreshTokenEnc, keyring) };
+      return {
+        ...grant,
+        accessToken: openFor(accessBinding, row.accessTokenEnc, keyring),
+        refreshToken: openOptional(refreshBinding, row.refreshTokenEnc, keyring),
+      };
     } catch (err) {
       if (!(err instanceof SecretBoxError)) throw err;
       // Tokens that do not open here (moved from another row, tampered with, or their key was removed) are never
       // used: the grant needs a reconnect, and the merchant sees why on the Customers page.
       await markNeedsReconnect(UNREADABLE_REASON, row.tokenVersion);
-      return { ...grant, accessToken: "", refreshToken: null, status: "needs_reconnect", statusReason: UNREADABLE_REASON };
+      return {
+        ...grant,
+        accessToken: "",
+        refreshToken: null,
+        status: "needs_reconnect",
+        statusReason: UNREADABLE_REASON,
+      };
     }
   }
 

@@ -6,7 +6,14 @@
 // customer in clear: the revocation must still happen after the shop's settings are gone (shop/redact), and the
 // row must not keep anything of the shop. Rows are given up after MAX_ATTEMPTS or MAX_AGE_MS: a service token expires on its own.
 import type { PrismaClient } from "@prisma/client";
-import { revokeToken, tokensMayGoTo, type OAuthResult, type ServiceDepsOverrides, type ServiceSettings, type TokenSet } from "../service/client.server";
+import {
+  revokeToken,
+  tokensMayGoTo,
+  type OAuthResult,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+  type TokenSet,
+} from "../service/client.server";
 import { randomUUID } from "node:crypto";
 import { bindings, openFor, openOptional, sealFor, type Keyring } from "../crypto/secret-box.server";
 import type { Db } from "../db/sql.server";
@@ -39,7 +46,9 @@ export const revokeAtService =
 
 /** The refresh token ends the whole authorization; without one, the access token. */
 export function tokenOf(tokens: Pick<TokenSet, "accessToken" | "refreshToken">): TokenToRevoke {
-  return tokens.refreshToken ? { token: tokens.refreshToken, hint: "refresh_token" } : { token: tokens.accessToken, hint: "access_token" };
+  return tokens.refreshToken
+    ? { token: tokens.refreshToken, hint: "refresh_token" }
+    : { token: tokens.accessToken, hint: "access_token" };
 }
 
 /** The token to revoke for a stored grant row, or null when its ciphertext cannot be opened any more. */
@@ -58,10 +67,15 @@ export function grantToken(
 }
 
 /** The token of a connection's pending token set (OAuthState.pendingTokensEnc), or null. */
-export function pendingToken(row: { shop: string; state: string; pendingTokensEnc: string | null }, keyring?: Keyring): TokenToRevoke | null {
+export function pendingToken(
+  row: { shop: string; state: string; pendingTokensEnc: string | null },
+  keyring?: Keyring,
+): TokenToRevoke | null {
   if (!row.pendingTokensEnc) return null;
   try {
-    return tokenOf(JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc, keyring)) as TokenSet);
+    return tokenOf(
+      JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc, keyring)) as TokenSet,
+    );
   } catch {
     return null;
   }
@@ -81,7 +95,11 @@ export async function queueRevocations(
   // The id is made here, not by the insert: the sealed value is bound to it.
   const rows = real.map((t) => {
     const id = randomUUID();
-    const sealed = sealFor(bindings.tokenRevocation(id), JSON.stringify({ ...t, target } satisfies Sealed), options.keyring);
+    const sealed = sealFor(
+      bindings.tokenRevocation(id),
+      JSON.stringify({ ...t, target } satisfies Sealed),
+      options.keyring,
+    );
     return { id, sealed, runAt: now, createdAt: now };
   });
   const created = await db.tokenRevocation.createMany({ data: rows });
@@ -102,7 +120,8 @@ export async function queueRevocationsOf(
   options: { keyring?: Keyring; now?: Date } = {},
 ): Promise<number> {
   const settings = await loadServiceSettingsOrNull(tx, where.shop, { keyring: options.keyring });
-  const mayGo = (row: { boundOrigins: string | null }) => settings !== null && tokensMayGoTo(row.boundOrigins, settings);
+  const mayGo = (row: { boundOrigins: string | null }) =>
+    settings !== null && tokensMayGoTo(row.boundOrigins, settings);
   const grants = await tx.customerGrant.findMany({ where });
   const states = await tx.oAuthState.findMany({ where: { ...where, pendingTokensEnc: { not: null } } });
   return queueRevocations(
@@ -147,13 +166,23 @@ const retryDelayMs = (attempts: number) => backoffMs(attempts, undefined, Math.r
  */
 export async function drainRevocations(
   prisma: PrismaClient,
-  options: { now?: Date; keyring?: Keyring; revoke?: Revoke; batch?: number; log?: (event: string, facts: object) => void } = {},
+  options: {
+    now?: Date;
+    keyring?: Keyring;
+    revoke?: Revoke;
+    batch?: number;
+    log?: (event: string, facts: object) => void;
+  } = {},
 ): Promise<DrainReport> {
   const now = options.now ?? new Date();
   const revoke = options.revoke ?? revokeAtService();
   const log = options.log ?? (() => undefined);
   const report: DrainReport = { revoked: 0, retrying: 0, gaveUp: 0 };
-  const due = await prisma.tokenRevocation.findMany({ where: { runAt: { lte: now } }, orderBy: { runAt: "asc" }, take: options.batch ?? BATCH });
+  const due = await prisma.tokenRevocation.findMany({
+    where: { runAt: { lte: now } },
+    orderBy: { runAt: "asc" },
+    take: options.batch ?? BATCH,
+  });
   for (const row of due) {
     const claimed = await prisma.tokenRevocation.updateMany({
       where: { id: row.id, runAt: row.runAt },

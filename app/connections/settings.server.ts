@@ -16,7 +16,13 @@ import {
   type ServiceSettings,
 } from "../service/client.server";
 import { bindings, openFor, sealFor, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
-import { readSections, readServiceRow, writeSection, type Section, type ServiceSettingsRow } from "../db/shop-settings.server";
+import {
+  readSections,
+  readServiceRow,
+  writeSection,
+  type Section,
+  type ServiceSettingsRow,
+} from "../db/shop-settings.server";
 
 export const SETTINGS_FIELDS = [
   "environment",
@@ -69,22 +75,27 @@ const serviceUrl = (label: string, policy: AddressPolicy) =>
 
 // Secrets are write-only: an empty field means "keep the stored one". Whether one is required is decided below.
 const secretInput = (label: string) =>
-  z.string().max(4096, { error: `${label} is too long (at most 4096 characters)` }).optional().default("");
+  z
+    .string()
+    .max(4096, { error: `${label} is too long (at most 4096 characters)` })
+    .optional()
+    .default("");
 
-const settingsFormSchema = (policy: AddressPolicy) => z.object({
-  environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
-  baseUrl: serviceUrl("Base URL", policy),
-  sandboxBaseUrl: serviceUrl("Sandbox base URL", policy),
-  authUrl: serviceUrl("Auth URL", policy),
-  clientId: z
-    .string({ error: "Client ID is required" })
-    .trim()
-    .min(1, { error: "Client ID is required" })
-    .max(255, { error: "Client ID is too long" })
-    .refine((s) => !hasControlChar(s), { error: "Client ID must not contain a control character" }),
-  clientSecret: secretInput("Client secret"),
-  signingSecret: secretInput("Signing secret"),
-});
+const settingsFormSchema = (policy: AddressPolicy) =>
+  z.object({
+    environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
+    baseUrl: serviceUrl("Base URL", policy),
+    sandboxBaseUrl: serviceUrl("Sandbox base URL", policy),
+    authUrl: serviceUrl("Auth URL", policy),
+    clientId: z
+      .string({ error: "Client ID is required" })
+      .trim()
+      .min(1, { error: "Client ID is required" })
+      .max(255, { error: "Client ID is too long" })
+      .refine((s) => !hasControlChar(s), { error: "Client ID must not contain a control character" }),
+    clientSecret: secretInput("Client secret"),
+    signingSecret: secretInput("Signing secret"),
+  });
 
 export type SettingsInput = Partial<Record<SettingsField | "confirmOriginChange", unknown>>;
 
@@ -109,7 +120,9 @@ type Row = Section<"service">;
  * client id and the client secret. (The settings form asks for both base URLs; "Check connection" says so when the
  * sandbox's is missing.)
  */
-export function isServiceConfigured<R extends ServiceSettingsRow>(row: R | null | undefined): row is R & { clientSecretEnc: string; signingSecretEnc: string } {
+export function isServiceConfigured<R extends ServiceSettingsRow>(
+  row: R | null | undefined,
+): row is R & { clientSecretEnc: string; signingSecretEnc: string } {
   if (!row) return false;
   const baseUrl = row.environment === "production" ? row.baseUrl : row.sandboxBaseUrl;
   return Boolean(baseUrl && row.authUrl && row.clientId && row.clientSecretEnc && row.signingSecretEnc);
@@ -164,7 +177,8 @@ export async function saveSettings(
   }
   // A secret is required the first time; afterwards an empty field keeps the stored one.
   if (!str(input.clientSecret) && !existing?.clientSecretEnc) fieldErrors.clientSecret = "Client secret is required";
-  if (!str(input.signingSecret) && !existing?.signingSecretEnc) fieldErrors.signingSecret = "Signing secret is required";
+  if (!str(input.signingSecret) && !existing?.signingSecretEnc)
+    fieldErrors.signingSecret = "Signing secret is required";
   // A stored secret is only ever used with the addresses it was saved with: otherwise anyone with access to this
   // page could point the Auth URL (or a base URL) at their own server and have "Check connection" send it there.
   // The client secret goes to the Auth URL; the signing secret belongs to the base URLs.
@@ -186,7 +200,8 @@ export async function saveSettings(
   // Connected customers' tokens are bound to the service origins that issued them (service/origins.server.ts):
   // moving any of them means every connected customer must reconnect. The merchant is told before it happens.
   const origins = serviceOrigins(data);
-  const grantsToReconnect = existing && serviceOrigins(existing) !== origins ? await prisma.customerGrant.count({ where: { shop } }) : 0;
+  const grantsToReconnect =
+    existing && serviceOrigins(existing) !== origins ? await prisma.customerGrant.count({ where: { shop } }) : 0;
   if (grantsToReconnect > 0 && str(input[CONFIRM_ORIGIN_FIELD]) !== "true") {
     const message =
       `${grantsToReconnect} connected customer${grantsToReconnect === 1 ? "" : "s"} will have to reconnect: their tokens ` +
@@ -196,12 +211,20 @@ export async function saveSettings(
   const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
   const secretData: Record<string, string | Date> = {};
   if (data.clientSecret) {
-    secretData.clientSecretEnc = sealFor(bindings.shopSettings(shop, "clientSecretEnc"), data.clientSecret, options.keyring);
+    secretData.clientSecretEnc = sealFor(
+      bindings.shopSettings(shop, "clientSecretEnc"),
+      data.clientSecret,
+      options.keyring,
+    );
     secretData.clientSecretChangedAt = now;
     changedSecrets.push("clientSecret");
   }
   if (data.signingSecret) {
-    secretData.signingSecretEnc = sealFor(bindings.shopSettings(shop, "signingSecretEnc"), data.signingSecret, options.keyring);
+    secretData.signingSecretEnc = sealFor(
+      bindings.shopSettings(shop, "signingSecretEnc"),
+      data.signingSecret,
+      options.keyring,
+    );
     secretData.signingSecretChangedAt = now;
     changedSecrets.push("signingSecret");
   }
@@ -257,7 +280,11 @@ export async function loadServiceSettingsOrNull(
 }
 
 /** The shop's ShopSettings row → the decrypted settings the client takes, or null while it is not configured. */
-function serviceSettingsFromRow(shop: string, row: ServiceSettingsRow | null, keyring?: Keyring): ServiceSettings | null {
+function serviceSettingsFromRow(
+  shop: string,
+  row: ServiceSettingsRow | null,
+  keyring?: Keyring,
+): ServiceSettings | null {
   if (!isServiceConfigured(row)) return null;
   return {
     environment: row.environment === "production" ? "production" : "sandbox",
@@ -319,12 +346,20 @@ export async function checkServiceConnection(
   if (probe.ok || probe.kind === "invalid_grant") {
     lines.push({ name: "client", ok: true, message: `ok: ${authHost} accepted the client ID and client secret` });
   } else if (probe.kind === "invalid_client") {
-    lines.push({ name: "client", ok: false, message: `client rejected: check the client ID and client secret (${authHost})` });
+    lines.push({
+      name: "client",
+      ok: false,
+      message: `client rejected: check the client ID and client secret (${authHost})`,
+    });
   } else if (probe.kind === "network_error" || probe.kind === "timeout") {
     lines.push({ name: "client", ok: false, message: `could not reach ${authHost}` });
   } else {
     lines.push({ name: "client", ok: false, message: `${authHost}: ${probe.message}` });
   }
   const failed = lines.find((l) => !l.ok);
-  return { ok: !failed, message: failed ? failed.message : "Connection ok: the service accepted the signature and the client credentials.", lines };
+  return {
+    ok: !failed,
+    message: failed ? failed.message : "Connection ok: the service accepted the signature and the client credentials.",
+    lines,
+  };
 }

@@ -63,7 +63,9 @@ export async function completeOnStorefront(
   }
 
   const row = await prisma.oAuthState.findUnique({ where: { state } });
-  const proofOk = Boolean(row?.proofHash && proof && PROOF_FORMAT.test(proof) && sameHash(proofHash(proof), row.proofHash));
+  const proofOk = Boolean(
+    row?.proofHash && proof && PROOF_FORMAT.test(proof) && sameHash(proofHash(proof), row.proofHash),
+  );
   // Another shop's state, or no proof from the callback: not this step's to finish (and nothing is used up).
   if (!row || row.shop !== input.shop || !proofOk) {
     log("connect_complete_unrecognised", { shop: input.shop });
@@ -79,7 +81,9 @@ export async function completeOnStorefront(
   if (taken.count !== 1) return to("already_used", row.returnTo);
 
   const sealed = row.pendingTokensEnc;
-  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () => openTokens(row, sealed, options.keyring));
+  const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () =>
+    openTokens(row, sealed, options.keyring),
+  );
   if (!opened) {
     log("connect_complete_decrypt_failed", { shop: row.shop });
     return to("failed", row.returnTo);
@@ -93,7 +97,10 @@ export async function completeOnStorefront(
   const discard = async (result: ConnectResultCode): Promise<CompletionResult> => {
     // Best effort: revoking the refresh token ends the whole authorization at the service; the worker retries.
     if (settings && issuerOk) {
-      const revoked = await revokeOrQueue(prisma, settings, tokenOf(tokens), { keyring: options.keyring, deps: options.deps });
+      const revoked = await revokeOrQueue(prisma, settings, tokenOf(tokens), {
+        keyring: options.keyring,
+        deps: options.deps,
+      });
       if (!revoked.ok) log("connect_pending_revoke_failed", { shop: row.shop, kind: revoked.kind });
     } else {
       log("connect_pending_revoke_skipped", { shop: row.shop, reason: settings ? "origin_changed" : "not_configured" });
@@ -106,7 +113,11 @@ export async function completeOnStorefront(
     return discard("expired");
   }
   if (row.customerId !== input.customerId) {
-    log("connect_complete_wrong_customer", { shop: row.shop, customerId: row.customerId, completedBy: input.customerId });
+    log("connect_complete_wrong_customer", {
+      shop: row.shop,
+      customerId: row.customerId,
+      completedBy: input.customerId,
+    });
     return discard("wrong_customer");
   }
   if (!settings) return to("not_configured", row.returnTo);
@@ -137,7 +148,12 @@ export async function completeOnStorefront(
     await queueRevocations(prisma, settings, [tokenOf(tokens)], { keyring: options.keyring, now }).catch(() => 0);
     return to("failed", row.returnTo);
   }
-  log("customer_connected", { shop: row.shop, customerId: row.customerId, workspaceId: tokens.workspaceId, scopes: tokens.scopes });
+  log("customer_connected", {
+    shop: row.shop,
+    customerId: row.customerId,
+    workspaceId: tokens.workspaceId,
+    scopes: tokens.scopes,
+  });
 
   // A reconnect replaced an older authorization: end it at the service so no stale token stays valid there.
   if (previousRefreshToken) {

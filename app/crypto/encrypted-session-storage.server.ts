@@ -9,7 +9,15 @@ import { Session } from "@shopify/shopify-api";
 import type { SessionStorage } from "@shopify/shopify-app-session-storage";
 import { needsRefresh, type OfflineTokenRefresher } from "./offline-token-refresh.server";
 import { logger } from "../lib/logger.server";
-import { bindings, defaultKeyring, isEncrypted, openFor, sealFor, SecretBoxError, type Keyring } from "./secret-box.server";
+import {
+  bindings,
+  defaultKeyring,
+  isEncrypted,
+  openFor,
+  sealFor,
+  SecretBoxError,
+  type Keyring,
+} from "./secret-box.server";
 
 export class EncryptedSessionStorage implements SessionStorage {
   constructor(
@@ -20,7 +28,11 @@ export class EncryptedSessionStorage implements SessionStorage {
   ) {}
 
   storeSession(session: Session): Promise<boolean> {
-    return this.inner.storeSession(this.transform(session, (v, column) => (isEncrypted(v) ? v : sealFor(bindings.session(session, column), v, this.keyring()))));
+    return this.inner.storeSession(
+      this.transform(session, (v, column) =>
+        isEncrypted(v) ? v : sealFor(bindings.session(session, column), v, this.keyring()),
+      ),
+    );
   }
 
   async loadSession(id: string): Promise<Session | undefined> {
@@ -41,7 +53,9 @@ export class EncryptedSessionStorage implements SessionStorage {
   }
 
   async findSessionsByShop(shop: string): Promise<Session[]> {
-    return (await this.inner.findSessionsByShop(shop)).map((session) => this.decrypt(session)).filter((s): s is Session => s !== undefined);
+    return (await this.inner.findSessionsByShop(shop))
+      .map((session) => this.decrypt(session))
+      .filter((s): s is Session => s !== undefined);
   }
 
   /** The session storage package polls this before first use (Prisma's table may not exist yet). */
@@ -53,10 +67,15 @@ export class EncryptedSessionStorage implements SessionStorage {
   /** The session with its tokens in plain text, or undefined when they do not open here (logged, never used). */
   private decrypt(session: Session): Session | undefined {
     try {
-      return this.transform(session, (v, column) => (isEncrypted(v) ? openFor(bindings.session(session, column), v, this.keyring()) : v));
+      return this.transform(session, (v, column) =>
+        isEncrypted(v) ? openFor(bindings.session(session, column), v, this.keyring()) : v,
+      );
     } catch (err) {
       if (!(err instanceof SecretBoxError)) throw err;
-      logger("crypto").warn({ sessionId: session.id, reason: err.message }, "a stored Shopify session's token does not decrypt: treated as no session");
+      logger("crypto").warn(
+        { sessionId: session.id, reason: err.message },
+        "a stored Shopify session's token does not decrypt: treated as no session",
+      );
       return undefined;
     }
   }

@@ -34,7 +34,8 @@ export function createOfflineTokenRefresher(options: OfflineTokenRefresherOption
   type Column = "accessToken" | "refreshToken";
   const open = (row: Row, column: Column, value: string | null) =>
     value && isEncrypted(value) ? openFor(bindings.session(row, column), value, options.keyring()) : value;
-  const seal = (row: Row, column: Column, value: string) => sealFor(bindings.session(row, column), value, options.keyring());
+  const seal = (row: Row, column: Column, value: string) =>
+    sealFor(bindings.session(row, column), value, options.keyring());
 
   async function refreshLocked(session: Session): Promise<Session> {
     const prisma = options.prisma();

@@ -5,7 +5,15 @@
 // refreshed tokens) is left to its writer, who already used the current key and format. Safe to run again; safe while the
 // app runs. Once it reports nothing left, the old key can be removed from ENCRYPTION_KEYS.
 import type { PrismaClient } from "@prisma/client";
-import { bindings, currentPrefix, isEncrypted, resealIfStale, sealFor, type Binding, type Keyring } from "./secret-box.server";
+import {
+  bindings,
+  currentPrefix,
+  isEncrypted,
+  resealIfStale,
+  sealFor,
+  type Binding,
+  type Keyring,
+} from "./secret-box.server";
 
 export interface RotationReport {
   currentKeyId: string;
@@ -35,38 +43,42 @@ const s = (row: Row, field: string) => row[field] ?? "";
 
 // Every column of SEALED_COLUMNS (a test checks none is missing).
 export const COLUMNS: Column[] = [
-  ...(["clientSecretEnc", "signingSecretEnc"] as const).map(
-    (field): Column => ({ table: "shopSettings", idField: "shop", field, select: ["shop"], bind: (r) => bindings.shopSettings(s(r, "shop"), field) }),
-  ),
-  ...(["codeVerifierEnc", "pendingTokensEnc"] as const).map(
-    (field): Column => ({
-      table: "oAuthState",
-      idField: "state",
-      field,
-      select: ["state", "shop"],
-      bind: (r) => bindings.oauthState({ shop: s(r, "shop"), state: s(r, "state") }, field),
-    }),
-  ),
-  ...(["accessTokenEnc", "refreshTokenEnc"] as const).map(
-    (field): Column => ({
-      table: "customerGrant",
-      idField: "id",
-      field,
-      select: ["id", "shop", "customerId"],
-      bind: (r) => bindings.customerGrant({ shop: s(r, "shop"), customerId: s(r, "customerId") }, field),
-    }),
-  ),
-  ...(["accessToken", "refreshToken"] as const).map(
-    (field): Column => ({
-      table: "session",
-      idField: "id",
-      field,
-      select: ["id", "shop"],
-      bind: (r) => bindings.session({ shop: s(r, "shop"), id: s(r, "id") }, field),
-      mayBePlain: true,
-    }),
-  ),
-  { table: "tokenRevocation", idField: "id", field: "sealed", select: ["id"], bind: (r) => bindings.tokenRevocation(s(r, "id")) },
+  ...(["clientSecretEnc", "signingSecretEnc"] as const).map((field): Column => ({
+    table: "shopSettings",
+    idField: "shop",
+    field,
+    select: ["shop"],
+    bind: (r) => bindings.shopSettings(s(r, "shop"), field),
+  })),
+  ...(["codeVerifierEnc", "pendingTokensEnc"] as const).map((field): Column => ({
+    table: "oAuthState",
+    idField: "state",
+    field,
+    select: ["state", "shop"],
+    bind: (r) => bindings.oauthState({ shop: s(r, "shop"), state: s(r, "state") }, field),
+  })),
+  ...(["accessTokenEnc", "refreshTokenEnc"] as const).map((field): Column => ({
+    table: "customerGrant",
+    idField: "id",
+    field,
+    select: ["id", "shop", "customerId"],
+    bind: (r) => bindings.customerGrant({ shop: s(r, "shop"), customerId: s(r, "customerId") }, field),
+  })),
+  ...(["accessToken", "refreshToken"] as const).map((field): Column => ({
+    table: "session",
+    idField: "id",
+    field,
+    select: ["id", "shop"],
+    bind: (r) => bindings.session({ shop: s(r, "shop"), id: s(r, "id") }, field),
+    mayBePlain: true,
+  })),
+  {
+    table: "tokenRevocation",
+    idField: "id",
+    field: "sealed",
+    select: ["id"],
+    bind: (r) => bindings.tokenRevocation(s(r, "id")),
+  },
 ];
 
 const BATCH = 200;
@@ -109,7 +121,10 @@ export async function rotateEncryptionKeys(
         let fresh: string | null;
         try {
           const binding = column.bind(row);
-          fresh = column.mayBePlain && !isEncrypted(old) ? sealFor(binding, old, keyring) : resealIfStale(binding, old, keyring);
+          fresh =
+            column.mayBePlain && !isEncrypted(old)
+              ? sealFor(binding, old, keyring)
+              : resealIfStale(binding, old, keyring);
         } catch {
           skipped += 1; // its key is no longer listed, or it was tampered with or moved: counted in `remaining`
           continue;

@@ -52,16 +52,27 @@ export type Binding = {
 /** The binding of each encrypted column, in one place (callers and the rotation use these, never their own). */
 export const bindings = {
   /** One row per shop: the shop is the row key. */
-  shopSettings: (shop: string, column: (typeof SEALED_COLUMNS)["ShopSettings"][number]): Binding => ({ table: "ShopSettings", column, shop, id: shop }),
+  shopSettings: (shop: string, column: (typeof SEALED_COLUMNS)["ShopSettings"][number]): Binding => ({
+    table: "ShopSettings",
+    column,
+    shop,
+    id: shop,
+  }),
   /** The state (the primary key, generated before the insert). */
-  oauthState: (row: { shop: string; state: string }, column: (typeof SEALED_COLUMNS)["OAuthState"][number]): Binding => ({
+  oauthState: (
+    row: { shop: string; state: string },
+    column: (typeof SEALED_COLUMNS)["OAuthState"][number],
+  ): Binding => ({
     table: "OAuthState",
     column,
     shop: row.shop,
     id: row.state,
   }),
   /** The natural key (shop, customerId): the uuid is made by the insert, and a reconnect keeps the row. */
-  customerGrant: (row: { shop: string; customerId: string }, column: (typeof SEALED_COLUMNS)["CustomerGrant"][number]): Binding => ({
+  customerGrant: (
+    row: { shop: string; customerId: string },
+    column: (typeof SEALED_COLUMNS)["CustomerGrant"][number],
+  ): Binding => ({
     table: "CustomerGrant",
     column,
     shop: row.shop,
@@ -82,11 +93,15 @@ export const bindings = {
 export function parseKeyring(spec: string): Keyring {
   const keys = new Map<string, Buffer>();
   let currentId: string | undefined;
-  for (const entry of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(":");
     const id = entry.slice(0, colon);
     const key = Buffer.from(entry.slice(colon + 1), "base64");
-    if (colon <= 0 || !/^[A-Za-z0-9_-]+$/.test(id)) throw new SecretBoxError("ENCRYPTION_KEYS: every entry must be keyId:base64key");
+    if (colon <= 0 || !/^[A-Za-z0-9_-]+$/.test(id))
+      throw new SecretBoxError("ENCRYPTION_KEYS: every entry must be keyId:base64key");
     if (key.length !== 32) throw new SecretBoxError(`ENCRYPTION_KEYS: key "${id}" must be 32 bytes (base64)`);
     if (keys.has(id)) throw new SecretBoxError(`ENCRYPTION_KEYS: key id "${id}" is listed twice`);
     keys.set(id, key);
@@ -123,7 +138,8 @@ export function keyIdOf(value: string): string | null {
 export const currentPrefix = (keyring: Keyring) => `${V2}${keyring.currentId}:`;
 
 /** True when the value is row-bound (v2) and under the current key. */
-export const isCurrent = (value: string, keyring: Keyring = defaultKeyring()) => value.startsWith(currentPrefix(keyring));
+export const isCurrent = (value: string, keyring: Keyring = defaultKeyring()) =>
+  value.startsWith(currentPrefix(keyring));
 
 // The AAD as a JSON array: unambiguous whatever the parts contain (no separator can be smuggled into a shop or id).
 function additionalData(keyId: string, binding: Binding): Buffer {
@@ -199,7 +215,10 @@ function warnLegacy(binding: Binding): void {
   if (warned.has(column)) return;
   warned.add(column);
   try {
-    logger("crypto").warn({ column }, "read a v1 (not row-bound) encrypted value: run `npm run rotate-key` to bind stored values to their rows");
+    logger("crypto").warn(
+      { column },
+      "read a v1 (not row-bound) encrypted value: run `npm run rotate-key` to bind stored values to their rows",
+    );
   } catch {
     // No logger configuration (a script without the app's env): the value still opens.
   }

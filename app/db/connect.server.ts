@@ -102,7 +102,9 @@ export function openDatabase(options: OpenOptions = configured()): Database {
     };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = options.pglite ?? new PGlite(options.dataDir, { startParams: pgliteStartParams(options.pgliteSettings ?? PGLITE_SETTINGS) });
+  const pglite =
+    options.pglite ??
+    new PGlite(options.dataDir, { startParams: pgliteStartParams(options.pgliteSettings ?? PGLITE_SETTINGS) });
   const ready = (async () => {
     await pglite.waitReady;
     await applyMigrations(pglite, await readMigrations(options.migrationsDir));

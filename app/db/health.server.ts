@@ -13,7 +13,10 @@ export async function checkDatabase(db: Database, timeoutMs = 2000): Promise<Hea
       db.prisma.$queryRawUnsafe("SELECT 1"),
       new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), timeoutMs).unref()),
     ]);
-    return { ok: true, database: { kind: db.kind, reachable: true, latencyMs: Math.round(performance.now() - started) } };
+    return {
+      ok: true,
+      database: { kind: db.kind, reachable: true, latencyMs: Math.round(performance.now() - started) },
+    };
   } catch (error) {
     // The message names the failure class only: a driver error can carry the connection string.
     const reason = /timed out/.test(String(error)) ? "timed out" : "unreachable";

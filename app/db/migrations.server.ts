@@ -44,7 +44,10 @@ export const defaultMigrationsDir = () => path.resolve(process.cwd(), "prisma", 
 
 export async function readMigrations(dir = defaultMigrationsDir()): Promise<Migration[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
@@ -81,7 +84,10 @@ export async function applyMigrations(connection: pg.Client | PGlite, migrations
       if (previous?.finished_at) {
         if (previous.checksum !== migration.checksum) {
           // Same rule as Prisma: an applied migration must never be edited; add a new one instead.
-          logger("db").warn({ migration: migration.name }, "migration edited after it was applied; add a new migration instead");
+          logger("db").warn(
+            { migration: migration.name },
+            "migration edited after it was applied; add a new migration instead",
+          );
         }
         continue;
       }

@@ -11,7 +11,15 @@ import { rawQuery, type Db } from "./sql.server";
  * The columns the service client's settings are built from (app/connections/settings.server.ts), secrets
  * encrypted: the service section without its "changed on" dates. The hot paths read these in SQL (SERVICE_ROW).
  */
-const SERVICE_COLUMNS = ["environment", "baseUrl", "sandboxBaseUrl", "authUrl", "clientId", "clientSecretEnc", "signingSecretEnc"] as const;
+const SERVICE_COLUMNS = [
+  "environment",
+  "baseUrl",
+  "sandboxBaseUrl",
+  "authUrl",
+  "clientId",
+  "clientSecretEnc",
+  "signingSecretEnc",
+] as const;
 
 /** The columns of each section (prisma/schema.prisma, model ShopSettings). */
 export const SECTIONS = {
@@ -36,12 +44,21 @@ const selectOf = (names: readonly SectionName[]) =>
   Object.fromEntries(names.flatMap((name) => SECTIONS[name].map((column) => [column, true]))) as Record<string, true>;
 
 /** The named sections of the shop's row (their columns only), or null when the shop has no row yet. */
-export async function readSections<S extends SectionName>(db: Db, shop: string, ...names: S[]): Promise<Section<S> | null> {
+export async function readSections<S extends SectionName>(
+  db: Db,
+  shop: string,
+  ...names: S[]
+): Promise<Section<S> | null> {
   return (await db.shopSettings.findUnique({ where: { shop }, select: selectOf(names) })) as Section<S> | null;
 }
 
 /** Writes some columns of one section (the other sections are left as they are); returns the section as stored. */
-export async function writeSection<S extends SectionName>(db: Db, shop: string, name: S, data: Partial<Section<S>>): Promise<Section<S>> {
+export async function writeSection<S extends SectionName>(
+  db: Db,
+  shop: string,
+  name: S,
+  data: Partial<Section<S>>,
+): Promise<Section<S>> {
   const stored = await db.shopSettings.upsert({
     where: { shop },
     create: { shop, ...data },
@@ -53,7 +70,9 @@ export async function writeSection<S extends SectionName>(db: Db, shop: string, 
 
 /** A reinstall: clears the install state when it was set (no row is made); how many rows changed (0 or 1). */
 export async function clearUninstalled(db: Db, shop: string): Promise<number> {
-  return (await db.shopSettings.updateMany({ where: { shop, uninstalledAt: { not: null } }, data: { uninstalledAt: null } })).count;
+  return (
+    await db.shopSettings.updateMany({ where: { shop, uninstalledAt: { not: null } }, data: { uninstalledAt: null } })
+  ).count;
 }
 
 // Hot paths: fragments for statements written in SQL (ADR 0002), kept beside the model they read.
@@ -72,12 +91,18 @@ const HANDOFF_ROW = selectList([...SERVICE_COLUMNS, ...SECTIONS.handoff]);
 
 /** The service section as stored, for each import job (through the driver: rawQuery). */
 export async function readServiceRow(db: Db, shop: string): Promise<ServiceSettingsRow | null> {
-  const [row] = await rawQuery<ServiceSettingsRow>(db, Prisma.sql`SELECT ${SERVICE_ROW} FROM "ShopSettings" WHERE shop = ${shop}`);
+  const [row] = await rawQuery<ServiceSettingsRow>(
+    db,
+    Prisma.sql`SELECT ${SERVICE_ROW} FROM "ShopSettings" WHERE shop = ${shop}`,
+  );
   return row ?? null;
 }
 
 export async function readHandoffRow(db: Db, shop: string): Promise<HandoffRow | null> {
-  const [row] = await rawQuery<HandoffRow>(db, Prisma.sql`SELECT ${HANDOFF_ROW} FROM "ShopSettings" WHERE shop = ${shop}`);
+  const [row] = await rawQuery<HandoffRow>(
+    db,
+    Prisma.sql`SELECT ${HANDOFF_ROW} FROM "ShopSettings" WHERE shop = ${shop}`,
+  );
   return row ?? null;
 }
 

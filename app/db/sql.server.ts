@@ -23,7 +23,11 @@ const drivers = new WeakMap<object, Driver>();
  * opens: one pool or one PGlite serves both). With a name, PostgreSQL parses and plans a statement once per
  * connection; PGlite has no named statements and runs it as it comes.
  */
-export function attachDriver(prisma: PrismaClient, via: { pool: pg.Pool } | { pglite: PGlite }, ready: Promise<void>): void {
+export function attachDriver(
+  prisma: PrismaClient,
+  via: { pool: pg.Pool } | { pglite: PGlite },
+  ready: Promise<void>,
+): void {
   const driver: Driver =
     "pool" in via
       ? {

@@ -44,7 +44,11 @@ const LineSchema = z.object({
 });
 
 // Shopify's cart tokens are short URL-safe strings (a key query like "?key=..." included in newer ones).
-const TokenSchema = z.string().min(1).max(256).regex(/^[A-Za-z0-9_\-?=.~]+$/);
+const TokenSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[A-Za-z0-9_\-?=.~]+$/);
 
 const InputSchema = z.object({
   token: TokenSchema.optional(),
@@ -90,7 +94,10 @@ export function parseCartInput(raw: unknown): ParsedInput {
 }
 
 // A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
-export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = { timeoutMs: 8_000, retry: { maxAttempts: 3, maxElapsedMs: 8_000 } };
+export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = {
+  timeoutMs: 8_000,
+  retry: { maxAttempts: 3, maxElapsedMs: 8_000 },
+};
 
 /** A handoff must stay valid this long after it is handed out again, or a new one is made. */
 export const REUSE_MARGIN_MS = 60_000;
@@ -110,7 +117,10 @@ export const DEFAULT_SHOP_PER_MINUTE = 120;
  * with the fetch to send it through, or a refusal with the wait. Never queues: a shopper is waiting.
  */
 export interface ServiceGate {
-  open(settings: ServiceSettings, inner?: typeof fetch): { ok: true; fetch: typeof fetch } | { ok: false; retryAfterMs: number };
+  open(
+    settings: ServiceSettings,
+    inner?: typeof fetch,
+  ): { ok: true; fetch: typeof fetch } | { ok: false; retryAfterMs: number };
 }
 
 export interface FlowDeps {
@@ -186,7 +196,8 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   ]);
   const parsed = parseCartInput(req.raw);
   const locale = parsed.ok ? parsed.input.locale : parsed.locale;
-  if (!doorBudget.ok) return refusedBy("door", { ok: false, code: "busy", status: 429, locale, retryAfterMs: doorBudget.retryAfterMs });
+  if (!doorBudget.ok)
+    return refusedBy("door", { ok: false, code: "busy", status: 429, locale, retryAfterMs: doorBudget.retryAfterMs });
 
   const facts: RecordFacts = { shop, customerId: req.customerId, cartTokenHash: "" };
   if (!parsed.ok) {
@@ -199,7 +210,8 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   facts.cartTokenHash = sha256(`${shop}|${input.token ?? `form:${requested}`}`);
   facts.lineCount = input.lines.length;
   const cartBudget = deps.budget.take([{ key: `cart:${facts.cartTokenHash}`, policy: CART_POLICY }]);
-  if (!cartBudget.ok) return refusedBy("cart", { ok: false, code: "busy", status: 429, locale, retryAfterMs: cartBudget.retryAfterMs });
+  if (!cartBudget.ok)
+    return refusedBy("cart", { ok: false, code: "busy", status: 429, locale, retryAfterMs: cartBudget.retryAfterMs });
 
   const settings = await deps.loadSettings();
   if (!settings.enabled || !settings.service) {
@@ -211,12 +223,18 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   const resolved = await resolveCart(deps.graphql, shop, input.lines);
   if (!resolved.ok) {
     // The shop's Admin API budget is spent for now: like every budget refusal, a 429 that writes nothing.
-    if (resolved.problem === "busy") return { ok: false, code: "busy", status: 429, locale, retryAfterMs: resolved.retryAfterMs };
+    if (resolved.problem === "busy")
+      return { ok: false, code: "busy", status: 429, locale, retryAfterMs: resolved.retryAfterMs };
     if (resolved.problem === "unavailable") {
       await recordRefusal(prisma, facts, "unavailable", `No longer available: ${resolved.items.join(", ")}.`);
       return { ok: false, code: "unavailable", status: 409, locale, items: resolved.items };
     }
-    await recordRefusal(prisma, facts, "admin_unreachable", `Shopify's Admin API could not be read (${resolved.detail}): nothing was sent.`);
+    await recordRefusal(
+      prisma,
+      facts,
+      "admin_unreachable",
+      `Shopify's Admin API could not be read (${resolved.detail}): nothing was sent.`,
+    );
     return { ok: false, code: "failed", status: 502, locale };
   }
 
@@ -227,13 +245,22 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   facts.currency = priced.currency;
   facts.lines = priced.lines;
   facts.contentHash = sha256(JSON.stringify([priced.currency, priced.lines]));
-  const prior = await priorHandoffs(prisma, shop, facts.cartTokenHash, facts.contentHash, new Date(now() + REUSE_MARGIN_MS));
+  const prior = await priorHandoffs(
+    prisma,
+    shop,
+    facts.cartTokenHash,
+    facts.contentHash,
+    new Date(now() + REUSE_MARGIN_MS),
+  );
   const serviceOrigin = new URL(serviceBaseUrl(settings.service)).origin;
-  if (prior.reusableClaimUrl) return { ok: true, claimUrl: prior.reusableClaimUrl, reused: true, locale, serviceOrigin };
+  if (prior.reusableClaimUrl)
+    return { ok: true, claimUrl: prior.reusableClaimUrl, reused: true, locale, serviceOrigin };
 
   // One key per (cart, content, expiry setting, generation): expired handoffs bump the generation.
   const { generation } = prior;
-  facts.idempotencyKey = sha256(JSON.stringify([shop, facts.cartTokenHash, facts.contentHash, settings.expirySeconds, generation]));
+  facts.idempotencyKey = sha256(
+    JSON.stringify([shop, facts.cartTokenHash, facts.contentHash, settings.expirySeconds, generation]),
+  );
   facts.externalCartId = `cart-${facts.cartTokenHash.slice(0, 32)}`; // the token itself is the shopper's
   const request = buildHandoffRequest({
     shop,
@@ -247,14 +274,32 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   // A slot in the service's rate budget, shared with the imports; none free now: refused at once, nothing written.
   const serviceDeps = deps.service ?? INTERACTIVE_SERVICE_DEPS;
   const slot = deps.gate?.open(settings.service, serviceDeps.fetch);
-  if (slot && !slot.ok) return refusedBy("service", { ok: false, code: "rate_limited", status: 429, locale, retryAfterMs: slot.retryAfterMs });
+  if (slot && !slot.ok)
+    return refusedBy("service", {
+      ok: false,
+      code: "rate_limited",
+      status: 429,
+      locale,
+      retryAfterMs: slot.retryAfterMs,
+    });
   const outcome = await createCartHandoff(settings.service, request, {
     idempotencyKey: facts.idempotencyKey,
     deps: slot ? { ...serviceDeps, fetch: slot.fetch } : serviceDeps,
   });
   if (!outcome.ok) {
-    await recordOutcome(prisma, facts, { state: "failed", reasonCode: outcome.kind, reason: outcome.message, attempts: outcome.attempts });
-    return { ok: false, code: failureCode(outcome), status: outcome.kind === "rate_limited" ? 503 : 502, locale, retryAfterMs: outcome.retryAfterMs };
+    await recordOutcome(prisma, facts, {
+      state: "failed",
+      reasonCode: outcome.kind,
+      reason: outcome.message,
+      attempts: outcome.attempts,
+    });
+    return {
+      ok: false,
+      code: failureCode(outcome),
+      status: outcome.kind === "rate_limited" ? 503 : 502,
+      locale,
+      retryAfterMs: outcome.retryAfterMs,
+    };
   }
   await recordOutcome(prisma, facts, {
     state: "created",

@@ -41,7 +41,16 @@ const AnswerSchema = z.object({
   data: z.object({
     cart: z
       .object({
-        buyerIdentity: z.object({ countryCode: z.string().regex(/^[A-Z]{2}$/).nullable().optional() }).nullable().optional(),
+        buyerIdentity: z
+          .object({
+            countryCode: z
+              .string()
+              .regex(/^[A-Z]{2}$/)
+              .nullable()
+              .optional(),
+          })
+          .nullable()
+          .optional(),
         lines: z.object({ nodes: z.array(z.unknown()).max(MAX_LINES + 50) }),
       })
       .nullable(),
@@ -53,7 +62,8 @@ export type MarketPricing =
   /** Why the Admin API's base prices are used instead (for the log; the shopper is not told). */
   | { ok: false; reason: "no_token" | "unreachable" | "no_cart" | "lines_differ" | "mixed_currencies" };
 
-const variantIdOf = (gid: string | undefined) => /^gid:\/\/shopify\/ProductVariant\/(\d{1,20})$/.exec(gid ?? "")?.[1] ?? null;
+const variantIdOf = (gid: string | undefined) =>
+  /^gid:\/\/shopify\/ProductVariant\/(\d{1,20})$/.exec(gid ?? "")?.[1] ?? null;
 
 /** The Storefront API's id of the cart behind an Ajax API cart token. */
 export const cartGid = (token: string) => `gid://shopify/Cart/${token}`;
@@ -94,8 +104,14 @@ export async function marketPrices(
     const seen = byVariant.get(id);
     const unitMinor = toMinorUnits(amountPerQuantity.amount, currency);
     const totalMinor = toMinorUnits(totalAmount.amount, currency);
-    if (seen && (seen.currency !== currency || seen.unitMinor !== unitMinor)) return { ok: false, reason: "lines_differ" };
-    byVariant.set(id, { quantity: (seen?.quantity ?? 0) + line.data.quantity, totalMinor: (seen?.totalMinor ?? 0) + totalMinor, unitMinor, currency });
+    if (seen && (seen.currency !== currency || seen.unitMinor !== unitMinor))
+      return { ok: false, reason: "lines_differ" };
+    byVariant.set(id, {
+      quantity: (seen?.quantity ?? 0) + line.data.quantity,
+      totalMinor: (seen?.totalMinor ?? 0) + totalMinor,
+      unitMinor,
+      currency,
+    });
   }
 
   const currencies = new Set([...byVariant.values()].map((v) => v.currency));
@@ -108,7 +124,10 @@ export async function marketPrices(
     const priced = byVariant.get(id);
     if (!priced || priced.quantity !== quantity) return { ok: false, reason: "lines_differ" };
     const discounted = priced.totalMinor / priced.quantity;
-    unitPriceMinor.set(id, Number.isInteger(discounted) && discounted <= priced.unitMinor ? discounted : priced.unitMinor);
+    unitPriceMinor.set(
+      id,
+      Number.isInteger(discounted) && discounted <= priced.unitMinor ? discounted : priced.unitMinor,
+    );
   }
   const [currency] = currencies;
   if (!currency) return { ok: false, reason: "lines_differ" };

@@ -37,9 +37,11 @@ const fr: Catalog = {
   unavailable: "Ces articles ne sont plus disponibles : {items}. Retirez-les de votre panier et réessayez.",
   settings_missing: "La poursuite du panier n'est pas encore disponible dans cette boutique.",
   disabled: "La poursuite du panier est désactivée dans cette boutique.",
-  service_unavailable: "Le service ne répond pas pour le moment. Votre panier est inchangé ; réessayez dans quelques minutes.",
+  service_unavailable:
+    "Le service ne répond pas pour le moment. Votre panier est inchangé ; réessayez dans quelques minutes.",
   rate_limited: "Le service est occupé. Votre panier est inchangé ; réessayez dans une minute.",
-  signature_rejected: "Le service n'a pas pu vérifier cette boutique. Votre panier est inchangé ; prévenez la boutique.",
+  signature_rejected:
+    "Le service n'a pas pu vérifier cette boutique. Votre panier est inchangé ; prévenez la boutique.",
   busy: "Trop de tentatives. Patientez un instant et réessayez.",
   failed: "Votre panier n'a pas pu être poursuivi. Il est inchangé ; réessayez plus tard.",
 };
@@ -48,12 +50,16 @@ const de: Catalog = {
   empty_cart: "Ihr Warenkorb ist leer. Legen Sie etwas hinein, bevor Sie fortfahren.",
   too_many_lines: "Ihr Warenkorb hat zu viele Positionen zum Fortfahren (höchstens 200).",
   invalid_request: "Ihr Warenkorb konnte nicht gelesen werden. Laden Sie die Seite neu und versuchen Sie es erneut.",
-  unavailable: "Diese Artikel sind nicht mehr verfügbar: {items}. Entfernen Sie sie aus dem Warenkorb und versuchen Sie es erneut.",
+  unavailable:
+    "Diese Artikel sind nicht mehr verfügbar: {items}. Entfernen Sie sie aus dem Warenkorb und versuchen Sie es erneut.",
   settings_missing: "Das Fortsetzen des Warenkorbs ist in diesem Shop noch nicht verfügbar.",
   disabled: "Das Fortsetzen des Warenkorbs ist in diesem Shop ausgeschaltet.",
-  service_unavailable: "Der Dienst antwortet gerade nicht. Ihr Warenkorb bleibt unverändert; versuchen Sie es in ein paar Minuten erneut.",
-  rate_limited: "Der Dienst ist ausgelastet. Ihr Warenkorb bleibt unverändert; versuchen Sie es in einer Minute erneut.",
-  signature_rejected: "Der Dienst konnte diesen Shop nicht bestätigen. Ihr Warenkorb bleibt unverändert; bitte informieren Sie den Shop.",
+  service_unavailable:
+    "Der Dienst antwortet gerade nicht. Ihr Warenkorb bleibt unverändert; versuchen Sie es in ein paar Minuten erneut.",
+  rate_limited:
+    "Der Dienst ist ausgelastet. Ihr Warenkorb bleibt unverändert; versuchen Sie es in einer Minute erneut.",
+  signature_rejected:
+    "Der Dienst konnte diesen Shop nicht bestätigen. Ihr Warenkorb bleibt unverändert; bitte informieren Sie den Shop.",
   busy: "Zu viele Versuche. Warten Sie einen Moment und versuchen Sie es erneut.",
   failed: "Ihr Warenkorb konnte nicht fortgesetzt werden. Er bleibt unverändert; versuchen Sie es später erneut.",
 };
@@ -65,7 +71,11 @@ export function shopperMessage(code: ShopperCode, locale: string, items: string[
   return catalog[code].replace("{items}", items.join(", "));
 }
 
-const BACK_TO_CART: Record<string, string> = { en: "Back to your cart", fr: "Retour au panier", de: "Zurück zum Warenkorb" };
+const BACK_TO_CART: Record<string, string> = {
+  en: "Back to your cart",
+  fr: "Retour au panier",
+  de: "Zurück zum Warenkorb",
+};
 
 export function backToCartLabel(locale: string): string {
   return BACK_TO_CART[locale.slice(0, 2).toLowerCase()] ?? BACK_TO_CART.en;

@@ -25,7 +25,9 @@ export interface ProxyHandlerDeps {
    * Shopify's proxy check (app/shopify/app-proxy.server.ts): throws Shopify's 400 response for a bad or missing
    * signature; the shop and the logged-in customer are the ones it verified.
    */
-  verify: (request: Request) => Promise<{ liquid: (body: string, init?: ResponseInit) => Response; shop: string; customerId: string | null }>;
+  verify: (
+    request: Request,
+  ) => Promise<{ liquid: (body: string, init?: ResponseInit) => Response; shop: string; customerId: string | null }>;
   graphql: AdminGraphql;
   /** The Storefront API for the cart's market prices (docs/continue-cart-prices.md); absent: base prices. */
   storefrontFor?: (shop: string) => StorefrontGraphql;
@@ -131,8 +133,13 @@ export function failurePage(result: Extract<FlowResult, { ok: false }>): string 
  * service's origin; http only to a loopback service the address policy allows, i.e. the demo and tests); null
  * otherwise: never a javascript: or data: address, nor another site.
  */
-export function safeClaimUrl(result: Extract<FlowResult, { ok: true }>, policy: AddressPolicy = policyFromEnv()): string | null {
-  return allowedClaimUrl(result.claimUrl, serviceOriginOf(result.serviceOrigin), { allowLoopbackHttp: policy.allowLoopback });
+export function safeClaimUrl(
+  result: Extract<FlowResult, { ok: true }>,
+  policy: AddressPolicy = policyFromEnv(),
+): string | null {
+  return allowedClaimUrl(result.claimUrl, serviceOriginOf(result.serviceOrigin), {
+    allowLoopbackHttp: policy.allowLoopback,
+  });
 }
 
 // Where Continue cart may send a shopper: only to the claim URL of the service the merchant configured. The
@@ -156,9 +163,16 @@ export function serviceOriginOf(baseUrl: string): string | null {
  * The claim URL when it may be followed (https, or http on loopback when `allowLoopbackHttp`; on `serviceOrigin`;
  * no user info), else null.
  */
-export function allowedClaimUrl(claimUrl: string, serviceOrigin: string | null, options: { allowLoopbackHttp: boolean }): string | null {
+export function allowedClaimUrl(
+  claimUrl: string,
+  serviceOrigin: string | null,
+  options: { allowLoopbackHttp: boolean },
+): string | null {
   if (!serviceOrigin || !URL.canParse(claimUrl)) return null;
   const url = new URL(claimUrl);
   if (url.origin !== serviceOrigin || url.username || url.password) return null;
-  return url.protocol === "https:" || (options.allowLoopbackHttp && url.protocol === "http:" && isLoopbackHost(url.hostname)) ? claimUrl : null;
+  return url.protocol === "https:" ||
+    (options.allowLoopbackHttp && url.protocol === "http:" && isLoopbackHost(url.hostname))
+    ? claimUrl
+    : null;
 }

@@ -59,7 +59,13 @@ export function recordOutcome(prisma: PrismaClient, facts: RecordFacts, outcome:
  * The handoffs created before for this cart content, newest first, in one query: the newest is reused while it
  * stays valid until `validUntil`; their count is the key's generation (an expired one is never reused).
  */
-export async function priorHandoffs(prisma: PrismaClient, shop: string, cartTokenHash: string, contentHash: string, validUntil: Date) {
+export async function priorHandoffs(
+  prisma: PrismaClient,
+  shop: string,
+  cartTokenHash: string,
+  contentHash: string,
+  validUntil: Date,
+) {
   const rows = await prisma.$queryRaw<{ claimUrl: string | null; valid: boolean | null }[]>`
     SELECT "claimUrl", "expiresAt" > ${ts(validUntil)} AS valid FROM "CartHandoff"
     WHERE shop = ${shop} AND "cartTokenHash" = ${cartTokenHash} AND "contentHash" = ${contentHash} AND state = 'created'
@@ -89,7 +95,11 @@ export async function listHandoffs(
   options: { take?: number; before?: Date; state?: HandoffState } = {},
 ): Promise<HandoffListItem[]> {
   const rows = await prisma.cartHandoff.findMany({
-    where: { shop, ...(options.state ? { state: options.state } : {}), ...(options.before ? { createdAt: { lt: options.before } } : {}) },
+    where: {
+      shop,
+      ...(options.state ? { state: options.state } : {}),
+      ...(options.before ? { createdAt: { lt: options.before } } : {}),
+    },
     orderBy: { createdAt: "desc" },
     take: Math.min(Math.max(options.take ?? 50, 1), 200),
   });

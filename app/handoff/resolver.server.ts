@@ -30,7 +30,12 @@ const VariantSchema = z.object({
   price: z.string().regex(/^-?\d{1,15}(\.\d{1,6})?$/),
   availableForSale: z.boolean(),
   // onlineStoreUrl is null unless the product is published to the online store (Shopify's own test for it).
-  product: z.object({ id: z.string(), title: z.string().max(1000), status: z.string(), onlineStoreUrl: z.string().nullable().optional() }),
+  product: z.object({
+    id: z.string(),
+    title: z.string().max(1000),
+    status: z.string(),
+    onlineStoreUrl: z.string().nullable().optional(),
+  }),
 });
 
 const AnswerSchema = z.object({

@@ -27,7 +27,10 @@ const FormSchema = z.object({
 
 export async function getHandoffSettingsView(prisma: PrismaClient, shop: string): Promise<HandoffSettingsView> {
   const row = await readSections(prisma, shop, "handoff");
-  return { cartButtonEnabled: row?.cartButtonEnabled ?? true, handoffExpirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS };
+  return {
+    cartButtonEnabled: row?.cartButtonEnabled ?? true,
+    handoffExpirySeconds: row?.handoffExpirySeconds ?? DEFAULT_EXPIRY_SECONDS,
+  };
 }
 
 export type SaveHandoffResult =
@@ -41,14 +44,20 @@ export async function saveHandoffSettings(
 ): Promise<SaveHandoffResult> {
   const parsed = FormSchema.safeParse({
     cartButtonEnabled: input.cartButtonEnabled ?? "off", // an unticked checkbox sends nothing
-    handoffExpirySeconds: typeof input.handoffExpirySeconds === "string" ? input.handoffExpirySeconds.trim().slice(0, 20) : input.handoffExpirySeconds,
+    handoffExpirySeconds:
+      typeof input.handoffExpirySeconds === "string"
+        ? input.handoffExpirySeconds.trim().slice(0, 20)
+        : input.handoffExpirySeconds,
   });
   if (!parsed.success) {
     const fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> = {};
     for (const issue of parsed.error.issues) fieldErrors[issue.path[0] as keyof HandoffSettingsView] ??= issue.message;
     return { ok: false, fieldErrors };
   }
-  const data = { cartButtonEnabled: parsed.data.cartButtonEnabled === "on", handoffExpirySeconds: parsed.data.handoffExpirySeconds };
+  const data = {
+    cartButtonEnabled: parsed.data.cartButtonEnabled === "on",
+    handoffExpirySeconds: parsed.data.handoffExpirySeconds,
+  };
   await writeSection(prisma, shop, "handoff", data);
   return { ok: true, view: data };
 }

@@ -20,7 +20,8 @@ export type BodyKind = keyof typeof BODY_LIMITS;
  * The one size check, for the app and the server (server/bodies.ts) alike: a body's declared length
  * (Content-Length, digits) or its bytes counted so far, over `limit`.
  */
-export const overLimit = (size: string | number | null | undefined, limit: number): boolean => size != null && Number(size) > limit;
+export const overLimit = (size: string | number | null | undefined, limit: number): boolean =>
+  size != null && Number(size) > limit;
 
 export type BodyResult = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; response: Response };
 
@@ -53,7 +54,8 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
   if (declared !== null && !/^\d+$/.test(declared.trim())) return { ok: false, response: unreadable() };
   if (overLimit(declared, limit)) return { ok: false, response: tooLarge(limit) };
   const read = (request as Request & { [BODY_BYTES]?: Uint8Array<ArrayBuffer> })[BODY_BYTES];
-  if (read) return overLimit(read.byteLength, limit) ? { ok: false, response: tooLarge(limit) } : { ok: true, bytes: read };
+  if (read)
+    return overLimit(read.byteLength, limit) ? { ok: false, response: tooLarge(limit) } : { ok: true, bytes: read };
   if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
   if (request.bodyUsed) return { ok: false, response: unreadable() };
 

@@ -7,7 +7,11 @@
  * With `hops` trusted proxies between the client and us: 0 → the socket's peer; n → the entry the n-th proxy
  * (counted from us) appended. A chain shorter than `hops` gives its leftmost entry, which a trusted hop wrote.
  */
-export function forwardedAddress(forwardedFor: string | null | undefined, peer: string | undefined, hops: number): string {
+export function forwardedAddress(
+  forwardedFor: string | null | undefined,
+  peer: string | undefined,
+  hops: number,
+): string {
   const entries = (forwardedFor ?? "")
     .split(",")
     .map((e) => e.trim())

@@ -19,7 +19,11 @@ export function csrfToken(subject: string, options: { now?: number; secret?: str
   return `${issued}.${mac(options.secret ?? env().SHOPIFY_API_SECRET, subject, issued)}`;
 }
 
-export function checkCsrfToken(token: unknown, subject: string, options: { now?: number; secret?: string } = {}): boolean {
+export function checkCsrfToken(
+  token: unknown,
+  subject: string,
+  options: { now?: number; secret?: string } = {},
+): boolean {
   if (typeof token !== "string" || token.length > 200) return false;
   const match = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match) return false;

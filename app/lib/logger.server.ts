@@ -20,13 +20,22 @@ export function pinoOptions(level: string, name?: string): pino.LoggerOptions {
     hooks: {
       logMethod(args, method) {
         // The message (and any format arguments): Shopify's library puts its request values there.
-        method.apply(this, args.map((arg) => (typeof arg === "string" ? redactText(arg) : arg)) as Parameters<typeof method>);
+        method.apply(
+          this,
+          args.map((arg) => (typeof arg === "string" ? redactText(arg) : arg)) as Parameters<typeof method>,
+        );
       },
     },
     formatters: { log: (fields) => redactFields(fields) as Record<string, unknown> },
   };
   if (process.env.NODE_ENV !== "development") return options;
-  return { ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "HH:MM:ss", ignore: "pid,hostname" } } };
+  return {
+    ...options,
+    transport: {
+      target: "pino-pretty",
+      options: { colorize: true, translateTime: "HH:MM:ss", ignore: "pid,hostname" },
+    },
+  };
 }
 
 function rootLogger(): pino.Logger {

@@ -33,7 +33,10 @@ export interface RedactionReport {
  * payload names them (an order not run yet has no customer in the log).
  */
 export async function customerOrderIds(db: Db, shop: string, customerId: string): Promise<string[]> {
-  const owned = await db.syncRecord.findMany({ where: { shop, customerId, kind: "order" }, select: { externalId: true } });
+  const owned = await db.syncRecord.findMany({
+    where: { shop, customerId, kind: "order" },
+    select: { externalId: true },
+  });
   const stored = await db.$queryRaw<{ id: string | null }[]>`
     SELECT payload->>'id' AS id FROM "WebhookDelivery" WHERE shop = ${shop} AND payload->'customer'->>'id' = ${customerId}
     UNION SELECT payload->'data'->>'id' FROM "Job" WHERE shop = ${shop} AND payload->'data'->'customer'->>'id' = ${customerId}`;
@@ -65,7 +68,14 @@ export async function redactCustomer(
     const theirs = [{ orderKey: { in: orderKeys } }, { payload: { path: ["customerId"], equals: customerId } }];
     const { count: cancelled } = await tx.job.updateMany({
       where: { shop, status: "queued", OR: theirs },
-      data: { status: "cancelled", payload: {}, lastError: REDACTED_JOB, finishedAt: now, leasedBy: null, leaseUntil: null },
+      data: {
+        status: "cancelled",
+        payload: {},
+        lastError: REDACTED_JOB,
+        finishedAt: now,
+        leasedBy: null,
+        leaseUntil: null,
+      },
     });
     await tx.job.updateMany({ where: { shop, OR: theirs, NOT: { payload: { equals: {} } } }, data: { payload: {} } });
     // Shopify Flow triggers about them (app/sync/flow-trigger.server.ts) are not sent, and their ids go.
@@ -107,7 +117,9 @@ const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1
  * shop/redact without anyone having to remember this function (the shop-wide test checks every model).
  */
 export function shopScopedModels(): string[] {
-  return Prisma.dmmf.datamodel.models.filter((m) => m.fields.some((f) => f.name === "shop" && f.kind === "scalar")).map((m) => m.name);
+  return Prisma.dmmf.datamodel.models
+    .filter((m) => m.fields.some((f) => f.name === "shop" && f.kind === "scalar"))
+    .map((m) => m.name);
 }
 
 /**
@@ -148,7 +160,9 @@ export async function redactShop(
     await keepReceipts(tx, shop); // before the deliveries and the settings (its retention period) go
     let rowsDeleted = 0;
     for (const model of shopScopedModels().filter((m) => !KEPT_BY_SHOP_REDACT.includes(m))) {
-      const delegate = (tx as unknown as Record<string, { deleteMany(args: { where: { shop: string } }): Promise<{ count: number }> }>)[lowerFirst(model)];
+      const delegate = (
+        tx as unknown as Record<string, { deleteMany(args: { where: { shop: string } }): Promise<{ count: number }> }>
+      )[lowerFirst(model)];
       rowsDeleted += (await delegate.deleteMany({ where: { shop } })).count;
     }
     return { revocationsQueued, rowsDeleted };

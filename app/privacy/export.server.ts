@@ -16,12 +16,21 @@ export interface DataRequestInput {
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 /** What the app holds about the customer right now, as plain JSON. */
-export async function buildCustomerExport(prisma: PrismaClient, shop: string, customerId: string, requested: string[], now = new Date()) {
+export async function buildCustomerExport(
+  prisma: PrismaClient,
+  shop: string,
+  customerId: string,
+  requested: string[],
+  now = new Date(),
+) {
   const orderIds = [...new Set([...requested, ...(await customerOrderIds(prisma, shop, customerId))])];
   const [grant, connections, records, backfills, handoffs] = await Promise.all([
     prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } }),
     prisma.oAuthState.findMany({ where: { shop, customerId }, orderBy: { createdAt: "asc" } }),
-    prisma.syncRecord.findMany({ where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }] }, orderBy: { createdAt: "asc" } }),
+    prisma.syncRecord.findMany({
+      where: { shop, OR: [{ customerId }, { orderId: { in: orderIds } }] },
+      orderBy: { createdAt: "asc" },
+    }),
     prisma.backfill.findMany({ where: { shop, customerId }, orderBy: { createdAt: "asc" } }),
     prisma.cartHandoff.findMany({ where: { shop, customerId }, orderBy: { createdAt: "asc" } }),
   ]);
@@ -66,7 +75,12 @@ export async function buildCustomerExport(prisma: PrismaClient, shop: string, cu
       createdAt: iso(r.createdAt),
     })),
     storedWebhookData: deliveries.map((d) => ({ topic: d.topic, receivedAt: iso(d.receivedAt), fields: d.payload })),
-    pastOrderImports: backfills.map((b) => ({ days: b.days, status: b.status, ordersQueued: b.queued, startedAt: iso(b.createdAt) })),
+    pastOrderImports: backfills.map((b) => ({
+      days: b.days,
+      status: b.status,
+      ordersQueued: b.queued,
+      startedAt: iso(b.createdAt),
+    })),
     cartHandoffs: handoffs.map((h) => ({
       createdAt: iso(h.createdAt),
       state: h.state,
@@ -80,8 +94,15 @@ export async function buildCustomerExport(prisma: PrismaClient, shop: string, cu
 }
 
 /** Records the request with its export; a redelivery (same request id) changes nothing. */
-export async function recordDataRequest(prisma: PrismaClient, input: DataRequestInput, now = new Date()): Promise<{ id: string; duplicate: boolean }> {
-  const existing = await prisma.dataRequest.findUnique({ where: { shop_requestId: { shop: input.shop, requestId: input.requestId } }, select: { id: true } });
+export async function recordDataRequest(
+  prisma: PrismaClient,
+  input: DataRequestInput,
+  now = new Date(),
+): Promise<{ id: string; duplicate: boolean }> {
+  const existing = await prisma.dataRequest.findUnique({
+    where: { shop_requestId: { shop: input.shop, requestId: input.requestId } },
+    select: { id: true },
+  });
   if (existing) return { id: existing.id, duplicate: true };
   const data = await buildCustomerExport(prisma, input.shop, input.customerId, input.ordersRequested, now);
   const created = await prisma.dataRequest.createManyAndReturn({
@@ -99,7 +120,10 @@ export async function recordDataRequest(prisma: PrismaClient, input: DataRequest
     select: { id: true },
   });
   if (created.length === 1) return { id: created[0].id, duplicate: false };
-  const raced = await prisma.dataRequest.findUniqueOrThrow({ where: { shop_requestId: { shop: input.shop, requestId: input.requestId } }, select: { id: true } });
+  const raced = await prisma.dataRequest.findUniqueOrThrow({
+    where: { shop_requestId: { shop: input.shop, requestId: input.requestId } },
+    select: { id: true },
+  });
   return { id: raced.id, duplicate: true };
 }
 
@@ -113,7 +137,11 @@ export interface OpenDataRequest {
 
 /** The Privacy page: requests not yet marked handled, oldest first. */
 export async function listOpenDataRequests(prisma: PrismaClient, shop: string): Promise<OpenDataRequest[]> {
-  const rows = await prisma.dataRequest.findMany({ where: { shop, handledAt: null }, orderBy: { createdAt: "asc" }, take: 100 });
+  const rows = await prisma.dataRequest.findMany({
+    where: { shop, handledAt: null },
+    orderBy: { createdAt: "asc" },
+    take: 100,
+  });
   return rows.map((r) => ({
     id: r.id,
     customerId: r.customerId,
@@ -124,8 +152,16 @@ export async function listOpenDataRequests(prisma: PrismaClient, shop: string): 
 }
 
 /** Scoped by shop: another shop's request id is simply not found. */
-export async function markDataRequestHandled(prisma: PrismaClient, shop: string, id: string, now = new Date()): Promise<boolean> {
+export async function markDataRequestHandled(
+  prisma: PrismaClient,
+  shop: string,
+  id: string,
+  now = new Date(),
+): Promise<boolean> {
   if (id.includes("\u0000")) return false;
-  const result = await prisma.dataRequest.updateMany({ where: { id, shop, handledAt: null }, data: { handledAt: now } });
+  const result = await prisma.dataRequest.updateMany({
+    where: { id, shop, handledAt: null },
+    data: { handledAt: now },
+  });
   return result.count === 1;
 }

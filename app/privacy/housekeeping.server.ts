@@ -6,7 +6,13 @@ import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import type { PeriodicTask } from "../sync/worker.server";
 import { loadServiceSettingsOrNull } from "../connections/settings.server";
-import { pendingToken, queueRevocations, drainRevocations, type DrainReport, type Revoke } from "../connections/revocations.server";
+import {
+  pendingToken,
+  queueRevocations,
+  drainRevocations,
+  type DrainReport,
+  type Revoke,
+} from "../connections/revocations.server";
 import { pruneExpired, type PruneReport } from "./retention.server";
 import { tokensMayGoTo } from "../service/client.server";
 import { STATE_RETENTION_MS } from "../connections/oauth-common.server";
@@ -16,7 +22,10 @@ import { STATE_RETENTION_MS } from "../connections/oauth-common.server";
  * completion step): the tokens move to the revocation outbox. A compare-and-set on the sealed value means a
  * completion running at the same moment either stores them or leaves them here, never both.
  */
-export async function sweepAbandonedConnections(prisma: PrismaClient, options: { now?: Date; keyring?: Keyring; batch?: number } = {}): Promise<number> {
+export async function sweepAbandonedConnections(
+  prisma: PrismaClient,
+  options: { now?: Date; keyring?: Keyring; batch?: number } = {},
+): Promise<number> {
   const now = options.now ?? new Date();
   const rows = await prisma.oAuthState.findMany({
     where: { pendingTokensEnc: { not: null }, expiresAt: { lte: now } },
@@ -30,8 +39,15 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
     // Revoked only at the origins that issued them; settings that moved elsewhere (or no binding): only erased.
     if (settings && !tokensMayGoTo(row.boundOrigins, settings)) settings = null;
     await prisma.$transaction(async (tx) => {
-      const taken = await tx.oAuthState.updateMany({ where: { state: row.state, pendingTokensEnc: row.pendingTokensEnc }, data: { pendingTokensEnc: null } });
-      if (taken.count === 1) moved += await queueRevocations(tx, settings, [pendingToken(row, options.keyring)], { keyring: options.keyring, now });
+      const taken = await tx.oAuthState.updateMany({
+        where: { state: row.state, pendingTokensEnc: row.pendingTokensEnc },
+        data: { pendingTokensEnc: null },
+      });
+      if (taken.count === 1)
+        moved += await queueRevocations(tx, settings, [pendingToken(row, options.keyring)], {
+          keyring: options.keyring,
+          now,
+        });
     });
   }
   return moved;
@@ -43,7 +59,9 @@ export async function sweepAbandonedConnections(prisma: PrismaClient, options: {
  */
 export async function deleteExpiredStates(prisma: PrismaClient, options: { now?: Date } = {}): Promise<number> {
   const before = new Date((options.now ?? new Date()).getTime() - STATE_RETENTION_MS);
-  const { count } = await prisma.oAuthState.deleteMany({ where: { expiresAt: { lt: before }, pendingTokensEnc: null } });
+  const { count } = await prisma.oAuthState.deleteMany({
+    where: { expiresAt: { lt: before }, pendingTokensEnc: null },
+  });
   return count;
 }
 
@@ -76,7 +94,10 @@ export async function runHousekeeping(
 }
 
 /** Housekeeping as the worker's periodic task (every 10 minutes unless told otherwise). */
-export function housekeepingTask(prisma: PrismaClient, options: { everyMs?: number; keyring?: Keyring; revoke?: Revoke } = {}): PeriodicTask {
+export function housekeepingTask(
+  prisma: PrismaClient,
+  options: { everyMs?: number; keyring?: Keyring; revoke?: Revoke } = {},
+): PeriodicTask {
   return {
     name: "housekeeping",
     everyMs: options.everyMs ?? 600_000,

@@ -76,37 +76,72 @@ async function clearExpiredPayloads(prisma: PrismaClient, now: Date, batch: numb
 }
 
 /** Prunes one round of everything past each shop's retention period (a few batches of each kind). */
-export async function pruneExpired(prisma: PrismaClient, options: { now?: Date; batch?: number; rounds?: number } = {}): Promise<PruneReport> {
+export async function pruneExpired(
+  prisma: PrismaClient,
+  options: { now?: Date; batch?: number; rounds?: number } = {},
+): Promise<PruneReport> {
   const now = options.now ?? new Date();
   const batch = options.batch ?? 500;
   const rounds = options.rounds ?? 10;
   const payloadsCleared = await batched(rounds, batch, () => clearExpiredPayloads(prisma, now, batch));
-  const jobsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+  const jobsDeleted = await batched(
+    rounds,
+    batch,
+    () => prisma.$executeRaw`
     DELETE FROM "Job" WHERE id IN (
       SELECT j.id FROM "Job" j
       LEFT JOIN "SyncRecord" r ON r.id = j."recordId"
       WHERE j.status IN ('done', 'failed', 'cancelled') AND ${expired(now, "j", "finishedAt")}
         AND (r.id IS NULL OR r.state IN ('imported', 'updated')
           OR EXISTS (SELECT 1 FROM "Job" later WHERE later."recordId" = j."recordId" AND later.seq > j.seq))
-      LIMIT ${batch})`);
-  const deliveriesDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+      LIMIT ${batch})`,
+  );
+  const deliveriesDeleted = await batched(
+    rounds,
+    batch,
+    () => prisma.$executeRaw`
     DELETE FROM "WebhookDelivery" WHERE id IN (
       SELECT d.id FROM "WebhookDelivery" d
       WHERE ${expired(now, "d", "receivedAt")} AND NOT EXISTS (SELECT 1 FROM "Job" j WHERE j."deliveryId" = d.id)
-      LIMIT ${batch})`);
-  const dataRequestsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+      LIMIT ${batch})`,
+  );
+  const dataRequestsDeleted = await batched(
+    rounds,
+    batch,
+    () => prisma.$executeRaw`
     DELETE FROM "DataRequest" WHERE id IN (
-      SELECT q.id FROM "DataRequest" q WHERE q."handledAt" IS NOT NULL AND ${expired(now, "q", "handledAt")} LIMIT ${batch})`);
-  const handoffsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+      SELECT q.id FROM "DataRequest" q WHERE q."handledAt" IS NOT NULL AND ${expired(now, "q", "handledAt")} LIMIT ${batch})`,
+  );
+  const handoffsDeleted = await batched(
+    rounds,
+    batch,
+    () => prisma.$executeRaw`
     DELETE FROM "CartHandoff" WHERE id IN (
-      SELECT h.id FROM "CartHandoff" h WHERE ${expired(now, "h", "createdAt")} LIMIT ${batch})`);
-  const attemptsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+      SELECT h.id FROM "CartHandoff" h WHERE ${expired(now, "h", "createdAt")} LIMIT ${batch})`,
+  );
+  const attemptsDeleted = await batched(
+    rounds,
+    batch,
+    () => prisma.$executeRaw`
     DELETE FROM "SyncAttempt" WHERE id IN (
-      SELECT a.id FROM "SyncAttempt" a WHERE ${expired(now, "a", "at")} LIMIT ${batch})`);
-  const receiptsDeleted = await batched(rounds, batch, () => prisma.$executeRaw`
+      SELECT a.id FROM "SyncAttempt" a WHERE ${expired(now, "a", "at")} LIMIT ${batch})`,
+  );
+  const receiptsDeleted = await batched(
+    rounds,
+    batch,
+    () => prisma.$executeRaw`
     DELETE FROM "WebhookReceipt" WHERE key IN (
-      SELECT key FROM "WebhookReceipt" WHERE "expiresAt" < ${ts(now)} LIMIT ${batch})`);
-  return { payloadsCleared, jobsDeleted, deliveriesDeleted, dataRequestsDeleted, handoffsDeleted, attemptsDeleted, receiptsDeleted };
+      SELECT key FROM "WebhookReceipt" WHERE "expiresAt" < ${ts(now)} LIMIT ${batch})`,
+  );
+  return {
+    payloadsCleared,
+    jobsDeleted,
+    deliveriesDeleted,
+    dataRequestsDeleted,
+    handoffsDeleted,
+    attemptsDeleted,
+    receiptsDeleted,
+  };
 }
 
 export type RetentionResult = { ok: true; days: number; message: string } | { ok: false; message: string };
@@ -121,7 +156,10 @@ export async function saveRetentionDays(prisma: PrismaClient, shop: string, inpu
   const text = typeof input === "string" ? input.trim() : "";
   const days = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
   if (!(days >= MIN_RETENTION_DAYS && days <= MAX_RETENTION_DAYS)) {
-    return { ok: false, message: `Retention must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}.` };
+    return {
+      ok: false,
+      message: `Retention must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}.`,
+    };
   }
   await writeSection(prisma, shop, "retention", { retentionDays: days });
   return { ok: true, days, message: `Stored Shopify data is now kept for ${days} days.` };

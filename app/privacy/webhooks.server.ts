@@ -16,7 +16,12 @@ type Payload = Record<string, unknown>;
 type Verified = { shop: string; topic: string; payload: Payload; eventId: string; webhookId: string };
 
 const idList = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((v) => typeof v === "string" || typeof v === "number").map(String).slice(0, 10_000) : [];
+  Array.isArray(value)
+    ? value
+        .filter((v) => typeof v === "string" || typeof v === "number")
+        .map(String)
+        .slice(0, 10_000)
+    : [];
 const idOf = (value: unknown): string | undefined =>
   typeof value === "string" || typeof value === "number" ? String(value) : undefined;
 
@@ -41,7 +46,11 @@ interface Receipt {
  * Claims the delivery: null when it was acted on before (same event id, or with `byContent` the same signed body
  * under any id), which is logged. Claim before acting; release on failure.
  */
-async function claimWebhook(db: PrismaClient, webhook: VerifiedWebhook, options: { byContent?: boolean }): Promise<Receipt | null> {
+async function claimWebhook(
+  db: PrismaClient,
+  webhook: VerifiedWebhook,
+  options: { byContent?: boolean },
+): Promise<Receipt | null> {
   const keys = [`event:${webhook.shop}:${webhook.topic}:${webhook.eventId}`];
   if (options.byContent) keys.push(`content:${sha256([webhook.topic, "\n", webhook.bytes])}`);
   const data = keys.map((key) => ({ key, shop: webhook.shop, topic: webhook.topic }));
@@ -52,14 +61,22 @@ async function claimWebhook(db: PrismaClient, webhook: VerifiedWebhook, options:
     });
   } catch (err) {
     if (!(err instanceof Duplicate)) throw err;
-    securityLog().info({ shop: webhook.shop, topic: webhook.topic, reason: "duplicate_delivery" }, "webhook already handled");
+    securityLog().info(
+      { shop: webhook.shop, topic: webhook.topic, reason: "duplicate_delivery" },
+      "webhook already handled",
+    );
     return null;
   }
   return { release: () => db.webhookReceipt.deleteMany({ where: { key: { in: keys } } }).then(() => undefined) };
 }
 
 /** Runs `action` once per delivery (see claimWebhook); a failed action is released for Shopify's retry. */
-async function actOnce(prisma: PrismaClient, webhook: VerifiedWebhook, options: { byContent?: boolean }, action: () => Promise<unknown>): Promise<boolean> {
+async function actOnce(
+  prisma: PrismaClient,
+  webhook: VerifiedWebhook,
+  options: { byContent?: boolean },
+  action: () => Promise<unknown>,
+): Promise<boolean> {
   const receipt = await claimWebhook(prisma, webhook, options);
   if (!receipt) return false;
   try {
@@ -72,7 +89,8 @@ async function actOnce(prisma: PrismaClient, webhook: VerifiedWebhook, options: 
 }
 
 // The offline session Shopify's library stores at install (its id is `offline_<shop>`): present while installed.
-const isInstalled = async (prisma: PrismaClient, shop: string) => (await prisma.session.count({ where: { id: `offline_${shop}` } })) > 0;
+const isInstalled = async (prisma: PrismaClient, shop: string) =>
+  (await prisma.session.count({ where: { id: `offline_${shop}` } })) > 0;
 
 /** Verifies, then runs `work` once per delivery; a failure is released for Shopify's retry. */
 async function handle(
@@ -87,12 +105,21 @@ async function handle(
   const webhook = check.webhook;
   const topic = topicLabel(routeTopic);
   if (options.notWhileInstalled && (await isInstalled(prisma, webhook.shop))) {
-    securityLog().warn({ shop: webhook.shop, topic: webhook.topic, webhookId: webhook.webhookId, reason: "shop_installed" }, "webhook ignored");
+    securityLog().warn(
+      { shop: webhook.shop, topic: webhook.topic, webhookId: webhook.webhookId, reason: "shop_installed" },
+      "webhook ignored",
+    );
     webhookDeliveries.series(topic, "ignored", "").inc();
     return new Response(null, { status: 200 });
   }
   const payload = (webhook.payload ?? {}) as Payload;
-  const event: Verified = { shop: webhook.shop, topic: webhook.topic, payload, eventId: webhook.eventId, webhookId: webhook.webhookId };
+  const event: Verified = {
+    shop: webhook.shop,
+    topic: webhook.topic,
+    payload,
+    eventId: webhook.eventId,
+    webhookId: webhook.webhookId,
+  };
   const acted = await actOnce(prisma, webhook, { byContent: options.byContent }, () => work(event));
   webhookDeliveries.series(topic, acted ? "accepted" : "duplicate", "").inc();
   return new Response(null, { status: 200 });

@@ -23,11 +23,15 @@ function requireToken(request: Request) {
   if (request.method === "OPTIONS") return;
   const token = /^Bearer (\S+)$/.exec(request.headers.get("Authorization") ?? "")?.[1];
   if (!token || !staffTokenShop(token, { apiKey: env().SHOPIFY_API_KEY, customDomain: env().SHOP_CUSTOM_DOMAIN })) {
-    throw json({ error: "unauthorized", message: "A session token from Shopify's admin is required." }, { status: 401, headers: CORS });
+    throw json(
+      { error: "unauthorized", message: "A session token from Shopify's admin is required." },
+      { status: 401, headers: CORS },
+    );
   }
 }
 
-const badRequest = (message: string, status = 400) => json({ error: "bad_request", message }, { status, headers: CORS });
+const badRequest = (message: string, status = 400) =>
+  json({ error: "bad_request", message }, { status, headers: CORS });
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   requireToken(request);
@@ -43,7 +47,8 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") return cors(badRequest("Use POST.", 405));
   const orderId = orderIdOf(new URL(request.url).searchParams.get("order"));
   if (!orderId) return cors(badRequest("Give the order as ?order=gid://shopify/Order/<id>."));
-  if (!/^application\/json\b/i.test(request.headers.get("Content-Type") ?? "")) return cors(badRequest("Send a JSON body.", 415));
+  if (!/^application\/json\b/i.test(request.headers.get("Content-Type") ?? ""))
+    return cors(badRequest("Send a JSON body.", 415));
   const body = await readBody(request, "form");
   if (!body.ok) return cors(body.response);
   let input: { intent?: unknown; recordId?: unknown };
@@ -53,6 +58,9 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     return cors(badRequest("The body is not JSON."));
   }
   if (typeof input !== "object") return cors(badRequest("Send an object: { intent, recordId }."));
-  const result = await orderBlockAction(prisma, session.shop, orderId, { intent: input.intent, recordId: input.recordId });
+  const result = await orderBlockAction(prisma, session.shop, orderId, {
+    intent: input.intent,
+    recordId: input.recordId,
+  });
   return cors(json(result, { status: result.ok ? 200 : result.message === "Unknown action." ? 400 : 404 }));
 };

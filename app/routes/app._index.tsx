@@ -2,7 +2,20 @@
 // until setup is done. Logic: app/admin/home.server.ts. Refreshes itself while work is running.
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { Badge, BlockStack, Box, Button, ButtonGroup, Card, InlineGrid, InlineStack, Layout, Page, ProgressBar, Text } from "@shopify/polaris";
+import {
+  Badge,
+  BlockStack,
+  Box,
+  Button,
+  ButtonGroup,
+  Card,
+  InlineGrid,
+  InlineStack,
+  Layout,
+  Page,
+  ProgressBar,
+  Text,
+} from "@shopify/polaris";
 import { useState } from "react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import prisma from "../db.server";
@@ -30,7 +43,9 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     loadBackfills(prisma, session.shop),
     Promise.race([
       embedStatus(graphql, session.shop),
-      new Promise<EmbedStatus>((resolve) => setTimeout(() => resolve({ state: "unknown", why: "Shopify did not answer in time." }), 3000)),
+      new Promise<EmbedStatus>((resolve) =>
+        setTimeout(() => resolve({ state: "unknown", why: "Shopify did not answer in time." }), 3000),
+      ),
     ]),
   ]);
   // The theme step is done once the embed is on (read from the theme) or a customer connected through the block.
@@ -40,11 +55,25 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   const themeStepOpen = setup.some((s) => s.id === "theme" && !s.done);
   const accounts = themeStepOpen ? await customerAccountsOf(session.shop, adminGraphqlOf(admin)) : { version: null };
   const surface = accountSurfaceOf(accounts.version);
-  return { shop: session.shop, home: { ...home, setup }, backfills, embed, links, surface, busy: home.busy || backfills.some((b) => b.status === "running") };
+  return {
+    shop: session.shop,
+    home: { ...home, setup },
+    backfills,
+    embed,
+    links,
+    surface,
+    busy: home.busy || backfills.some((b) => b.status === "running"),
+  };
 };
 
 const age = (seconds: number) =>
-  seconds < 90 ? `${seconds} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : seconds < 172_800 ? `${Math.round(seconds / 3600)} h` : `${Math.round(seconds / 86_400)} days`;
+  seconds < 90
+    ? `${seconds} s`
+    : seconds < 5400
+      ? `${Math.round(seconds / 60)} min`
+      : seconds < 172_800
+        ? `${Math.round(seconds / 3600)} h`
+        : `${Math.round(seconds / 86_400)} days`;
 
 // The "Connect workspace" step as it fits the store's customer accounts (README, "Connect workspace").
 const THEME_STEP: Record<AccountSurface, Partial<(typeof STEPS)[string]>> = {
@@ -60,9 +89,22 @@ const THEME_STEP: Record<AccountSurface, Partial<(typeof STEPS)[string]>> = {
   unknown: {},
 };
 
-const STEPS: Record<string, { title: string; help: string; action: string; url: (handle: string) => string; external?: boolean }> = {
-  settings: { title: "Enter the service settings", help: "Client ID, secrets and addresses of the Merchant Integration Service.", action: "Open settings", url: () => "/app/settings" },
-  check: { title: "Check the connection", help: "Settings → Check connection: the service accepts your credentials.", action: "Check connection", url: () => "/app/settings" },
+const STEPS: Record<
+  string,
+  { title: string; help: string; action: string; url: (handle: string) => string; external?: boolean }
+> = {
+  settings: {
+    title: "Enter the service settings",
+    help: "Client ID, secrets and addresses of the Merchant Integration Service.",
+    action: "Open settings",
+    url: () => "/app/settings",
+  },
+  check: {
+    title: "Check the connection",
+    help: "Settings → Check connection: the service accepts your credentials.",
+    action: "Check connection",
+    url: () => "/app/settings",
+  },
   theme: {
     title: "Switch on the app embed and add the blocks",
     help: "The theme editor opens with each one ready: switch on the app embed, then save.",
@@ -70,7 +112,12 @@ const STEPS: Record<string, { title: string; help: string; action: string; url: 
     url: () => "",
     external: true,
   },
-  import: { title: "See the first import", help: "The next order of a connected customer shows up in the sync log.", action: "Open sync log", url: () => "/app/log" },
+  import: {
+    title: "See the first import",
+    help: "The next order of a connected customer shows up in the sync log.",
+    action: "Open sync log",
+    url: () => "/app/log",
+  },
 };
 
 // Where the theme stands (read from the published theme) and the theme editor's deep links for each piece.
@@ -142,7 +189,10 @@ export default function Home() {
                 <Text as="h2" variant="headingMd">
                   Setup guide: {home.setup.length - remaining.length} of {home.setup.length} done
                 </Text>
-                <ProgressBar progress={(100 * (home.setup.length - remaining.length)) / home.setup.length} size="small" />
+                <ProgressBar
+                  progress={(100 * (home.setup.length - remaining.length)) / home.setup.length}
+                  size="small"
+                />
                 {home.setup.map((step, i) => {
                   const s = step.id === "theme" ? { ...STEPS.theme, ...THEME_STEP[surface] } : STEPS[step.id];
                   return (
@@ -176,10 +226,14 @@ export default function Home() {
                 <Badge tone={home.settings.environment === "production" ? "success" : "info"}>
                   {home.settings.environment === "production" ? "Production" : "Sandbox"}
                 </Badge>
-                {check ? <Badge tone={check.ok ? "success" : "critical"}>{check.ok ? "Connection ok" : "Check failed"}</Badge> : null}
+                {check ? (
+                  <Badge tone={check.ok ? "success" : "critical"}>{check.ok ? "Connection ok" : "Check failed"}</Badge>
+                ) : null}
               </InlineStack>
               <Text as="p" tone="subdued" variant="bodySm">
-                {check ? `Last checked ${utc(check.at)}${check.ok ? "" : `: ${check.message}`}` : "Connection not checked yet."}
+                {check
+                  ? `Last checked ${utc(check.at)}${check.ok ? "" : `: ${check.message}`}`
+                  : "Connection not checked yet."}
               </Text>
             </Stat>
             <Stat label="Worker" value={home.worker.alive ? "Running" : "Not running"}>
@@ -189,7 +243,9 @@ export default function Home() {
                   : `No worker has reported ${home.worker.lastBeatAt ? `since ${utc(home.worker.lastBeatAt)}` : "yet"}; ${home.backlog} imports wait.`}
               </Text>
               <Text as="p" tone="subdued" variant="bodySm">
-                {home.oldestWaitingSeconds === null ? "Nothing is waiting." : `Oldest waiting: ${age(home.oldestWaitingSeconds)}`}
+                {home.oldestWaitingSeconds === null
+                  ? "Nothing is waiting."
+                  : `Oldest waiting: ${age(home.oldestWaitingSeconds)}`}
               </Text>
             </Stat>
             <Stat label="Imported today (UTC)" value={String(home.importsToday)} />
@@ -252,7 +308,11 @@ export default function Home() {
                         {b.status === "done" ? "Done" : b.status === "failed" ? "Failed" : "Running"}
                       </Badge>
                     </InlineStack>
-                    <ProgressBar progress={b.percent} size="small" tone={b.status === "failed" ? "critical" : "primary"} />
+                    <ProgressBar
+                      progress={b.percent}
+                      size="small"
+                      tone={b.status === "failed" ? "critical" : "primary"}
+                    />
                     {b.error ? (
                       <Text as="p" tone="subdued">
                         {b.error}

@@ -114,7 +114,13 @@ export default function Customers() {
             <input type="hidden" name="intent" value="disconnect" />
             <input type="hidden" name="grantId" value={g.id} />
             <InlineStack gap="200" wrap={false}>
-              <Button submit tone="critical" variant="primary" size="slim" accessibilityLabel={`Confirm disconnect: ${g.displayName}`}>
+              <Button
+                submit
+                tone="critical"
+                variant="primary"
+                size="slim"
+                accessibilityLabel={`Confirm disconnect: ${g.displayName}`}
+              >
                 Confirm disconnect
               </Button>
               <Button size="slim" onClick={() => setConfirming(null)}>
@@ -141,7 +147,10 @@ export default function Customers() {
     <Page title="Customers" subtitle="Shoppers who connected a workspace">
       <BlockStack gap="400">
         {actionData && (
-          <Banner tone={actionData.ok ? "success" : "critical"} title={actionData.ok ? "Disconnected" : "Not disconnected"}>
+          <Banner
+            tone={actionData.ok ? "success" : "critical"}
+            title={actionData.ok ? "Disconnected" : "Not disconnected"}
+          >
             <p>{actionData.message}</p>
           </Banner>
         )}
@@ -171,7 +180,7 @@ export default function Customers() {
                 <Text as="p" tone="subdued">
                   {grants.query
                     ? "Try another name, email or ID."
-                    : "Customers connect their workspace from the store's \"Connect your workspace\" page."}
+                    : 'Customers connect their workspace from the store\'s "Connect your workspace" page.'}
                 </Text>
               </BlockStack>
             ) : (

@@ -15,7 +15,8 @@ import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_LABEL, STATE_TONE, utc } from "../components/sync-labels";
 import { pageTitle } from "../lib/page-title";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => pageTitle(data?.entry.title ?? "Sync log entry", "Sync log");
+export const meta: MetaFunction<typeof loader> = ({ data }) =>
+  pageTitle(data?.entry.title ?? "Sync log entry", "Sync log");
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
@@ -81,7 +82,12 @@ export default function LogEntry() {
       title={entry.title}
       titleMetadata={<Badge tone={STATE_TONE[entry.state]}>{STATE_LABEL[entry.state] ?? entry.state}</Badge>}
       backAction={{ content: "Sync log", url: "/app/log" }}
-      primaryAction={{ content: "Retry now", onAction: () => post("retry"), loading: working, disabled: !entry.canRetry && !entry.busy }}
+      primaryAction={{
+        content: "Retry now",
+        onAction: () => post("retry"),
+        loading: working,
+        disabled: !entry.canRetry && !entry.busy,
+      }}
       secondaryActions={[
         { content: "Mark as resolved", onAction: () => post("resolve"), disabled: !entry.canResolve },
         { content: "Open order in Shopify", url: entry.adminOrderUrl },
@@ -105,9 +111,7 @@ export default function LogEntry() {
                 ) : null}
                 {entry.resolvedAt ? <Fact label="Resolved">{utc(entry.resolvedAt)}</Fact> : null}
                 <Fact label="Shopify order">
-                  <a href={entry.adminOrderUrl}>
-                    {entry.orderId}
-                  </a>
+                  <a href={entry.adminOrderUrl}>{entry.orderId}</a>
                 </Fact>
                 {entry.kind === "shipment" ? <Fact label="Fulfillment">{entry.externalId}</Fact> : null}
                 <Fact label="Customer">{entry.customer}</Fact>
@@ -116,9 +120,15 @@ export default function LogEntry() {
                 <Fact label="Received">{utc(entry.createdAt)}</Fact>
                 <Fact label="Imported">{utc(entry.importedAt)}</Fact>
                 <Fact label="Next try">
-                  {entry.job?.nextTryAt ? utc(entry.job.nextTryAt) : entry.job?.status === "running" ? "Running now" : "None planned"}
+                  {entry.job?.nextTryAt
+                    ? utc(entry.job.nextTryAt)
+                    : entry.job?.status === "running"
+                      ? "Running now"
+                      : "None planned"}
                 </Fact>
-                {entry.job ? <Fact label="Attempt budget">{`${entry.job.attempts} of ${entry.job.maxAttempts} used`}</Fact> : null}
+                {entry.job ? (
+                  <Fact label="Attempt budget">{`${entry.job.attempts} of ${entry.job.maxAttempts} used`}</Fact>
+                ) : null}
               </BlockStack>
             </Card>
             <Card padding="0">
@@ -157,7 +167,20 @@ export default function LogEntry() {
                 </Text>
                 {"json" in entry.request ? (
                   // Focusable: it scrolls, and keyboard users scroll it with the arrow keys once it has focus.
-                  <pre tabIndex={0} role="region" aria-label="Request sent to the service (JSON)" style={{ margin: 0, maxHeight: "24rem", overflow: "auto", fontSize: "12px", background: "#f7f7f7", padding: "8px", borderRadius: "8px" }}>
+                  <pre
+                    tabIndex={0}
+                    role="region"
+                    aria-label="Request sent to the service (JSON)"
+                    style={{
+                      margin: 0,
+                      maxHeight: "24rem",
+                      overflow: "auto",
+                      fontSize: "12px",
+                      background: "#f7f7f7",
+                      padding: "8px",
+                      borderRadius: "8px",
+                    }}
+                  >
                     {entry.request.json}
                   </pre>
                 ) : (

@@ -2,7 +2,16 @@
 // keyset page at a time; bulk retry and resolve; CSV export of the same view. Logic: app/admin/log*.server.ts.
 // About 300 lines, all of it the page's Polaris markup (filters, table, bulk actions): the logic is in app/admin/.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
+import {
+  Form,
+  Link,
+  useActionData,
+  useLoaderData,
+  useNavigate,
+  useNavigation,
+  useSearchParams,
+  useSubmit,
+} from "@remix-run/react";
 import {
   Badge,
   BlockStack,
@@ -27,7 +36,13 @@ import { readForm } from "../lib/form.server";
 import { parseLogFilter } from "../admin/log-query.server";
 import { LOG_KINDS, LOG_STATES } from "../admin/log-terms";
 import { loadLogView } from "../admin/log.server";
-import { resolveMatching, resolveRecords, retryMatching, retrySelected, type ActionResult } from "../admin/log-actions.server";
+import {
+  resolveMatching,
+  resolveRecords,
+  retryMatching,
+  retrySelected,
+  type ActionResult,
+} from "../admin/log-actions.server";
 import { setSyncPaused } from "../sync/status.server";
 import { ActionToast } from "../components/ActionToast";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
@@ -51,8 +66,12 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const all = form.get("all") === "1";
   let result: ActionResult;
   if (intent === "pause" || intent === "resume") result = await setSyncPaused(prisma, session.shop, intent === "pause");
-  else if (intent === "retry") result = all ? await retryMatching(prisma, session.shop, filter) : await retrySelected(prisma, session.shop, ids);
-  else if (intent === "resolve") result = all ? await resolveMatching(prisma, session.shop, filter) : await resolveRecords(prisma, session.shop, ids);
+  else if (intent === "retry")
+    result = all ? await retryMatching(prisma, session.shop, filter) : await retrySelected(prisma, session.shop, ids);
+  else if (intent === "resolve")
+    result = all
+      ? await resolveMatching(prisma, session.shop, filter)
+      : await resolveRecords(prisma, session.shop, ids);
   else result = { ok: false, message: "Unknown action." };
   return result;
 };
@@ -76,20 +95,69 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
   // On a phone only the search shows; the other filters open on demand (a view with them set says how many).
   const small = useBreakpoints().smDown;
   const [more, setMore] = useState(false);
-  const active = [filter.kind, filter.state, filter.from, filter.to, filter.customer, filter.sort === "asc" ? "asc" : undefined].filter(Boolean).length;
+  const active = [
+    filter.kind,
+    filter.state,
+    filter.from,
+    filter.to,
+    filter.customer,
+    filter.sort === "asc" ? "asc" : undefined,
+  ].filter(Boolean).length;
   const showAll = !small || more;
   return (
     <Form method="get" aria-label="Filter the sync log">
       <BlockStack gap="300">
         <InlineGrid columns={{ xs: 1, sm: 2, md: 4 }} gap="200">
-          <TextField label="Order name or number" name="q" value={values.q} onChange={set("q")} autoComplete="off" placeholder="#1001" maxLength={64} />
+          <TextField
+            label="Order name or number"
+            name="q"
+            value={values.q}
+            onChange={set("q")}
+            autoComplete="off"
+            placeholder="#1001"
+            maxLength={64}
+          />
           {showAll ? (
             <>
-              <Select label="Kind" name="kind" options={options(LOG_KINDS, KIND_LABEL, "All kinds")} value={values.kind} onChange={set("kind")} />
-              <Select label="State" name="state" options={options(LOG_STATES, STATE_LABEL, "All states")} value={values.state} onChange={set("state")} />
-              <TextField label="Customer ID" name="customer" value={values.customer} onChange={set("customer")} autoComplete="off" inputMode="numeric" maxLength={40} />
-              <TextField label="From (UTC)" name="from" type="date" value={values.from} onChange={set("from")} autoComplete="off" />
-              <TextField label="To (UTC)" name="to" type="date" value={values.to} onChange={set("to")} autoComplete="off" />
+              <Select
+                label="Kind"
+                name="kind"
+                options={options(LOG_KINDS, KIND_LABEL, "All kinds")}
+                value={values.kind}
+                onChange={set("kind")}
+              />
+              <Select
+                label="State"
+                name="state"
+                options={options(LOG_STATES, STATE_LABEL, "All states")}
+                value={values.state}
+                onChange={set("state")}
+              />
+              <TextField
+                label="Customer ID"
+                name="customer"
+                value={values.customer}
+                onChange={set("customer")}
+                autoComplete="off"
+                inputMode="numeric"
+                maxLength={40}
+              />
+              <TextField
+                label="From (UTC)"
+                name="from"
+                type="date"
+                value={values.from}
+                onChange={set("from")}
+                autoComplete="off"
+              />
+              <TextField
+                label="To (UTC)"
+                name="to"
+                type="date"
+                value={values.to}
+                onChange={set("to")}
+                autoComplete="off"
+              />
               <Select
                 label="Sort by date"
                 name="sort"
@@ -135,7 +203,11 @@ function RowTitle({ row }: { row: Row }) {
         </Text>
       </Link>
       <Text as="span" tone="subdued" variant="bodySm">
-        {row.kind === "shipment" ? `Shipment ${row.externalId}` : row.kind === "order" ? `Order ${row.orderId}` : row.externalId}
+        {row.kind === "shipment"
+          ? `Shipment ${row.externalId}`
+          : row.kind === "order"
+            ? `Order ${row.orderId}`
+            : row.externalId}
       </Text>
     </BlockStack>
   );
@@ -167,7 +239,9 @@ export default function SyncLog() {
   const [searchParams] = useSearchParams();
   const working = navigation.state !== "idle";
   useLiveRevalidation(busy);
-  const { selectedResources, allResourcesSelected, handleSelectionChange, clearSelection } = useIndexResourceState(page.rows);
+  const { selectedResources, allResourcesSelected, handleSelectionChange, clearSelection } = useIndexResourceState(
+    page.rows,
+  );
   // Below 490 px a row is a small stacked card instead of a wide table row (Polaris' condensed IndexTable).
   const condensed = useBreakpoints().smDown;
 
@@ -178,7 +252,8 @@ export default function SyncLog() {
     submit(form, { method: "post" });
     clearSelection();
   };
-  const bulk = (intent: "retry" | "resolve") => () => post(allResourcesSelected ? { intent, all: "1" } : { intent, id: selectedResources });
+  const bulk = (intent: "retry" | "resolve") => () =>
+    post(allResourcesSelected ? { intent, all: "1" } : { intent, id: selectedResources });
   const go = (key: "after" | "before", cursor: string | null) => {
     const params = new URLSearchParams(query);
     if (cursor) params.set(key, cursor);
@@ -227,10 +302,16 @@ export default function SyncLog() {
             <Box padding="600">
               <BlockStack gap="200" inlineAlign="center">
                 <Text as="h2" variant="headingMd">
-                  {filtered ? (filter.state ? `No ${STATE_LABEL[filter.state].toLowerCase()} imports` : "Nothing matches these filters") : "No imports yet"}
+                  {filtered
+                    ? filter.state
+                      ? `No ${STATE_LABEL[filter.state].toLowerCase()} imports`
+                      : "Nothing matches these filters"
+                    : "No imports yet"}
                 </Text>
                 <Text as="p" tone="subdued" alignment="center">
-                  {filtered ? "Change or clear the filters to see more." : "Orders and shipments appear here as Shopify sends them."}
+                  {filtered
+                    ? "Change or clear the filters to see more."
+                    : "Orders and shipments appear here as Shopify sends them."}
                 </Text>
               </BlockStack>
             </Box>
@@ -244,10 +325,23 @@ export default function SyncLog() {
               hasMoreItems={!!page.next || !!page.previous}
               loading={working && navigation.formMethod?.toLowerCase() === "get"}
               promotedBulkActions={[
-                { content: allResourcesSelected ? "Retry all failed matching" : "Retry selected", onAction: bulk("retry") },
-                { content: allResourcesSelected ? "Resolve all matching" : "Mark as resolved", onAction: bulk("resolve") },
+                {
+                  content: allResourcesSelected ? "Retry all failed matching" : "Retry selected",
+                  onAction: bulk("retry"),
+                },
+                {
+                  content: allResourcesSelected ? "Resolve all matching" : "Mark as resolved",
+                  onAction: bulk("resolve"),
+                },
               ]}
-              headings={[{ title: "Order" }, { title: "Customer" }, { title: "Date" }, { title: "State" }, { title: "Details" }, { title: "Attempts", alignment: "end" }]}
+              headings={[
+                { title: "Order" },
+                { title: "Customer" },
+                { title: "Date" },
+                { title: "State" },
+                { title: "Details" },
+                { title: "Attempts", alignment: "end" },
+              ]}
             >
               {page.rows.map((row, index) => (
                 <IndexTable.Row id={row.id} key={row.id} position={index} selected={selectedResources.includes(row.id)}>
@@ -259,7 +353,9 @@ export default function SyncLog() {
                           <RowState row={row} />
                         </InlineStack>
                         <Text as="span" tone="subdued" variant="bodySm">
-                          {[row.customer, utc(row.createdAt), `${row.attempts} attempt${row.attempts === 1 ? "" : "s"}`].filter(Boolean).join(" · ")}
+                          {[row.customer, utc(row.createdAt), `${row.attempts} attempt${row.attempts === 1 ? "" : "s"}`]
+                            .filter(Boolean)
+                            .join(" · ")}
                         </Text>
                         {row.reason ? <RowReason row={row} /> : null}
                       </BlockStack>

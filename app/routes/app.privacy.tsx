@@ -71,13 +71,20 @@ export default function Privacy() {
                   {r.ordersRequested.length > 0 ? ` · orders ${r.ordersRequested.join(", ")}` : ""}
                 </Text>
                 <InlineStack gap="200">
-                  <Button onClick={() => download(`customer-${r.customerId}-data.json`, r.export)} accessibilityLabel={`Download export of customer ${r.customerId}`}>
+                  <Button
+                    onClick={() => download(`customer-${r.customerId}-data.json`, r.export)}
+                    accessibilityLabel={`Download export of customer ${r.customerId}`}
+                  >
                     Download export
                   </Button>
                   <Form method="post" action="/app/privacy">
                     <input type="hidden" name="intent" value="handled" />
                     <input type="hidden" name="requestId" value={r.id} />
-                    <Button submit loading={busy === r.id} accessibilityLabel={`Mark handled: the request of customer ${r.customerId}`}>
+                    <Button
+                      submit
+                      loading={busy === r.id}
+                      accessibilityLabel={`Mark handled: the request of customer ${r.customerId}`}
+                    >
                       Mark handled
                     </Button>
                   </Form>

@@ -9,7 +9,11 @@ import { Layout, Page } from "@shopify/polaris";
 import { useEffect } from "react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import { checkConnectionCard, type ConnectionChecked } from "../admin/settings/check.server";
-import { loadContinueCartCard, saveContinueCartCard, type ContinueCartSaved } from "../admin/settings/continue-cart.server";
+import {
+  loadContinueCartCard,
+  saveContinueCartCard,
+  type ContinueCartSaved,
+} from "../admin/settings/continue-cart.server";
 import { loadFlowCard, saveFlowCard, type FlowSaved } from "../admin/settings/flow.server";
 import { loadRetentionCard, saveRetentionCard, type RetentionSaved } from "../admin/settings/retention.server";
 import { loadServiceCard, saveServiceCard, type ServiceSaved } from "../admin/settings/service.server";
@@ -38,7 +42,13 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   return { settings, handoff, retentionDays, flowTriggerEnabled };
 };
 
-type ActionData = ServiceSaved | ConnectionChecked | ContinueCartSaved | RetentionSaved | FlowSaved | { intent: "unknown"; error: string };
+type ActionData =
+  | ServiceSaved
+  | ConnectionChecked
+  | ContinueCartSaved
+  | RetentionSaved
+  | FlowSaved
+  | { intent: "unknown"; error: string };
 
 const intents = new Map<string, (shop: string, form: FormData) => Promise<{ data: ActionData; status: number }>>([
   ["save", (shop, form) => saveServiceCard(prisma, shop, form)],
@@ -52,7 +62,11 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
   const form = await readForm(request);
   const run = intents.get(String(form.get("intent")));
-  if (!run) return data<ActionData>({ intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff", "retention" or "flow".' }, { status: 400 });
+  if (!run)
+    return data<ActionData>(
+      { intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff", "retention" or "flow".' },
+      { status: 400 },
+    );
   const answer = await run(session.shop, form);
   return data<ActionData>(answer.data, { status: answer.status });
 };
@@ -68,8 +82,10 @@ export default function Settings() {
   useEffect(() => {
     if (!actionData) return;
     const toast = appBridge()?.toast;
-    if (actionData.intent === "save") toast?.show(actionData.ok ? "Settings saved" : "The settings were not saved", { isError: !actionData.ok });
-    if (actionData.intent === "check") toast?.show(actionData.check.ok ? "Connection ok" : "Connection check failed", { isError: !actionData.check.ok });
+    if (actionData.intent === "save")
+      toast?.show(actionData.ok ? "Settings saved" : "The settings were not saved", { isError: !actionData.ok });
+    if (actionData.intent === "check")
+      toast?.show(actionData.check.ok ? "Connection ok" : "Connection check failed", { isError: !actionData.check.ok });
   }, [actionData]);
 
   return (
@@ -91,8 +107,14 @@ export default function Settings() {
             errors={actionData?.intent === "handoff" && !actionData.ok ? actionData.fieldErrors : {}}
             busy={busyIntent === "handoff"}
           />
-          <FlowCard enabled={actionData?.intent === "flow" ? actionData.enabled : flowTriggerEnabled} saved={actionData?.intent === "flow"} />
-          <RetentionCard days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays} result={actionData?.intent === "retention" ? actionData.result : undefined} />
+          <FlowCard
+            enabled={actionData?.intent === "flow" ? actionData.enabled : flowTriggerEnabled}
+            saved={actionData?.intent === "flow"}
+          />
+          <RetentionCard
+            days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays}
+            result={actionData?.intent === "retention" ? actionData.result : undefined}
+          />
         </Layout.Section>
       </Layout>
     </Page>

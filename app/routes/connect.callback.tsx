@@ -22,7 +22,10 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const taken = takeShopperBudget("request", { address: clientAddress(request, context.remoteAddress) });
   if (!taken.ok) {
     const headers = { "Cache-Control": "no-store", "Retry-After": retryAfterSeconds(taken.retryAfterMs) };
-    return data({ message: "Too many attempts from your network. Wait a minute, then open the link again." }, { status: 429, headers });
+    return data(
+      { message: "Too many attempts from your network. Wait a minute, then open the link again." },
+      { status: 429, headers },
+    );
   }
   const outcome = await handleOAuthCallback(prisma, request.url, { log: logEvent });
   if (outcome.kind === "redirect") {

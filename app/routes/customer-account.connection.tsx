@@ -37,7 +37,8 @@ const bad = (message: string) => json({ error: "bad_request", message }, { statu
 export const action = async ({ request, context }: ActionFunctionArgs) => {
   const who = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
   const { shop, customerId, cors } = who;
-  if (request.method !== "POST") return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
+  if (request.method !== "POST")
+    return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
   const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   const body = await readBody(request, 4096);
@@ -56,26 +57,43 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       // A new attempt may cost an Admin API query and a state row: the connect budget is asked then only
       // (app/lib/shopper-budget.server.ts); the page's link handed out again costs neither.
       const refusal: { response?: Response } = {};
-      const started = await startAccountConnect(prisma, { shop, customerId }, {
-        appUrl: env().SHOPIFY_APP_URL,
-        adminGraphql: shopperAdmin,
-        returnTo: input.returnTo,
-        mayStartNew: () => !(refusal.response = overShopperBudget("connect", request, context.remoteAddress, { shop, customerId }) ?? undefined),
-      });
+      const started = await startAccountConnect(
+        prisma,
+        { shop, customerId },
+        {
+          appUrl: env().SHOPIFY_APP_URL,
+          adminGraphql: shopperAdmin,
+          returnTo: input.returnTo,
+          mayStartNew: () =>
+            !(refusal.response =
+              overShopperBudget("connect", request, context.remoteAddress, { shop, customerId }) ?? undefined),
+        },
+      );
       if (!started.ok && started.code === "busy" && refusal.response) return cors(refusal.response);
       if (!started.ok && started.code === "bad_return") return cors(bad(started.message));
-      if (!started.ok) return cors(json({ error: "not_configured", message: "Workspace connections are not available at this store yet." }, { status: 409 }));
+      if (!started.ok)
+        return cors(
+          json(
+            { error: "not_configured", message: "Workspace connections are not available at this store yet." },
+            { status: 409 },
+          ),
+        );
       logEvent("account_connect_started", { shop, customerId });
       return cors(json({ authorizationUrl: started.authorizationUrl }));
     }
     case "complete": {
-      const result = await completeAccountConnect(prisma, { shop, customerId }, { state: input.state, proof: input.proof }, {
-        log: logEvent,
-        onConnected: async (event) => {
-          await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdmin, log: logEvent });
-          await onCustomerConnected(prisma, event);
+      const result = await completeAccountConnect(
+        prisma,
+        { shop, customerId },
+        { state: input.state, proof: input.proof },
+        {
+          log: logEvent,
+          onConnected: async (event) => {
+            await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdmin, log: logEvent });
+            await onCustomerConnected(prisma, event);
+          },
         },
-      });
+      );
       return cors(json({ result, ...(await accountProfile(prisma, shop, customerId)) }));
     }
     case "disconnect": {

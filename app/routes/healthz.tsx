@@ -5,5 +5,7 @@ import { webOperations } from "../runtime/web.server";
 // business: a database outage must not get every app process restarted). docs/operations.md.
 export const loader = () => {
   const operations = webOperations();
-  return operations ? toResponse(operations.liveness()) : new Response('{"alive":true}', { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+  return operations
+    ? toResponse(operations.liveness())
+    : new Response('{"alive":true}', { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 };

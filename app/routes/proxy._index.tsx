@@ -10,5 +10,7 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;
   const { liquid, prefix } = proxied;
-  return liquid(`<div class="page-width"><h1>Workspace</h1><p><a href="${prefix}/connect">Connect your workspace</a></p></div>`);
+  return liquid(
+    `<div class="page-width"><h1>Workspace</h1><p><a href="${prefix}/connect">Connect your workspace</a></p></div>`,
+  );
 };

@@ -42,7 +42,13 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const param = url.searchParams.get("result");
   const result = isResultCode(param) && (param !== "connected" || connection?.status === "active") ? param : null;
   return liquid(
-    renderConnectPage({ prefix, configured: settings.configured, result, connection, csrfToken: csrfToken(`${shop}:${customerId}`) }),
+    renderConnectPage({
+      prefix,
+      configured: settings.configured,
+      result,
+      connection,
+      csrfToken: csrfToken(`${shop}:${customerId}`),
+    }),
     { headers: NO_STORE },
   );
 };
@@ -56,17 +62,36 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
   const form = await readForm(request);
   if (!checkCsrfToken(form.get(CSRF_FIELD), `${shop}:${customerId}`)) {
     // Not from the page this customer was shown (another site's form, or a page left open too long): show it again.
-    const [connection, settings] = await Promise.all([getCustomerConnection(prisma, shop, customerId), getSettingsView(prisma, shop)]);
-    const page = { prefix, configured: settings.configured, result: null, connection, csrfToken: csrfToken(`${shop}:${customerId}`) };
+    const [connection, settings] = await Promise.all([
+      getCustomerConnection(prisma, shop, customerId),
+      getSettingsView(prisma, shop),
+    ]);
+    const page = {
+      prefix,
+      configured: settings.configured,
+      result: null,
+      connection,
+      csrfToken: csrfToken(`${shop}:${customerId}`),
+    };
     return liquid(renderConnectPage(page), { status: 403, headers: NO_STORE });
   }
   // Each start writes a state row: a budget of its own (app/lib/shopper-budget.server.ts).
   const overConnect = overProxyBudget("connect", request, context.remoteAddress, proxied);
   if (overConnect) return overConnect;
-  const started = await startConnect(prisma, { shop, customerId, returnTo: `${prefix}/connect` }, { appUrl: env().SHOPIFY_APP_URL });
+  const started = await startConnect(
+    prisma,
+    { shop, customerId, returnTo: `${prefix}/connect` },
+    { appUrl: env().SHOPIFY_APP_URL },
+  );
   if (!started.ok) {
     const connection = await getCustomerConnection(prisma, shop, customerId);
-    const page = { prefix, configured: false, result: "not_configured" as const, connection, csrfToken: csrfToken(`${shop}:${customerId}`) };
+    const page = {
+      prefix,
+      configured: false,
+      result: "not_configured" as const,
+      connection,
+      csrfToken: csrfToken(`${shop}:${customerId}`),
+    };
     return liquid(renderConnectPage(page), { status: 409, headers: NO_STORE });
   }
   return redirect(started.authorizationUrl, { headers: NO_STORE });

@@ -105,11 +105,7 @@ export function createOperations(options: OperationsOptions): Operations {
       ...(worker
         ? {
             worker:
-              beatAge === undefined
-                ? "no heartbeat yet"
-                : beatAge <= HEARTBEAT_STALE_MS
-                  ? "ok"
-                  : "heartbeat stale",
+              beatAge === undefined ? "no heartbeat yet" : beatAge <= HEARTBEAT_STALE_MS ? "ok" : "heartbeat stale",
           }
         : {}),
       draining,
@@ -158,7 +154,8 @@ export function createOperations(options: OperationsOptions): Operations {
       dbPoolConnections.series("in_use").set(pool.open - pool.idle);
     }
     if (pool.waiting !== undefined) dbPoolWaiting.series().set(pool.waiting);
-    if (draining || !lastCheck || Date.now() - lastCheck.at >= ttlMs) lastCheck = { at: Date.now(), ok: (await check()).ok };
+    if (draining || !lastCheck || Date.now() - lastCheck.at >= ttlMs)
+      lastCheck = { at: Date.now(), ok: (await check()).ok };
     readyGauge.series().set(lastCheck.ok && !draining ? 1 : 0);
     const beat = worker?.lastBeat();
     if (beat === undefined) heartbeatAgeSeconds.clear();

@@ -37,7 +37,8 @@ export interface WebProcess {
 let current: WebProcess | undefined;
 
 /** The operations of the web process this module started (undefined before it started). */
-export const webOperations = (): Operations | undefined => current?.operations ?? globalThis.__devWebProcess?.operations;
+export const webOperations = (): Operations | undefined =>
+  current?.operations ?? globalThis.__devWebProcess?.operations;
 
 /** The webhook intake of the web process this module started (the sync webhooks.* routes answer through it). */
 export function syncIntake(): SyncIntake {
@@ -59,7 +60,9 @@ export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   setDatabase(db);
   wireShopify();
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
-  const worker = inProcess ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY }) : undefined;
+  const worker = inProcess
+    ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY })
+    : undefined;
   const operations = createOperations({ database: db, worker });
   const intake = createSyncIntake(db.prisma, { postgres: db.kind === "postgres" });
   return (current = {
@@ -71,7 +74,9 @@ export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
     async stop() {
       operations.markDraining();
       const step = (name: string, run: () => Promise<void>) =>
-        run().catch((error: unknown) => logger("app").error({ err: errorMessage(error), step: name }, "shutdown step failed"));
+        run().catch((error: unknown) =>
+          logger("app").error({ err: errorMessage(error), step: name }, "shutdown step failed"),
+        );
       if (worker) await step("worker", () => worker.stop());
       await step("intake", () => intake.flush());
       await step("database", () => db.close());

@@ -36,7 +36,12 @@ export function createSyncDeps(
   const context = (settings: ServiceSettings, store: GrantStore) =>
     createServiceContext(settings, {
       // Inside the scheduler, the same address guard as every other service call (docs/security.md).
-      fetch: scheduledFetch(scheduler, clientKeyOf(serviceBaseUrl(settings), settings.clientId), shopOf.get(store) ?? "", guardedFetch(policyFromEnv())),
+      fetch: scheduledFetch(
+        scheduler,
+        clientKeyOf(serviceBaseUrl(settings), settings.clientId),
+        shopOf.get(store) ?? "",
+        guardedFetch(policyFromEnv()),
+      ),
       timeoutMs: 15_000,
       retry: { maxAttempts: 3, maxElapsedMs: 20_000 },
       logger: { debug: (o, m) => log.debug(o, m), warn: (o, m) => log.warn(o, m) },
@@ -46,7 +51,11 @@ export function createSyncDeps(
     logger: log,
     loadSettings: (shop) => loadServiceSettings(prisma, shop),
     grantStore: (grant) => {
-      const store = grantStoreFor(prisma, { shop: grant.shop, customerId: grant.customerId }, { advisoryLock: options.postgres });
+      const store = grantStoreFor(
+        prisma,
+        { shop: grant.shop, customerId: grant.customerId },
+        { advisoryLock: options.postgres },
+      );
       shopOf.set(store, grant.shop);
       return store;
     },

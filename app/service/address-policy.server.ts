@@ -26,10 +26,21 @@ function list(entries: [string, number, "ipv4" | "ipv6"][]) {
   return blocks;
 }
 
-const LOOPBACK = list([["127.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"]]);
-const PRIVATE = list([["10.0.0.0", 8, "ipv4"], ["172.16.0.0", 12, "ipv4"], ["192.168.0.0", 16, "ipv4"], ["fc00::", 7, "ipv6"]]);
+const LOOPBACK = list([
+  ["127.0.0.0", 8, "ipv4"],
+  ["::1", 128, "ipv6"],
+]);
+const PRIVATE = list([
+  ["10.0.0.0", 8, "ipv4"],
+  ["172.16.0.0", 12, "ipv4"],
+  ["192.168.0.0", 16, "ipv4"],
+  ["fc00::", 7, "ipv6"],
+]);
 // 169.254.169.254 (and fd00:ec2::254 under fc00::/7 above) is where clouds serve instance credentials.
-const LINK_LOCAL = list([["169.254.0.0", 16, "ipv4"], ["fe80::", 10, "ipv6"]]);
+const LINK_LOCAL = list([
+  ["169.254.0.0", 16, "ipv4"],
+  ["fe80::", 10, "ipv6"],
+]);
 const RESERVED = list([
   ["0.0.0.0", 8, "ipv4"],
   ["100.64.0.0", 10, "ipv4"], // carrier-grade NAT; also some clouds' metadata (100.100.100.200)
@@ -74,7 +85,8 @@ const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
 /** Checks a service URL as typed; returns what is wrong in plain words, or null. `label` names the field. */
 export function checkServiceUrl(value: string, label: string, policy: AddressPolicy): string | null {
   const url = URL.canParse(value) ? new URL(value) : null;
-  if (!url || !/^https?:$/.test(url.protocol)) return `${label} must be an absolute https address, e.g. https://api.example.com`;
+  if (!url || !/^https?:$/.test(url.protocol))
+    return `${label} must be an absolute https address, e.g. https://api.example.com`;
   const host = bareHost(url);
   const loopbackOk = policy.allowLoopback && isLoopbackHost(host);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopbackOk)) {
@@ -86,7 +98,8 @@ export function checkServiceUrl(value: string, label: string, policy: AddressPol
   if (isIP(host) && !addressAllowed(host, policy)) {
     return `${label} must be a public address (${host} is ${classifyAddress(host).replace("_", "-")})`;
   }
-  if (!isIP(host) && isLoopbackHost(host) && !policy.allowLoopback) return `${label} must be a public address (${host} is loopback)`;
+  if (!isIP(host) && isLoopbackHost(host) && !policy.allowLoopback)
+    return `${label} must be a public address (${host} is loopback)`;
   return null;
 }
 
@@ -124,7 +137,8 @@ const ENDPOINT_LABELS: [suffix: string, label: string][] = [
   ["/oauth/token", "oauth_token"],
   ["/oauth/revoke", "oauth_revoke"],
 ];
-const endpointLabel = (pathname: string) => ENDPOINT_LABELS.find(([suffix]) => pathname.endsWith(suffix))?.[1] ?? "other";
+const endpointLabel = (pathname: string) =>
+  ENDPOINT_LABELS.find(([suffix]) => pathname.endsWith(suffix))?.[1] ?? "other";
 
 /** service_requests_total and service_request_seconds for one request: the status, or why there is none. */
 async function measured(url: URL, send: () => Promise<Response>): Promise<Response> {
@@ -136,7 +150,10 @@ async function measured(url: URL, send: () => Promise<Response>): Promise<Respon
     status = String(response.status);
     return response;
   } catch (error) {
-    status = (error as Error)?.name === "TimeoutError" || (error as Error)?.name === "AbortError" ? "timeout" : "network_error";
+    status =
+      (error as Error)?.name === "TimeoutError" || (error as Error)?.name === "AbortError"
+        ? "timeout"
+        : "network_error";
     throw error;
   } finally {
     serviceRequests.series(endpoint, status!).inc();

@@ -14,7 +14,13 @@ export {
 export { failure, type Failure, type FailureKind, type Outcome, type Success } from "./outcomes.server";
 export { backoffDelayMs, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from "./retry.server";
 export { signatureHeader, signedHeaders, signedString, sha256Hex, type SignatureInput } from "./signature.server";
-export { checkConnection, createCartHandoff, type ConnectionCheck, type HandoffOptions, type HandoffOutcome } from "./handoffs.server";
+export {
+  checkConnection,
+  createCartHandoff,
+  type ConnectionCheck,
+  type HandoffOptions,
+  type HandoffOutcome,
+} from "./handoffs.server";
 export { importOrder, importShipment, type ImportOptions, type ImportOutcome } from "./imports.server";
 export {
   completeAuthorization,

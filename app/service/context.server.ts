@@ -102,7 +102,10 @@ export function toContext(target: ServiceSettings | ServiceContext, overrides?: 
 }
 
 /** Base URL of the service for an environment (sandbox and production expose the same interface). */
-export function serviceBaseUrl(settings: ServiceSettings, environment: ServiceEnvironment = settings.environment): string {
+export function serviceBaseUrl(
+  settings: ServiceSettings,
+  environment: ServiceEnvironment = settings.environment,
+): string {
   return environment === "sandbox" ? settings.sandboxBaseUrl : settings.baseUrl;
 }
 

@@ -58,7 +58,12 @@ export async function createCartHandoff(
           body,
         }),
       };
-      return sendAttempt(deps, { endpoint: "cart-handoffs", url, headers, body }, CartHandoffResponseSchema, options.signal);
+      return sendAttempt(
+        deps,
+        { endpoint: "cart-handoffs", url, headers, body },
+        CartHandoffResponseSchema,
+        options.signal,
+      );
     },
     options.signal,
   );
@@ -79,7 +84,11 @@ export async function checkConnection(
   target: ServiceSettings | ServiceContext,
   options: { environment?: ServiceEnvironment; deps?: ServiceDepsOverrides; signal?: AbortSignal } = {},
 ): Promise<ConnectionCheck> {
-  const ctx = toContext(target, { timeoutMs: 10_000, ...options.deps, retry: { maxAttempts: 1, ...options.deps?.retry } });
+  const ctx = toContext(target, {
+    timeoutMs: 10_000,
+    ...options.deps,
+    retry: { maxAttempts: 1, ...options.deps?.retry },
+  });
   const { settings } = ctx;
   const valid = ServiceSettingsSchema.safeParse(settings, { reportInput: true });
   if (!valid.success) return { ok: false, message: `settings incomplete: ${describeIssues(valid.error)}` };

@@ -20,7 +20,14 @@
 import type { z } from "zod";
 import { OrderRequestSchema, ResourceResponseSchema, ShipmentRequestSchema } from "./schemas";
 import type { OrderRequest, ResourceResponse, ShipmentRequest } from "./schemas";
-import { joinUrl, serviceBaseUrl, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context.server";
+import {
+  joinUrl,
+  serviceBaseUrl,
+  toContext,
+  type ServiceContext,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+} from "./context.server";
 import type { GrantStore, StoredGrant } from "./grant-store.server";
 import { ENDPOINT_PATHS, jsonHeaders, prepareBody, sendAttempt, type Endpoint } from "./http.server";
 import { refreshTokens, type OAuthFailure } from "./oauth.server";
@@ -73,7 +80,12 @@ async function importResource(
   const send = (accessToken: string) =>
     sendAttempt(
       ctx.deps,
-      { endpoint, url, body, headers: { ...jsonHeaders(options.idempotencyKey), Authorization: `Bearer ${accessToken}` } },
+      {
+        endpoint,
+        url,
+        body,
+        headers: { ...jsonHeaders(options.idempotencyKey), Authorization: `Bearer ${accessToken}` },
+      },
       ResourceResponseSchema,
       options.signal,
     );
@@ -128,7 +140,8 @@ export async function accessTokenFor(
   const now = ctx.deps.now();
   const expiresAt = grant.accessTokenExpiresAt?.getTime();
   if (opts.rejected === undefined) {
-    if (expiresAt === undefined || expiresAt - ctx.deps.refreshSkewMs > now) return { ok: true, accessToken: grant.accessToken };
+    if (expiresAt === undefined || expiresAt - ctx.deps.refreshSkewMs > now)
+      return { ok: true, accessToken: grant.accessToken };
   } else if (grant.accessToken !== opts.rejected) {
     return { ok: true, accessToken: grant.accessToken }; // someone refreshed since we loaded: try theirs
   }
@@ -219,6 +232,7 @@ async function refreshAndSave(
 }
 
 function refreshFailure(r: OAuthFailure): Failure {
-  const kind = r.kind === "timeout" || r.kind === "network_error" || r.kind === "server_error" ? r.kind : "invalid_token";
+  const kind =
+    r.kind === "timeout" || r.kind === "network_error" || r.kind === "server_error" ? r.kind : "invalid_token";
   return failure(kind, { message: r.message, status: r.status, errorCode: r.errorCode, retryable: r.retryable }, 1);
 }

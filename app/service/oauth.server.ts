@@ -4,7 +4,13 @@
 import * as oauth from "oauth4webapi";
 import { isLoopbackHost } from "../loopback";
 import { networkCause } from "./http.server";
-import { hostOf, toContext, type ServiceContext, type ServiceDepsOverrides, type ServiceSettings } from "./context.server";
+import {
+  hostOf,
+  toContext,
+  type ServiceContext,
+  type ServiceDepsOverrides,
+  type ServiceSettings,
+} from "./context.server";
 
 export const SERVICE_SCOPES = ["orders:write", "shipments:write"] as const;
 
@@ -74,7 +80,6 @@ function parts(target: ServiceSettings | ServiceContext, overrides?: ServiceDeps
   };
 }
 
-
 function requestOptions(p: OAuthParts) {
   return {
     [oauth.customFetch]: p.ctx.deps.fetch as (url: string, init: RequestInit) => Promise<Response>,
@@ -135,14 +140,19 @@ function fromError(err: unknown, host: string): OAuthFailure {
     }
     if (/state/i.test(err.message)) return oauthFailure("invalid_state", host);
     const status = err.cause instanceof Response ? err.cause.status : undefined;
-    return oauthFailure(status !== undefined && status >= 500 ? "server_error" : "unexpected_response", host, { status });
+    return oauthFailure(status !== undefined && status >= 500 ? "server_error" : "unexpected_response", host, {
+      status,
+    });
   }
   if (err instanceof Error && err.name === "TimeoutError") return oauthFailure("timeout", host);
   // fetch's own failures are TypeErrors without a code; oauth4webapi's argument errors carry an ERR_* code.
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof TypeError && !(typeof code === "string" && code.startsWith("ERR_"))) {
     const cause = networkCause(err);
-    return { ...oauthFailure("network_error", host), ...(cause ? { message: `Could not reach ${host} (${cause}).` } : {}) };
+    return {
+      ...oauthFailure("network_error", host),
+      ...(cause ? { message: `Could not reach ${host} (${cause}).` } : {}),
+    };
   }
   return oauthFailure("unexpected_response", host);
 }

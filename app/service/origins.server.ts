@@ -18,6 +18,9 @@ export function serviceOrigins(settings: Pick<ServiceSettings, "authUrl" | "base
  * Whether tokens (a grant's, or a connection's pending ones) may be sent with these settings: only to the origins
  * that issued them. No binding (null): never sent anywhere (the migration bound the grants of the time).
  */
-export function tokensMayGoTo(boundOrigins: string | null | undefined, settings: Pick<ServiceSettings, "authUrl" | "baseUrl" | "sandboxBaseUrl">): boolean {
+export function tokensMayGoTo(
+  boundOrigins: string | null | undefined,
+  settings: Pick<ServiceSettings, "authUrl" | "baseUrl" | "sandboxBaseUrl">,
+): boolean {
   return boundOrigins != null && boundOrigins === serviceOrigins(settings);
 }

@@ -130,7 +130,13 @@ function messageFor(kind: FailureKind, f: FailureFacts): string {
 /** Builds a failure with its plain-words message. `facts.retryable` overrides the per-kind default. */
 export function failure(kind: FailureKind, facts: FailureFacts = {}, attempts = 0): Failure {
   const retryable = facts.retryable ?? RETRYABLE[kind];
-  const out: Failure = { ok: false, kind, retryable, message: facts.message ?? messageFor(kind, { ...facts, retryable }), attempts };
+  const out: Failure = {
+    ok: false,
+    kind,
+    retryable,
+    message: facts.message ?? messageFor(kind, { ...facts, retryable }),
+    attempts,
+  };
   if (facts.status !== undefined) out.status = facts.status;
   if (facts.errorCode !== undefined) out.errorCode = facts.errorCode;
   if (facts.detail !== undefined) out.detail = facts.detail;

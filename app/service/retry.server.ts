@@ -76,7 +76,8 @@ export async function withRetries<T>(
     // After a timeout or lost connection, a 409 on our own key and bytes can only mean the earlier attempt is
     // still being processed (the contract answers a finished one with a replay). Waiting and asking again is safe.
     const inFlight = outcome.kind === "idempotency_conflict" && earlierAmbiguous;
-    if (inFlight) outcome = { ...outcome, retryable: true, message: failure(outcome.kind, { retryable: true }).message };
+    if (inFlight)
+      outcome = { ...outcome, retryable: true, message: failure(outcome.kind, { retryable: true }).message };
     earlierAmbiguous ||= AMBIGUOUS.has(outcome.kind);
     if (!TRANSIENT.has(outcome.kind) && !inFlight) return outcome;
 

@@ -12,23 +12,28 @@ export type AdminGraphql = (shop: string, query: string, variables: Record<strin
 export type OfflineAdmin = (shop: string) => Promise<Pick<UnauthenticatedAdminContext, "admin">>;
 
 /** Admin GraphQL calls through the library's offline session of each shop. */
-export const adminGraphqlVia = (offlineAdmin: OfflineAdmin): AdminGraphql => async (shop, query, variables) => {
-  const { admin } = await offlineAdmin(shop);
-  try {
-    const response = await admin.graphql(query, { variables });
-    return await response.json();
-  } catch (err) {
-    // GraphQL-level errors (throttling, a bad query) come back as a body with `errors`, worded by the caller.
-    // Their `extensions.cost` (THROTTLED's bucket status) is kept for the caller's pacing.
-    const graphQLErrors = err instanceof GraphqlQueryError ? err.body?.errors?.graphQLErrors : undefined;
-    if (Array.isArray(graphQLErrors)) return { errors: graphQLErrors, extensions: (err as GraphqlQueryError).body?.extensions };
-    // No answer at all: say so plainly rather than in the library's words.
-    if (err instanceof HttpRequestError) throw new Error("Shopify's Admin API could not be reached");
-    throw err;
-  }
-};
+export const adminGraphqlVia =
+  (offlineAdmin: OfflineAdmin): AdminGraphql =>
+  async (shop, query, variables) => {
+    const { admin } = await offlineAdmin(shop);
+    try {
+      const response = await admin.graphql(query, { variables });
+      return await response.json();
+    } catch (err) {
+      // GraphQL-level errors (throttling, a bad query) come back as a body with `errors`, worded by the caller.
+      // Their `extensions.cost` (THROTTLED's bucket status) is kept for the caller's pacing.
+      const graphQLErrors = err instanceof GraphqlQueryError ? err.body?.errors?.graphQLErrors : undefined;
+      if (Array.isArray(graphQLErrors))
+        return { errors: graphQLErrors, extensions: (err as GraphqlQueryError).body?.extensions };
+      // No answer at all: say so plainly rather than in the library's words.
+      if (err instanceof HttpRequestError) throw new Error("Shopify's Admin API could not be reached");
+      throw err;
+    }
+  };
 
 /** The same call through an admin request's own client (authenticate.admin's `admin`), e.g. in a page's loader. */
-export function adminGraphqlOf(admin: { graphql: (query: string, options?: { variables?: Record<string, unknown> }) => Promise<Response> }): AdminGraphql {
+export function adminGraphqlOf(admin: {
+  graphql: (query: string, options?: { variables?: Record<string, unknown> }) => Promise<Response>;
+}): AdminGraphql {
   return async (_shop, query, variables) => (await admin.graphql(query, { variables })).json();
 }

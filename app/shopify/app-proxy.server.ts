@@ -33,11 +33,22 @@ export async function verifyAppProxy(request: Request, appProxy: AppProxyCheck):
   const url = new URL(request.url);
   const names = [...url.searchParams.keys()];
   const repeated = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
-  if (repeated.length > 0) throw refuse(url.pathname, { reason: "repeated_parameter", parameters: repeated.slice(0, 5) });
+  if (repeated.length > 0)
+    throw refuse(url.pathname, { reason: "repeated_parameter", parameters: repeated.slice(0, 5) });
   const prefix = parseProxyPrefix(url.searchParams.get("path_prefix"));
-  if (!prefix) throw refuse(url.pathname, { reason: "bad_path_prefix", pathPrefix: String(url.searchParams.get("path_prefix")).slice(0, 100) });
+  if (!prefix)
+    throw refuse(url.pathname, {
+      reason: "bad_path_prefix",
+      pathPrefix: String(url.searchParams.get("path_prefix")).slice(0, 100),
+    });
   const customerId = url.searchParams.get("logged_in_customer_id") ?? "";
-  return { liquid, url, shop: url.searchParams.get("shop")!, customerId: /^\d+$/.test(customerId) ? customerId : null, prefix };
+  return {
+    liquid,
+    url,
+    shop: url.searchParams.get("shop")!,
+    customerId: /^\d+$/.test(customerId) ? customerId : null,
+    prefix,
+  };
 }
 
 /**
@@ -45,13 +56,25 @@ export async function verifyAppProxy(request: Request, appProxy: AppProxyCheck):
  * customer and the address Shopify's proxy saw (`peer`: the socket's, from the load context). Null within them,
  * else the 429 to answer, a page in the store's theme.
  */
-export function overProxyBudget(action: ShopperAction, request: Request, peer: string | undefined, proxied: ProxyRequest): Response | null {
-  const taken = takeShopperBudget(action, { address: clientAddress(request, peer, { appProxy: true }), shop: proxied.shop, customerId: proxied.customerId });
-  if (taken.ok) return null;
-  return proxied.liquid(`<div class="page-width"><h1>Workspace</h1><p>Too many attempts. Wait a minute, then try again.</p></div>`, {
-    status: 429,
-    headers: { "Retry-After": retryAfterSeconds(taken.retryAfterMs), "Cache-Control": "no-store" },
+export function overProxyBudget(
+  action: ShopperAction,
+  request: Request,
+  peer: string | undefined,
+  proxied: ProxyRequest,
+): Response | null {
+  const taken = takeShopperBudget(action, {
+    address: clientAddress(request, peer, { appProxy: true }),
+    shop: proxied.shop,
+    customerId: proxied.customerId,
   });
+  if (taken.ok) return null;
+  return proxied.liquid(
+    `<div class="page-width"><h1>Workspace</h1><p>Too many attempts. Wait a minute, then try again.</p></div>`,
+    {
+      status: 429,
+      headers: { "Retry-After": retryAfterSeconds(taken.retryAfterMs), "Cache-Control": "no-store" },
+    },
+  );
 }
 
 // The app proxy's storefront path. Shopify lets a merchant change the proxy's prefix and subpath for their store

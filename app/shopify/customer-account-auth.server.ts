@@ -30,7 +30,10 @@ const CORS_HEADERS = {
 
 /** A refusal in the routes' own JSON shape, readable cross-origin. */
 export function unauthorized(): Response {
-  return json({ error: "unauthorized", message: "Sign in to your account again." }, { status: 401, headers: CORS_HEADERS });
+  return json(
+    { error: "unauthorized", message: "Sign in to your account again." },
+    { status: 401, headers: CORS_HEADERS },
+  );
 }
 
 /**
@@ -38,7 +41,12 @@ export function unauthorized(): Response {
  * the socket's, from the load context): null within them, else the 429 to answer, in the routes' JSON shape with
  * CORS headers.
  */
-export function overShopperBudget(action: ShopperAction, request: Request, peer: string | undefined, who: { shop: string; customerId: string }): Response | null {
+export function overShopperBudget(
+  action: ShopperAction,
+  request: Request,
+  peer: string | undefined,
+  who: { shop: string; customerId: string },
+): Response | null {
   const taken = takeShopperBudget(action, { address: clientAddress(request, peer), ...who });
   if (taken.ok) return null;
   return json(
@@ -51,7 +59,10 @@ export function overShopperBudget(action: ShopperAction, request: Request, peer:
  * The shop and customer of a customer account extension request, or a thrown Response: 204 for a CORS preflight,
  * 401 (with CORS headers) for a missing, expired, wrongly signed or foreign token, or one without a customer.
  */
-export async function authenticateCustomerAccount(request: Request, customerAccount: CustomerAccountCheck): Promise<CustomerAccountRequest> {
+export async function authenticateCustomerAccount(
+  request: Request,
+  customerAccount: CustomerAccountCheck,
+): Promise<CustomerAccountRequest> {
   let sessionToken: { aud?: unknown; dest?: unknown; sub?: unknown };
   let cors: (response: Response) => Response;
   try {

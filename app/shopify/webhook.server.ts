@@ -104,7 +104,12 @@ function shopNamedIn(payload: unknown): string | undefined {
 export function parseShopifyJson(text: string): unknown {
   if (!/\d{16}/.test(text)) return JSON.parse(text); // no number that could exceed 2^53: the fast path
   return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
+    if (
+      typeof value === "number" &&
+      !Number.isSafeInteger(value) &&
+      context?.source &&
+      /^-?\d+$/.test(context.source)
+    ) {
       return context.source;
     }
     return value;

@@ -57,7 +57,12 @@ export class AdminCostBudget {
     if (!cost) return;
     if (typeof cost.requestedQueryCost === "number") this.requested.set(key, cost.requestedQueryCost);
     const s = cost.throttleStatus;
-    if (s && [s.maximumAvailable, s.currentlyAvailable, s.restoreRate].every((n) => typeof n === "number" && Number.isFinite(n))) {
+    if (
+      s &&
+      [s.maximumAvailable, s.currentlyAvailable, s.restoreRate].every(
+        (n) => typeof n === "number" && Number.isFinite(n),
+      )
+    ) {
       if (this.shops.size >= 10_000 && !this.shops.has(shop)) this.shops.delete(this.shops.keys().next().value!);
       this.shops.set(shop, { status: { ...s }, at: nowMs });
     }
@@ -68,7 +73,10 @@ export class AdminCostBudget {
     const seen = this.shops.get(shop);
     const available = this.available(shop, nowMs);
     if (!seen || available === undefined) return;
-    this.shops.set(shop, { status: { ...seen.status, currentlyAvailable: Math.max(0, available - points) }, at: nowMs });
+    this.shops.set(shop, {
+      status: { ...seen.status, currentlyAvailable: Math.max(0, available - points) },
+      at: nowMs,
+    });
   }
 
   /** What the query last asked for; a query not seen yet waits for a full bucket (no restored point is lost). */
@@ -93,13 +101,19 @@ const MAX_THROTTLED_RETRIES = 8;
 const costKey = (query: string, variables: Record<string, unknown>) =>
   `${/query\s+(\w+)/.exec(query)?.[1] ?? query}:${JSON.stringify(Object.values(variables).filter((v) => typeof v === "number"))}`;
 
-const codeOf = (answer: GraphqlAnswer, code: string) => answer.errors?.some((e) => e?.extensions?.code === code) ?? false;
+const codeOf = (answer: GraphqlAnswer, code: string) =>
+  answer.errors?.some((e) => e?.extensions?.code === code) ?? false;
 
 /**
  * One Admin GraphQL query, sent when the shop's bucket can pay for it. Returns the answer (errors other than
  * throttling are the caller's); throws MaxCostExceeded when the query is over the single-query limit.
  */
-export async function budgetedQuery(deps: BudgetedDeps, shop: string, query: string, variables: Record<string, unknown>): Promise<GraphqlAnswer> {
+export async function budgetedQuery(
+  deps: BudgetedDeps,
+  shop: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<GraphqlAnswer> {
   const budget = deps.budget ?? sharedAdminBudget;
   const sleep = deps.sleep ?? realSleep;
   const key = costKey(query, variables);
@@ -112,7 +126,8 @@ export async function budgetedQuery(deps: BudgetedDeps, shop: string, query: str
     if (wait > 0) await waited(Math.min(wait, 20_000));
     const answer = ((await deps.adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
     const cost = answer.extensions?.cost;
-    if (typeof cost?.actualQueryCost === "number" && cost.actualQueryCost > 0) adminQueryCost.series().inc(cost.actualQueryCost);
+    if (typeof cost?.actualQueryCost === "number" && cost.actualQueryCost > 0)
+      adminQueryCost.series().inc(cost.actualQueryCost);
     budget.observe(shop, key, cost, deps.now().getTime());
     if (codeOf(answer, "MAX_COST_EXCEEDED")) throw new MaxCostExceeded();
     if (!codeOf(answer, "THROTTLED")) return answer;
@@ -135,7 +150,10 @@ const UNSEEN_QUERY_COST = 50;
  * AdminApiBusy is thrown (nothing sent; the shopper is asked to retry), never a wait behind a backfill. A
  * THROTTLED answer is returned as it is: the caller's error, not a retry loop with a shopper waiting.
  */
-export function forShopper(adminGraphql: AdminGraphql, deps: { budget?: AdminCostBudget; now?: () => number; sleep?: (ms: number) => Promise<void> } = {}): AdminGraphql {
+export function forShopper(
+  adminGraphql: AdminGraphql,
+  deps: { budget?: AdminCostBudget; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
+): AdminGraphql {
   const budget = deps.budget ?? sharedAdminBudget;
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? realSleep;
@@ -149,7 +167,8 @@ export function forShopper(adminGraphql: AdminGraphql, deps: { budget?: AdminCos
     budget.spend(shop, cost, now());
     const answer = ((await adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
     const spent = answer.extensions?.cost;
-    if (typeof spent?.actualQueryCost === "number" && spent.actualQueryCost > 0) adminQueryCost.series().inc(spent.actualQueryCost);
+    if (typeof spent?.actualQueryCost === "number" && spent.actualQueryCost > 0)
+      adminQueryCost.series().inc(spent.actualQueryCost);
     budget.observe(shop, key, spent, now());
     return answer;
   };

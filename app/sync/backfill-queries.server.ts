@@ -87,10 +87,21 @@ export const BACKFILL_QUERIES = [
   { query: BACKFILL_QUERY, variables: { ...BACKFILL_SIZES, after: "x", query: "customer_id:1" } },
   { query: ORDER_LINES_QUERY, variables: { id: "gid://shopify/Order/1", first: FOLLOW_UP_LINES, after: "x" } },
   { query: ORDER_FULFILLMENTS_QUERY, variables: { id: "gid://shopify/Order/1", first: FOLLOW_UP_FULFILLMENTS } },
-  { query: FULFILLMENT_LINES_QUERY, variables: { id: "gid://shopify/Fulfillment/1", first: FOLLOW_UP_LINES, after: "x" } },
+  {
+    query: FULFILLMENT_LINES_QUERY,
+    variables: { id: "gid://shopify/Fulfillment/1", first: FOLLOW_UP_LINES, after: "x" },
+  },
 ];
 
-type GqlLine = { id: string; title?: string; name?: string; quantity: number; currentQuantity?: number; sku?: string | null; product?: { id: string } | null };
+type GqlLine = {
+  id: string;
+  title?: string;
+  name?: string;
+  quantity: number;
+  currentQuantity?: number;
+  sku?: string | null;
+  product?: { id: string } | null;
+};
 type GqlLines = { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: GqlLine[] };
 
 interface GqlOrder {
@@ -113,7 +124,10 @@ interface GqlOrder {
   }[];
 }
 
-type GqlFulfillmentLines = { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: { quantity: number; lineItem: { id: string } }[] };
+type GqlFulfillmentLines = {
+  pageInfo?: { hasNextPage: boolean; endCursor: string | null };
+  nodes: { quantity: number; lineItem: { id: string } }[];
+};
 
 interface GqlPage {
   data?: {
@@ -154,7 +168,10 @@ export function restFulfillmentsFromGraphql(node: GqlOrder): ShopifyFulfillment[
     status: f.status?.toLowerCase() ?? null,
     tracking_company: f.trackingInfo?.[0]?.company ?? null,
     tracking_number: f.trackingInfo?.[0]?.number ?? null,
-    line_items: (f.fulfillmentLineItems?.nodes ?? []).map((n) => ({ id: idString(n.lineItem.id), quantity: n.quantity })),
+    line_items: (f.fulfillmentLineItems?.nodes ?? []).map((n) => ({
+      id: idString(n.lineItem.id),
+      quantity: n.quantity,
+    })),
   }));
 }
 
@@ -181,7 +198,11 @@ export async function fetchOrdersPage(deps: BudgetedDeps, shop: string, request:
   let sizes = request.sizes ?? BACKFILL_SIZES;
   for (;;) {
     try {
-      page = (await budgetedQuery(deps, shop, BACKFILL_QUERY, { ...sizes, after: request.cursor ?? null, query: search })) as GqlPage;
+      page = (await budgetedQuery(deps, shop, BACKFILL_QUERY, {
+        ...sizes,
+        after: request.cursor ?? null,
+        query: search,
+      })) as GqlPage;
       break;
     } catch (error) {
       const smaller = error instanceof MaxCostExceeded ? halved(sizes) : null;
@@ -202,16 +223,29 @@ export async function fetchOrdersPage(deps: BudgetedDeps, shop: string, request:
 /** Half of each size, down to one; null when nothing is left to halve. */
 function halved(sizes: typeof BACKFILL_SIZES): typeof BACKFILL_SIZES | null {
   if (sizes.first > 1) return { ...sizes, first: Math.floor(sizes.first / 2) };
-  const smaller = { first: 1, lines: Math.max(1, sizes.lines >> 1), fulfillments: Math.max(1, sizes.fulfillments >> 1), fulfillmentLines: Math.max(1, sizes.fulfillmentLines >> 1) };
+  const smaller = {
+    first: 1,
+    lines: Math.max(1, sizes.lines >> 1),
+    fulfillments: Math.max(1, sizes.fulfillments >> 1),
+    fulfillmentLines: Math.max(1, sizes.fulfillmentLines >> 1),
+  };
   return JSON.stringify(smaller) === JSON.stringify(sizes) ? null : smaller;
 }
 
 function adminErrors(answer: GraphqlAnswer): Error | null {
-  return answer.errors?.length ? new Error(`Shopify Admin API: ${answer.errors.map((e) => e.message).join("; ")}`) : null;
+  return answer.errors?.length
+    ? new Error(`Shopify Admin API: ${answer.errors.map((e) => e.message).join("; ")}`)
+    : null;
 }
 
 /** A follow-up query sized `first`, halved while Shopify says it costs too much. */
-async function followUp(deps: BudgetedDeps, shop: string, query: string, variables: Record<string, unknown>, first: number): Promise<GraphqlAnswer> {
+async function followUp(
+  deps: BudgetedDeps,
+  shop: string,
+  query: string,
+  variables: Record<string, unknown>,
+  first: number,
+): Promise<GraphqlAnswer> {
   for (let size = first; ; size = Math.floor(size / 2)) {
     try {
       const answer = await budgetedQuery(deps, shop, query, { ...variables, first: size });
@@ -230,7 +264,13 @@ const MAX_FOLLOW_UPS = 20;
 async function completeLines(deps: BudgetedDeps, shop: string, node: GqlOrder): Promise<void> {
   let pageInfo = node.lineItems?.pageInfo;
   for (let guard = 0; pageInfo?.hasNextPage && pageInfo.endCursor && guard < MAX_FOLLOW_UPS; guard++) {
-    const more = (await followUp(deps, shop, ORDER_LINES_QUERY, { id: node.id, after: pageInfo.endCursor }, FOLLOW_UP_LINES)) as {
+    const more = (await followUp(
+      deps,
+      shop,
+      ORDER_LINES_QUERY,
+      { id: node.id, after: pageInfo.endCursor },
+      FOLLOW_UP_LINES,
+    )) as {
       data?: { order?: { lineItems?: GqlLines } | null };
     };
     const lines = more.data?.order?.lineItems;
@@ -250,17 +290,32 @@ async function completeFulfillments(deps: BudgetedDeps, shop: string, node: GqlO
     const list = all.data?.order?.fulfillments;
     if (!list) throw new Error("Shopify Admin API returned no fulfillments for an order");
     const known = new Map(fulfillments.map((f) => [f.id, f]));
-    node.fulfillments = list.map((f) => known.get(f.id) ?? { ...f, fulfillmentLineItems: { pageInfo: { hasNextPage: true, endCursor: null }, nodes: [] } });
+    node.fulfillments = list.map(
+      (f) =>
+        known.get(f.id) ?? {
+          ...f,
+          fulfillmentLineItems: { pageInfo: { hasNextPage: true, endCursor: null }, nodes: [] },
+        },
+    );
   }
   for (const f of node.fulfillments ?? []) {
     let pageInfo = f.fulfillmentLineItems?.pageInfo;
     for (let guard = 0; pageInfo?.hasNextPage && guard < MAX_FOLLOW_UPS; guard++) {
-      const more = (await followUp(deps, shop, FULFILLMENT_LINES_QUERY, { id: f.id, after: pageInfo.endCursor }, FOLLOW_UP_LINES)) as {
+      const more = (await followUp(
+        deps,
+        shop,
+        FULFILLMENT_LINES_QUERY,
+        { id: f.id, after: pageInfo.endCursor },
+        FOLLOW_UP_LINES,
+      )) as {
         data?: { fulfillment?: { fulfillmentLineItems?: GqlFulfillmentLines } | null };
       };
       const lines = more.data?.fulfillment?.fulfillmentLineItems;
       if (!lines) throw new Error("Shopify Admin API returned no lines for a fulfillment");
-      f.fulfillmentLineItems = { pageInfo: lines.pageInfo, nodes: [...(f.fulfillmentLineItems?.nodes ?? []), ...lines.nodes] };
+      f.fulfillmentLineItems = {
+        pageInfo: lines.pageInfo,
+        nodes: [...(f.fulfillmentLineItems?.nodes ?? []), ...lines.nodes],
+      };
       pageInfo = lines.pageInfo;
     }
   }

@@ -8,7 +8,14 @@ import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
 import type { BudgetedDeps } from "./admin-budget.server";
-import { BACKFILL_SIZES, fetchOrdersPage, restFulfillmentsFromGraphql, restOrderFromGraphql, type FetchedPage, type PageRequest } from "./backfill-queries.server";
+import {
+  BACKFILL_SIZES,
+  fetchOrdersPage,
+  restFulfillmentsFromGraphql,
+  restOrderFromGraphql,
+  type FetchedPage,
+  type PageRequest,
+} from "./backfill-queries.server";
 import { orderKeyOf, orderNameOf } from "./mapping.server";
 import { enqueueJob } from "./queue.server";
 import { WorkerStopping } from "./stopping";
@@ -64,18 +71,34 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
   await prisma.$transaction(async (tx) => {
     // The Backfill row is locked first: a customers/redact deletes it first too, so it either waits for this page
     // (and then erases what it queued) or went before, and then nothing of the customer is written back here.
-    const [alive] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Backfill" WHERE id = ${payload.backfillId} FOR UPDATE`;
+    const [alive] = await tx.$queryRaw<
+      { id: string }[]
+    >`SELECT id FROM "Backfill" WHERE id = ${payload.backfillId} FOR UPDATE`;
     if (!alive) return; // the customer was erased: this page is not queued
     for (const node of orders.nodes) {
       const order = restOrderFromGraphql(node);
       const orderId = String(order.id);
       const orderName = orderNameOf("order", order);
       const record = await upsertRecord(tx, job.shop, "order", orderId, orderId, payload.customerId, orderName);
-      await enqueueJob(tx, { shop: job.shop, kind: "order", orderKey: orderKeyOf(orderId), payload: { data: order, source: "backfill" }, recordId: record, runAt: now });
+      await enqueueJob(tx, {
+        shop: job.shop,
+        kind: "order",
+        orderKey: orderKeyOf(orderId),
+        payload: { data: order, source: "backfill" },
+        recordId: record,
+        runAt: now,
+      });
       for (const fulfillment of restFulfillmentsFromGraphql(node)) {
         const id = String(fulfillment.id);
         const shipment = await upsertRecord(tx, job.shop, "shipment", id, orderId, payload.customerId, orderName);
-        await enqueueJob(tx, { shop: job.shop, kind: "shipment", orderKey: orderKeyOf(orderId), payload: { data: fulfillment, source: "backfill" }, recordId: shipment, runAt: now });
+        await enqueueJob(tx, {
+          shop: job.shop,
+          kind: "shipment",
+          orderKey: orderKeyOf(orderId),
+          payload: { data: fulfillment, source: "backfill" },
+          recordId: shipment,
+          runAt: now,
+        });
       }
     }
     const more = orders.pageInfo.hasNextPage && orders.pageInfo.endCursor;
@@ -92,8 +115,18 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
       const row = await tx.backfill.findUniqueOrThrow({ where: { id: payload.backfillId } });
       if (row.total < row.queued) await tx.backfill.update({ where: { id: row.id }, data: { total: row.queued } });
     } else {
-      const next: BackfillPayload = { ...payload, cursor: orders.pageInfo.endCursor, ...(sizes !== BACKFILL_SIZES ? { sizes } : {}) };
-      await enqueueJob(tx, { shop: job.shop, kind: "backfill", payload: next, runAt: now, maxAttempts: job.maxAttempts });
+      const next: BackfillPayload = {
+        ...payload,
+        cursor: orders.pageInfo.endCursor,
+        ...(sizes !== BACKFILL_SIZES ? { sizes } : {}),
+      };
+      await enqueueJob(tx, {
+        shop: job.shop,
+        kind: "backfill",
+        payload: next,
+        runAt: now,
+        maxAttempts: job.maxAttempts,
+      });
     }
   });
 }

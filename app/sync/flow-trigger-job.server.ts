@@ -10,7 +10,11 @@ import { backoffMs } from "../lib/backoff";
 import { completeJob, failJob, rescheduleJob } from "./queue.server";
 
 /** Sends one trigger. Throws with plain words when Shopify did not take it (the queue retries). */
-export async function sendFlowTrigger(adminGraphql: AdminGraphql, shop: string, payload: FlowTriggerPayload): Promise<void> {
+export async function sendFlowTrigger(
+  adminGraphql: AdminGraphql,
+  shop: string,
+  payload: FlowTriggerPayload,
+): Promise<void> {
   const answer = (await adminGraphql(shop, FLOW_TRIGGER_MUTATION, { handle: FLOW_TRIGGER_HANDLE, payload })) as {
     data?: { flowTriggerReceive?: { userErrors?: { message?: string }[] } | null };
     errors?: unknown;
@@ -23,19 +27,31 @@ export async function sendFlowTrigger(adminGraphql: AdminGraphql, shop: string, 
 }
 
 /** A queued trigger's payload, ids as strings (jobs queued before ids were strings carry numbers); null if none. */
-function withIdsAsStrings(trigger: Omit<FlowTriggerPayload, "order_id" | "customer_id"> & { order_id?: unknown; customer_id?: unknown }): FlowTriggerPayload | null {
-  const id = (value: unknown) => (typeof value === "string" || typeof value === "number" ? numericId(String(value)) : undefined);
+function withIdsAsStrings(
+  trigger: Omit<FlowTriggerPayload, "order_id" | "customer_id"> & { order_id?: unknown; customer_id?: unknown },
+): FlowTriggerPayload | null {
+  const id = (value: unknown) =>
+    typeof value === "string" || typeof value === "number" ? numericId(String(value)) : undefined;
   const orderId = id(trigger.order_id);
   if (orderId === undefined) return null;
   const customerId = id(trigger.customer_id);
-  return { ...trigger, order_id: orderId, ...(customerId === undefined ? {} : { customer_id: customerId }) } as FlowTriggerPayload;
+  return {
+    ...trigger,
+    order_id: orderId,
+    ...(customerId === undefined ? {} : { customer_id: customerId }),
+  } as FlowTriggerPayload;
 }
 
 /** The worker's run of a `flow_trigger` job. */
 export async function runFlowTriggerJob(deps: Resolved, job: Job): Promise<void> {
-  const { recordId, trigger } = (job.payload ?? {}) as { recordId?: unknown; trigger?: Parameters<typeof withIdsAsStrings>[0] };
+  const { recordId, trigger } = (job.payload ?? {}) as {
+    recordId?: unknown;
+    trigger?: Parameters<typeof withIdsAsStrings>[0];
+  };
   const record =
-    typeof recordId === "string" ? await deps.prisma.syncRecord.findFirst({ where: { id: recordId, shop: job.shop }, select: { id: true } }) : null;
+    typeof recordId === "string"
+      ? await deps.prisma.syncRecord.findFirst({ where: { id: recordId, shop: job.shop }, select: { id: true } })
+      : null;
   // Erased meanwhile (a customer or shop redaction): nothing of it is sent anywhere any more.
   const payload = record && trigger ? withIdsAsStrings(trigger) : null;
   if (!payload) {
@@ -53,7 +69,11 @@ export async function runFlowTriggerJob(deps: Resolved, job: Job): Promise<void>
     const message = errorMessage(error).slice(0, 300);
     deps.logger.warn({ jobId: job.id, recordId: record!.id, err: message }, "flow trigger failed");
     if (job.attempts >= job.maxAttempts) await failJob(deps.prisma, job, message, deps.now());
-    else await rescheduleJob(deps.prisma, job, { runAt: new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random)), error: message });
+    else
+      await rescheduleJob(deps.prisma, job, {
+        runAt: new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random)),
+        error: message,
+      });
     return;
   }
   deps.logger.info({ jobId: job.id, recordId: record!.id }, "flow trigger sent");

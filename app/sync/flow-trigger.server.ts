@@ -93,12 +93,19 @@ export function flowPayload(record: {
 
 /** The merchant's switch (Settings): whether failures are sent to Shopify Flow. On unless switched off. */
 export async function getFlowTriggerEnabled(prisma: Db, shop: string): Promise<boolean> {
-  return (await prisma.shopSettings.findUnique({ where: { shop }, select: { flowTriggerEnabled: true } }))?.flowTriggerEnabled ?? true;
+  return (
+    (await prisma.shopSettings.findUnique({ where: { shop }, select: { flowTriggerEnabled: true } }))
+      ?.flowTriggerEnabled ?? true
+  );
 }
 
 /** An unticked checkbox sends nothing: anything but "on" switches it off. Applies to failures from now on. */
 export async function saveFlowTriggerEnabled(prisma: Db, shop: string, value: unknown): Promise<boolean> {
   const enabled = value === "on";
-  await prisma.shopSettings.upsert({ where: { shop }, create: { shop, flowTriggerEnabled: enabled }, update: { flowTriggerEnabled: enabled } });
+  await prisma.shopSettings.upsert({
+    where: { shop },
+    create: { shop, flowTriggerEnabled: enabled },
+    update: { flowTriggerEnabled: enabled },
+  });
   return enabled;
 }

@@ -22,7 +22,19 @@ import { completeJob, failJob, jobRef, requeueJob, requeueLatest, type LeasedJob
 import { errorMessage } from "../lib/errors";
 import { importAttempts, importLagSeconds, imports } from "../lib/metrics.server";
 import type { Resolved, Route, RoutedGrant } from "./job-context.server";
-import { attemptInsert, ensureRecord, giveUp, IMPORTED, recordAttempt, recordFailedSend, recordImported, retryLater, settle, transition, wait } from "./record-state.server";
+import {
+  attemptInsert,
+  ensureRecord,
+  giveUp,
+  IMPORTED,
+  recordAttempt,
+  recordFailedSend,
+  recordImported,
+  retryLater,
+  settle,
+  transition,
+  wait,
+} from "./record-state.server";
 
 /** How long work that waits for a person (reconnect, settings) sleeps before looking again on its own. */
 const WAIT_FOR_PERSON_MS = 6 * 3600_000;
@@ -33,7 +45,9 @@ async function payloadOf(deps: Resolved, job: LeasedJob): Promise<unknown> {
   // The lease read the delivery already (leaseJobs); a job that reached here otherwise reads it now.
   if (job.deliveryFound) return job.deliveryPayload;
   if (job.deliveryId && job.deliveryFound === undefined) {
-    const [delivery] = await deps.prisma.$queryRaw<{ payload: unknown }[]>`SELECT payload FROM "WebhookDelivery" WHERE id = ${job.deliveryId}`;
+    const [delivery] = await deps.prisma.$queryRaw<
+      { payload: unknown }[]
+    >`SELECT payload FROM "WebhookDelivery" WHERE id = ${job.deliveryId}`;
     if (delivery) return delivery.payload;
   }
   return (job.payload as { data?: unknown } | null)?.data;
@@ -62,7 +76,8 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     return;
   }
   // Written with the outcome that settles this content (sent, already there, skipped or failed).
-  const newer = sourceAt && (!record.sourceUpdatedAt || sourceAt > record.sourceUpdatedAt) ? { sourceUpdatedAt: sourceAt } : {};
+  const newer =
+    sourceAt && (!record.sourceUpdatedAt || sourceAt > record.sourceUpdatedAt) ? { sourceUpdatedAt: sourceAt } : {};
 
   // Which customer (and so which workspace): the order's own customer, or for a shipment its order's.
   let customerId: string | undefined;
@@ -80,7 +95,8 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     record = { ...record, customerId };
   }
 
-  if (!mapped.ok) return settle(deps, job, record, mapped.state, { reasonCode: mapped.reasonCode, reason: mapped.reason }, newer);
+  if (!mapped.ok)
+    return settle(deps, job, record, mapped.state, { reasonCode: mapped.reasonCode, reason: mapped.reason }, newer);
 
   if (kind === "order" && !customerId) return settle(deps, job, record, "skipped", "no_customer", newer);
   if (kind === "shipment") {
@@ -104,7 +120,13 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     return;
   }
   if (route.kind === "needs_reconnect") {
-    return wait(deps, job, record, { code: "needs_reconnect", details: { detail: route.grant.statusReason } }, WAIT_FOR_PERSON_MS);
+    return wait(
+      deps,
+      job,
+      record,
+      { code: "needs_reconnect", details: { detail: route.grant.statusReason } },
+      WAIT_FOR_PERSON_MS,
+    );
   }
 
   if (kind === "shipment" && orderRecord!.workspaceId !== route.grant.workspaceId) {
@@ -124,7 +146,11 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   if (record.sentHash === meaning && record.workspaceId === route.grant.workspaceId && IMPORTED.has(record.state)) {
     // this very content is already at the service
     const data = { ...(record.customerId !== stored ? { customerId: record.customerId } : {}), ...newer };
-    const done = await transition(deps, (tx) => completeJob(tx, job, deps.now()), Object.keys(data).length > 0 ? { id: record.id, redactions: record.redactions, data } : undefined);
+    const done = await transition(
+      deps,
+      (tx) => completeJob(tx, job, deps.now()),
+      Object.keys(data).length > 0 ? { id: record.id, redactions: record.redactions, data } : undefined,
+    );
     if (done) imports.series(kind, "unchanged").inc();
     return;
   }
@@ -136,7 +162,9 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   importAttempts.series(kind, outcome.ok ? "ok" : outcome.kind).inc();
   if (!outcome.ok) {
     await recordFailedSend(deps, job, record, hash);
-    await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) => deps.logger.warn({ ...jobRef(job), err: errorMessage(error) }, "attempt not logged"));
+    await recordAttempt(deps.prisma, job, record.id, outcome, deps.now()).catch((error) =>
+      deps.logger.warn({ ...jobRef(job), err: errorMessage(error) }, "attempt not logged"),
+    );
     return handleFailure(deps, job, record, kind, outcome);
   }
 
@@ -172,10 +200,12 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   );
   if (!recorded) return;
   imports.series(kind, state).inc();
-  if (job.createdAt instanceof Date) importLagSeconds.series(kind).observe(Math.max(0, Date.now() - job.createdAt.getTime()) / 1000);
+  if (job.createdAt instanceof Date)
+    importLagSeconds.series(kind).observe(Math.max(0, Date.now() - job.createdAt.getTime()) / 1000);
   deps.logger.info({ ...jobRef(job), recordId: record.id, kind, state, replayed: outcome.replayed }, "imported");
   // Shipments skipped for this order, or waiting for it, run again.
-  for (const id of sleepingShipments) await requeueLatest(deps.prisma, job.shop, id, deps.now(), { unlessQueued: true });
+  for (const id of sleepingShipments)
+    await requeueLatest(deps.prisma, job.shop, id, deps.now(), { unlessQueued: true });
 }
 
 /** Shopify's `updated_at` of a webhook payload (backfill payloads have none). */
@@ -188,12 +218,28 @@ function sourceUpdatedAt(payload: Record<string, unknown>): Date | undefined {
 
 const WAIT_FOR_RECONNECT = new Set<Failure["kind"]>(["reconnect_required", "invalid_token", "insufficient_scope"]);
 // With content-derived keys the same key always carries the same bytes: a conflict can only mean "still in flight".
-const RETRY = new Set<Failure["kind"]>(["rate_limited", "server_error", "network_error", "timeout", "idempotency_conflict", "replayed_request"]);
+const RETRY = new Set<Failure["kind"]>([
+  "rate_limited",
+  "server_error",
+  "network_error",
+  "timeout",
+  "idempotency_conflict",
+  "replayed_request",
+]);
 
 async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind: SyncKind, outcome: Failure) {
-  deps.logger.warn({ ...jobRef(job), recordId: record.id, kind, failure: outcome.kind, status: outcome.status }, "import failed");
+  deps.logger.warn(
+    { ...jobRef(job), recordId: record.id, kind, failure: outcome.kind, status: outcome.status },
+    "import failed",
+  );
   if (WAIT_FOR_RECONNECT.has(outcome.kind)) {
-    return wait(deps, job, record, { code: "reconnect_required", details: { detail: outcome.message } }, WAIT_FOR_PERSON_MS);
+    return wait(
+      deps,
+      job,
+      record,
+      { code: "reconnect_required", details: { detail: outcome.message } },
+      WAIT_FOR_PERSON_MS,
+    );
   }
   if (outcome.kind === "order_not_found") {
     // Never dropped, and no attempt used up; waits that do not count attempts would never grow, so the job keeps
@@ -201,11 +247,17 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
     const payload = (job.payload ?? {}) as Record<string, unknown>;
     const times = (typeof payload.orderNotFound === "number" ? payload.orderNotFound : 0) + 1;
     const delay = backoffMs(times, outcome.retryAfterMs, deps.random, 5_000);
-    return wait(deps, job, record, "order_not_found", delay, { ...payload, orderNotFound: times } as Prisma.InputJsonValue);
+    return wait(deps, job, record, "order_not_found", delay, {
+      ...payload,
+      orderNotFound: times,
+    } as Prisma.InputJsonValue);
   }
   if (RETRY.has(outcome.kind) || outcome.retryable) {
     if (job.attempts >= job.maxAttempts) {
-      return giveUp(deps, job, record, { code: "attempts_exhausted", details: { attempts: job.attempts, detail: outcome.message } });
+      return giveUp(deps, job, record, {
+        code: "attempts_exhausted",
+        details: { attempts: job.attempts, detail: outcome.message },
+      });
     }
     const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, outcome.retryAfterMs, deps.random));
     return retryLater(deps, job, record, outcome.message, runAt);

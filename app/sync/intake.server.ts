@@ -13,7 +13,13 @@ import { Prisma } from "@prisma/client";
 import { rawQuery, type Db } from "../db/sql.server";
 import { errorName } from "../lib/errors";
 import { logger } from "../lib/logger.server";
-import { intakeBatchDeliveries, webhookAnswerSeconds, webhookDeliveries, type CountSeries, type ObserveSeries } from "../lib/metrics.server";
+import {
+  intakeBatchDeliveries,
+  webhookAnswerSeconds,
+  webhookDeliveries,
+  type CountSeries,
+  type ObserveSeries,
+} from "../lib/metrics.server";
 import { normalizeTopic } from "../shopify/webhook-headers";
 import { topicLabel, verifyWebhook } from "../shopify/webhook.server";
 import { minimiseWebhookPayload } from "./minimise.server";
@@ -81,12 +87,26 @@ export function createSyncIntake(db: Db, options: { postgres: boolean }): SyncIn
         if (result.jobId) setImmediate(notifyWorkers);
         (result.duplicate ? series.duplicate : series.accepted).inc();
         series.answer.observe((performance.now() - started) / 1000);
-        log.info({ webhookId, eventId, topic, shop, deliveryId: result.deliveryId, jobId: result.jobId, duplicate: result.duplicate }, "webhook stored");
+        log.info(
+          {
+            webhookId,
+            eventId,
+            topic,
+            shop,
+            deliveryId: result.deliveryId,
+            jobId: result.jobId,
+            duplicate: result.duplicate,
+          },
+          "webhook stored",
+        );
         return new Response(null, { status: 200 });
       } catch (error) {
         series.unavailable.inc();
         series.answer.observe((performance.now() - started) / 1000);
-        log.warn({ webhookId, eventId, topic, shop, err: failureOf(error) }, "webhook not stored: answered 503, Shopify delivers it again");
+        log.warn(
+          { webhookId, eventId, topic, shop, err: failureOf(error) },
+          "webhook not stored: answered 503, Shopify delivers it again",
+        );
         return new Response(null, { status: 503, headers: { "Retry-After": "1" } });
       }
     },
@@ -200,7 +220,22 @@ function toRow(received: Delivery): Row {
  */
 export const PREPARED_BATCH_SIZES = 16;
 
-const COLUMNS = ["int", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text"];
+const COLUMNS = [
+  "int",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+];
 
 /**
  * The intake statement: deliveries (ON CONFLICT DO NOTHING), their records (one per
@@ -247,7 +282,16 @@ export function deliveriesStatement(rows: Row[]): { parts: string[]; values: unk
   const values: unknown[] = [];
   let text = WRITE_HEAD;
   rows.forEach((r, i) => {
-    values.push(i, r.deliveryId, r.delivery.shop, r.delivery.topic, r.delivery.eventId, r.delivery.webhookId ?? null, r.body, r.kind);
+    values.push(
+      i,
+      r.deliveryId,
+      r.delivery.shop,
+      r.delivery.topic,
+      r.delivery.eventId,
+      r.delivery.webhookId ?? null,
+      r.body,
+      r.kind,
+    );
     values.push(r.externalId, r.orderId, r.orderId ? orderKeyOf(r.orderId) : null, r.orderName, r.recordId, r.jobId);
     COLUMNS.forEach((type, c) => {
       parts.push(`${text}${c === 0 ? (i === 0 ? "(" : ", (") : ", "}`);
@@ -263,7 +307,10 @@ export function deliveriesStatement(rows: Row[]): { parts: string[]; values: unk
  * Writes the rows with the intake statement. Returns, per delivery key, the delivery id and the job id when this
  * statement created them; a key missing from the result was a redelivery.
  */
-export async function writeDeliveries(db: Db, rows: Row[]): Promise<Map<string, { deliveryId: string; jobId: string | null }>> {
+export async function writeDeliveries(
+  db: Db,
+  rows: Row[],
+): Promise<Map<string, { deliveryId: string; jobId: string | null }>> {
   const { parts, values } = deliveriesStatement(rows);
   // Prepared (named) once per connection for each size up to PREPARED_BATCH_SIZES: one name, one text.
   const name = rows.length <= PREPARED_BATCH_SIZES ? `intake_${rows.length}` : undefined;
@@ -271,7 +318,8 @@ export async function writeDeliveries(db: Db, rows: Row[]): Promise<Map<string, 
   const byId = new Map(inserted.map((row) => [row.deliveryId, row.jobId]));
   const out = new Map<string, { deliveryId: string; jobId: string | null }>();
   for (const row of rows) {
-    if (byId.has(row.deliveryId)) out.set(row.key, { deliveryId: row.deliveryId, jobId: byId.get(row.deliveryId) ?? null });
+    if (byId.has(row.deliveryId))
+      out.set(row.key, { deliveryId: row.deliveryId, jobId: byId.get(row.deliveryId) ?? null });
   }
   return out;
 }
@@ -285,7 +333,11 @@ const EXISTING_IDS = [
 
 async function existingIds(db: Db, deliveries: Delivery[]): Promise<Map<string, string>> {
   const keys = JSON.stringify(deliveries.map((d) => ({ shop: d.shop, eventId: d.eventId })));
-  const found = await rawQuery<{ id: string; shop: string; eventId: string }>(db, Prisma.sql(EXISTING_IDS, keys), "intake_existing");
+  const found = await rawQuery<{ id: string; shop: string; eventId: string }>(
+    db,
+    Prisma.sql(EXISTING_IDS, keys),
+    "intake_existing",
+  );
   return new Map(found.map((f) => [keyOf(f), f.id]));
 }
 
@@ -319,8 +371,14 @@ async function writeBatch(db: Db, batch: Pending[]): Promise<void> {
       return;
     }
     const firstHalf = new Set(keys.slice(0, Math.ceil(keys.length / 2)));
-    await writeBatch(db, batch.filter((item) => firstHalf.has(keyOf(item.delivery))));
-    await writeBatch(db, batch.filter((item) => !firstHalf.has(keyOf(item.delivery))));
+    await writeBatch(
+      db,
+      batch.filter((item) => firstHalf.has(keyOf(item.delivery))),
+    );
+    await writeBatch(
+      db,
+      batch.filter((item) => !firstHalf.has(keyOf(item.delivery))),
+    );
   }
 }
 

@@ -19,9 +19,7 @@ export interface RoutedGrant {
 
 /** Where an order goes, or why not (a reason code, app/sync/reasons.ts words it). */
 export type Route =
-  | { kind: "grant"; grant: RoutedGrant }
-  | { kind: "not_connected" }
-  | { kind: "needs_reconnect"; grant: RoutedGrant };
+  { kind: "grant"; grant: RoutedGrant } | { kind: "not_connected" } | { kind: "needs_reconnect"; grant: RoutedGrant };
 
 export interface SyncLogger {
   debug(obj: object, msg?: string): void;

@@ -16,8 +16,7 @@ import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 export const MAX_LINES = 500;
 
 export type Mapped<T> =
-  | { ok: true; request: T }
-  | { ok: false; state: "skipped" | "failed"; reasonCode: SyncReasonCode; reason: string };
+  { ok: true; request: T } | { ok: false; state: "skipped" | "failed"; reasonCode: SyncReasonCode; reason: string };
 
 const refused = (state: "skipped" | "failed", code: SyncReasonCode, details: ReasonDetails = {}): Mapped<never> => ({
   ok: false,
@@ -156,7 +155,12 @@ export function mapFulfillment(fulfillment: ShopifyFulfillment): Mapped<Shipment
     return refused("skipped", "no_lines", { noun: "shipment" });
   }
   if (lines.length > MAX_LINES) return tooManyLines(lines.length, "shipment");
-  const request: ShipmentRequest = { external_shipment_id: shipmentId, external_order_id: orderId, shipped_at: shippedAt, lines };
+  const request: ShipmentRequest = {
+    external_shipment_id: shipmentId,
+    external_order_id: orderId,
+    shipped_at: shippedAt,
+    lines,
+  };
   if (fulfillment.tracking_company) request.carrier = fulfillment.tracking_company;
   const tracking = fulfillment.tracking_number ?? fulfillment.tracking_numbers?.[0];
   if (tracking) request.tracking_number = tracking;
@@ -164,7 +168,11 @@ export function mapFulfillment(fulfillment: ShopifyFulfillment): Mapped<Shipment
 }
 
 function validated<T>(
-  schema: { safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: Parameters<typeof describeIssues>[0] } },
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: unknown } | { success: false; error: Parameters<typeof describeIssues>[0] };
+  },
   request: T,
   what: string,
 ): Mapped<T> {
@@ -199,7 +207,9 @@ const DATE_FIELDS = new Set(["ordered_at", "shipped_at"]);
  */
 export function meaningHash(request: unknown): string {
   const canonical = JSON.stringify(request, (key, value) =>
-    DATE_FIELDS.has(key) && typeof value === "string" && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value,
+    DATE_FIELDS.has(key) && typeof value === "string" && !Number.isNaN(Date.parse(value))
+      ? new Date(value).toISOString()
+      : value,
   );
   return sha256(canonical);
 }
@@ -208,7 +218,13 @@ export function meaningHash(request: unknown): string {
  * 1 to 255 visible ASCII characters (contract 3): `sync-o-<64 hex>` or `sync-s-<64 hex>`. `previousImport` is when
  * the service last accepted this resource (`SyncRecord.importedAt`; none for a first import).
  */
-export function idempotencyKey(shop: string, kind: SyncKind, externalId: string, bodyHash: string, previousImport?: Date | null): string {
+export function idempotencyKey(
+  shop: string,
+  kind: SyncKind,
+  externalId: string,
+  bodyHash: string,
+  previousImport?: Date | null,
+): string {
   const parts = [shop, kind, externalId, bodyHash];
   if (previousImport) parts.push(previousImport.toISOString());
   const digest = sha256(parts.join("\0"));

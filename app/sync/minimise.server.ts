@@ -6,7 +6,8 @@
 // details, browser IP, landing site, payment and price details. docs/privacy.md lists the kept fields.
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 // eslint-disable-next-line no-control-regex -- removing NUL is the point
 const NUL = /\u0000/g;
 
@@ -15,10 +16,17 @@ const NUL = /\u0000/g;
  * the escape JSON.stringify writes for one). One delivery's odd byte must not fail the batch it is written with.
  */
 export function storableText(value: string): string {
-  return value.replace(NUL, "").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return value
+    .replace(NUL, "")
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 
-const asId = (value: unknown) => (typeof value === "string" ? storableText(value) : typeof value === "number" && Number.isFinite(value) ? value : undefined);
+const asId = (value: unknown) =>
+  typeof value === "string"
+    ? storableText(value)
+    : typeof value === "number" && Number.isFinite(value)
+      ? value
+      : undefined;
 const asText = (value: unknown) => (typeof value === "string" ? storableText(value) : undefined);
 const asCount = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
@@ -80,7 +88,8 @@ const FULFILLMENT = {
   status: asText,
   tracking_company: asText,
   tracking_number: asText,
-  tracking_numbers: (value: unknown) => (Array.isArray(value) ? value.filter((v) => typeof v === "string").map(storableText) : undefined),
+  tracking_numbers: (value: unknown) =>
+    Array.isArray(value) ? value.filter((v) => typeof v === "string").map(storableText) : undefined,
   line_items: list({ id: asId, quantity: asCount }),
 };
 

@@ -38,7 +38,8 @@ export async function onCustomerConnected(
     }
     // Earlier jobs of the same records that wait too (an order's create behind its update) run now as well: jobs of
     // one order run in seq order, so a sleeping earlier job would hold the re-queued latest one back for hours.
-    if (records.length > 0) await wakeJobs(prisma, { shop: event.shop, recordId: { in: records.map((r) => r.id) } }, now);
+    if (records.length > 0)
+      await wakeJobs(prisma, { shop: event.shop, recordId: { in: records.map((r) => r.id) } }, now);
     const backfillId = options.backfill === false ? undefined : await startBackfill(prisma, { ...event, now });
     notifyWorkers();
     return { requeued, backfillId };

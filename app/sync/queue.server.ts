@@ -75,7 +75,10 @@ async function reclaimExpired(prisma: PrismaClient, now = new Date()): Promise<n
     const recordId = job.recordId;
     if (!recordId) continue;
     await prisma.$transaction(async (tx) => {
-      await tx.syncRecord.update({ where: { id: recordId }, data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) } });
+      await tx.syncRecord.update({
+        where: { id: recordId },
+        data: { state: "failed", ...because("lease_expired", { attempts: job.attempts }) },
+      });
       await queueFlowTriggerOnFailure(tx, recordId, now);
     });
   }
@@ -109,7 +112,10 @@ export async function leaseJobs(prisma: PrismaClient, options: LeaseOptions): Pr
   const now = options.now ?? new Date();
   const reclaimed = await reclaimExpired(prisma, now);
   if (reclaimed > 0) reclaimedJobs.series().inc(reclaimed);
-  const [, leased] = await prisma.$transaction([prisma.$queryRaw(LEASE_PLANNER_SETTINGS), prisma.$queryRaw<LeasedJob[]>(leaseStatement({ ...options, now }))]);
+  const [, leased] = await prisma.$transaction([
+    prisma.$queryRaw(LEASE_PLANNER_SETTINGS),
+    prisma.$queryRaw<LeasedJob[]>(leaseStatement({ ...options, now })),
+  ]);
   for (const job of leased) leasedJobs.series(job.kind).inc();
   return leased.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
@@ -130,7 +136,10 @@ export const LEASE_PLANNER_SETTINGS = Prisma.sql`SELECT set_config('enable_bitma
 export type LeasedJob = Job & { deliveryPayload?: unknown; deliveryFound?: boolean; webhookId?: string | null };
 
 /** A job's ids for its log lines: the job, and the webhook delivery it came from (as the intake logged it). */
-export const jobRef = (job: Pick<Job, "id">) => ({ jobId: job.id, webhookId: (job as LeasedJob).webhookId ?? undefined });
+export const jobRef = (job: Pick<Job, "id">) => ({
+  jobId: job.id,
+  webhookId: (job as LeasedJob).webhookId ?? undefined,
+});
 
 /** The lease's one statement (exported for the plan test and the bench's EXPLAIN ANALYZE). */
 export function leaseStatement(options: LeaseOptions): Prisma.Sql {
@@ -220,7 +229,11 @@ export interface RescheduleOptions {
   countAttempt?: boolean;
 }
 
-export async function rescheduleJob(db: Db, job: Pick<Job, "id" | "leasedBy">, options: RescheduleOptions): Promise<boolean> {
+export async function rescheduleJob(
+  db: Db,
+  job: Pick<Job, "id" | "leasedBy">,
+  options: RescheduleOptions,
+): Promise<boolean> {
   const result = await db.job.updateMany({
     where: { id: job.id, status: "running", leasedBy: job.leasedBy },
     data: {
@@ -236,7 +249,12 @@ export async function rescheduleJob(db: Db, job: Pick<Job, "id" | "leasedBy">, o
 }
 
 /** The final state after the attempt budget (or a problem that retrying cannot fix). */
-export async function failJob(db: Db, job: Pick<Job, "id" | "leasedBy">, reason: string, now = new Date()): Promise<boolean> {
+export async function failJob(
+  db: Db,
+  job: Pick<Job, "id" | "leasedBy">,
+  reason: string,
+  now = new Date(),
+): Promise<boolean> {
   const result = await db.job.updateMany({
     where: { id: job.id, status: "running", leasedBy: job.leasedBy },
     data: { status: "failed", lastError: reason, finishedAt: now, leaseUntil: null },
@@ -289,12 +307,20 @@ export async function requeueLatest(
  * Manual retry from the admin page: the latest job of a record is queued again now with a fresh attempt budget.
  * Only job rows change; the record shows its new state once the worker has run.
  */
-export async function retryRecordJob(prisma: PrismaClient, shop: string, recordId: string, now = new Date()): Promise<boolean> {
+export async function retryRecordJob(
+  prisma: PrismaClient,
+  shop: string,
+  recordId: string,
+  now = new Date(),
+): Promise<boolean> {
   return (await requeueLatest(prisma, shop, recordId, now)) === "requeued";
 }
 
 /** Wakes jobs that wait on something that just happened (an order imported, a customer reconnected). */
 export async function wakeJobs(db: Db, where: Prisma.JobWhereInput, now = new Date()): Promise<number> {
-  const result = await db.job.updateMany({ where: { ...where, status: "queued", runAt: { gt: now } }, data: { runAt: now } });
+  const result = await db.job.updateMany({
+    where: { ...where, status: "queued", runAt: { gt: now } },
+    data: { runAt: now },
+  });
   return result.count;
 }

@@ -50,7 +50,8 @@ const WORDS: Record<SyncReasonCode, (d: ReasonDetails) => string> = {
   settings_missing: () => "The Merchant Integration Service is not set up for this shop yet (Settings).",
   needs_reconnect: (d) =>
     `The customer's workspace connection must be reconnected${d.detail ? ` (${d.detail})` : ""}. Waiting for them to reconnect; nothing is lost.`,
-  reconnect_required: (d) => `${d.detail ?? "The service refused the customer's connection."} Waiting for the customer to reconnect; nothing is lost.`,
+  reconnect_required: (d) =>
+    `${d.detail ?? "The service refused the customer's connection."} Waiting for the customer to reconnect; nothing is lost.`,
   order_pending: () => "Waiting for its order to be imported first.",
   order_moved: () => "Waiting for its order to be imported into the customer's current workspace first.",
   order_not_found: () => "Waiting for the service to have its order; will try again.",
@@ -63,12 +64,15 @@ const WORDS: Record<SyncReasonCode, (d: ReasonDetails) => string> = {
       : "Nothing left to import: every line of this order was removed.",
   cancelled: () => "The fulfillment was cancelled in Shopify, so there is no shipment to import.",
   missing_id: (d) =>
-    d.noun === "shipment" ? "Shopify sent a fulfillment without its id or its order's id." : "Shopify sent an order without an id.",
+    d.noun === "shipment"
+      ? "Shopify sent a fulfillment without its id or its order's id."
+      : "Shopify sent an order without an id.",
   missing_date: (d) =>
     d.noun === "shipment"
       ? "The fulfillment has no date, which the service requires."
       : "The order has no creation date, which the service requires.",
-  too_many_lines: (d) => `The ${d.noun} has ${d.count} lines; the service accepts at most ${d.max} lines per ${d.noun}.`,
+  too_many_lines: (d) =>
+    `The ${d.noun} has ${d.count} lines; the service accepts at most ${d.max} lines per ${d.noun}.`,
   invalid_data: (d) => `The ${d.noun} cannot be sent as it is: ${d.detail}.`,
   rejected: (d) => d.detail ?? "The service refused this import.",
   retrying: (d) => `${d.detail} Will try again at ${d.at} UTC (attempt ${d.attempts} of ${d.maxAttempts}).`,
@@ -82,7 +86,9 @@ export function reasonText(code: SyncReasonCode, details: ReasonDetails = {}): s
 }
 
 /** The two record fields a reason sets, always together. */
-export function because(code: SyncReasonCode, details: ReasonDetails = {}): { reasonCode: SyncReasonCode; reason: string } {
+export function because(
+  code: SyncReasonCode,
+  details: ReasonDetails = {},
+): { reasonCode: SyncReasonCode; reason: string } {
   return { reasonCode: code, reason: reasonText(code, details) };
 }
-

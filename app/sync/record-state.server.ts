@@ -20,7 +20,8 @@ import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 export const IMPORTED = new Set(["imported", "updated"]);
 
 /** A reason code with its details, or both fields already built (app/sync/reasons.ts): `reasonCode` and `reason`. */
-export type Why = SyncReasonCode | { code: SyncReasonCode; details: ReasonDetails } | { reasonCode: SyncReasonCode; reason: string };
+export type Why =
+  SyncReasonCode | { code: SyncReasonCode; details: ReasonDetails } | { reasonCode: SyncReasonCode; reason: string };
 const fields = (why: Why) =>
   typeof why === "string" ? because(why) : "reasonCode" in why ? why : because(why.code, why.details);
 
@@ -45,7 +46,10 @@ export async function transition(
   const moved = await deps.prisma.$transaction(async (tx) => {
     if (!(await moveJob(tx))) return false;
     if (!record) return true;
-    const written = await tx.syncRecord.updateMany({ where: { id: record.id, redactions: record.redactions }, data: record.data });
+    const written = await tx.syncRecord.updateMany({
+      where: { id: record.id, redactions: record.redactions },
+      data: record.data,
+    });
     if (written.count === 0) {
       // The customer was erased while this job ran: what the redaction wrote stands.
       deps.logger.info({ recordId: record.id }, "record redacted while its job ran; not written");
@@ -67,12 +71,20 @@ const RECORD_COLUMNS = Prisma.raw(
   Prisma.dmmf.datamodel.models
     .find((model) => model.name === "SyncRecord")!
     .fields.filter((field) => field.kind !== "object")
-    .map((field) => (field.type === "DateTime" ? `"${field.name}" AT TIME ZONE 'UTC' AS "${field.name}"` : `"${field.name}"`))
+    .map((field) =>
+      field.type === "DateTime" ? `"${field.name}" AT TIME ZONE 'UTC' AS "${field.name}"` : `"${field.name}"`,
+    )
     .join(", "),
 );
 
 /** The job's record: the one the intake created with it, or found or created by its Shopify id. */
-export async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, externalId: string, orderId: string): Promise<SyncRecord> {
+export async function ensureRecord(
+  deps: Resolved,
+  job: Job,
+  kind: SyncKind,
+  externalId: string,
+  orderId: string,
+): Promise<SyncRecord> {
   // SQL throughout (docs/decisions/0002): this runs for every job. Reading the intake's record writes nothing.
   if (job.recordId) {
     const [own] = await rawQuery<SyncRecord>(
@@ -91,7 +103,8 @@ export async function ensureRecord(deps: Resolved, job: Job, kind: SyncKind, ext
     ON CONFLICT (shop, kind, "externalId") DO UPDATE SET shop = EXCLUDED.shop
     RETURNING ${RECORD_COLUMNS}`,
   );
-  if (job.recordId !== record.id) await deps.prisma.job.update({ where: { id: job.id }, data: { recordId: record.id } });
+  if (job.recordId !== record.id)
+    await deps.prisma.job.update({ where: { id: job.id }, data: { recordId: record.id } });
   return record;
 }
 
@@ -108,7 +121,18 @@ export async function settle(
   const settled = await transition(
     deps,
     (tx) => (state === "failed" ? failJob(tx, job, reason.reason, deps.now()) : completeJob(tx, job, deps.now())),
-    { id: record.id, redactions: record.redactions, data: { state, ...reason, attempts: job.attempts, lastAttemptAt: deps.now(), customerId: record.customerId, ...newer } },
+    {
+      id: record.id,
+      redactions: record.redactions,
+      data: {
+        state,
+        ...reason,
+        attempts: job.attempts,
+        lastAttemptAt: deps.now(),
+        customerId: record.customerId,
+        ...newer,
+      },
+    },
   );
   if (settled) {
     counted(job, state, reason.reasonCode);
@@ -140,7 +164,11 @@ export async function wait(
       }
       return true;
     },
-    { id: record.id, redactions: record.redactions, data: { state: "waiting", ...reason, lastAttemptAt: deps.now(), customerId: record.customerId } },
+    {
+      id: record.id,
+      redactions: record.redactions,
+      data: { state: "waiting", ...reason, lastAttemptAt: deps.now(), customerId: record.customerId },
+    },
   );
   if (moved) counted(job, "waiting");
 }
@@ -163,10 +191,18 @@ export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, m
  * Final failure of the job and, when it has one, its record (retrying cannot fix it, or attempts ran out). A job
  * that has not read its record (a crash before) writes over no redaction either: the count is read here.
  */
-export async function giveUp(deps: Resolved, job: Job, record: string | Pick<SyncRecord, "id" | "redactions"> | null, why: Why, jobError?: string) {
+export async function giveUp(
+  deps: Resolved,
+  job: Job,
+  record: string | Pick<SyncRecord, "id" | "redactions"> | null,
+  why: Why,
+  jobError?: string,
+) {
   const reason = fields(why);
   const current =
-    typeof record === "string" ? await deps.prisma.syncRecord.findUnique({ where: { id: record }, select: { id: true, redactions: true } }) : record;
+    typeof record === "string"
+      ? await deps.prisma.syncRecord.findUnique({ where: { id: record }, select: { id: true, redactions: true } })
+      : record;
   const moved = await transition(
     deps,
     (tx) => failJob(tx, job, jobError ?? reason.reason, deps.now()),
@@ -180,7 +216,12 @@ export async function giveUp(deps: Resolved, job: Job, record: string | Pick<Syn
  * failure is handled. Only while this worker holds the lease: a late failure must not overwrite what the worker
  * that took the job over has written.
  */
-export async function recordFailedSend(deps: Resolved, job: Job, record: SyncRecord, contentHash: string): Promise<void> {
+export async function recordFailedSend(
+  deps: Resolved,
+  job: Job,
+  record: SyncRecord,
+  contentHash: string,
+): Promise<void> {
   const now = ts(deps.now());
   await deps.prisma.$executeRaw`
     UPDATE "SyncRecord" SET "contentHash" = ${contentHash}, attempts = ${job.attempts}::int, "lastAttemptAt" = ${now},
@@ -214,7 +255,13 @@ export interface ImportedOptions {
 }
 
 /** The statement recordImported runs (exported for the plan test, test/sync/outcome-scale.test.ts). */
-export function importedStatement(job: Pick<Job, "id" | "shop" | "leasedBy">, recordId: string, facts: ImportedFacts, options: ImportedOptions, at: Date): Prisma.Sql {
+export function importedStatement(
+  job: Pick<Job, "id" | "shop" | "leasedBy">,
+  recordId: string,
+  facts: ImportedFacts,
+  options: ImportedOptions,
+  at: Date,
+): Prisma.Sql {
   const now = ts(at);
   const { order } = options;
   // The order's shipments are found by (shop, order) only: "… IS TRUE" keeps the other conditions out of the index
@@ -272,7 +319,10 @@ export async function recordImported(
   facts: ImportedFacts,
   options: ImportedOptions,
 ): Promise<{ recorded: boolean; sleepingShipments: string[] }> {
-  const [row] = await rawQuery<{ recorded: number; sleeping: string[] }>(deps.prisma, importedStatement(job, recordId, facts, options, deps.now()));
+  const [row] = await rawQuery<{ recorded: number; sleeping: string[] }>(
+    deps.prisma,
+    importedStatement(job, recordId, facts, options, deps.now()),
+  );
   const recorded = row.recorded === 1;
   if (!recorded) deps.logger.warn({ recordId }, "lease lost; the new holder records the outcome");
   // What the statement saw of the shipments is from before it ran: only a recorded import may wake them.
@@ -288,7 +338,12 @@ const MESSAGE_MAX = 500;
  * The row for one send, as an INSERT into "SyncAttempt" (SQL, docs/decisions/0002): run alone after a failure, or
  * inside the statement that records a success (recordImported).
  */
-export function attemptInsert(job: { id: string; shop: string }, recordId: string, outcome: ImportOutcome, at: Date): Prisma.Sql {
+export function attemptInsert(
+  job: { id: string; shop: string },
+  recordId: string,
+  outcome: ImportOutcome,
+  at: Date,
+): Prisma.Sql {
   const message = outcome.ok
     ? outcome.replayed
       ? "Already at the service (answered from its idempotency store)."

@@ -162,7 +162,9 @@ export class RateScheduler {
     }
     if (status === 429) {
       if (state.policy) state.level = state.policy.capacity;
-      const wait = retryAfterMs(headers.get("retry-after"), now) ?? (resetSeconds !== undefined ? resetSeconds * 1000 : this.fallbackWaitMs);
+      const wait =
+        retryAfterMs(headers.get("retry-after"), now) ??
+        (resetSeconds !== undefined ? resetSeconds * 1000 : this.fallbackWaitMs);
       state.blockedUntil = Math.max(state.blockedUntil, now + wait);
     }
     this.pump(state);
@@ -178,7 +180,17 @@ export class RateScheduler {
     let state = this.clients.get(client);
     if (!state) {
       const now = this.now();
-      state = { level: 0, at: now, blockedUntil: 0, lanes: new Map(), turn: [], timer: null, interactiveUntil: 0, interactiveTokens: 0, interactiveAt: now };
+      state = {
+        level: 0,
+        at: now,
+        blockedUntil: 0,
+        lanes: new Map(),
+        turn: [],
+        timer: null,
+        interactiveUntil: 0,
+        interactiveTokens: 0,
+        interactiveAt: now,
+      };
       this.clients.set(client, state);
     }
     return state;
@@ -242,7 +254,12 @@ const LIMITED = /^\/api\/v1\//;
  * `inner`, with every request to a rate-limited endpoint sent only once `slot` allows it (a Response from `slot` is
  * answered instead, nothing sent) and every answer's RateLimit headers fed back to the scheduler.
  */
-function limitedFetch(scheduler: RateScheduler, client: string, inner: typeof fetch, slot: () => Promise<void> | Response | undefined): typeof fetch {
+function limitedFetch(
+  scheduler: RateScheduler,
+  client: string,
+  inner: typeof fetch,
+  slot: () => Promise<void> | Response | undefined,
+): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (!LIMITED.test(url.pathname)) return inner(input, init);
@@ -254,7 +271,12 @@ function limitedFetch(scheduler: RateScheduler, client: string, inner: typeof fe
   };
 }
 
-export function scheduledFetch(scheduler: RateScheduler, client: string, lane: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): typeof fetch {
+export function scheduledFetch(
+  scheduler: RateScheduler,
+  client: string,
+  lane: string,
+  inner: typeof fetch = (i, o) => globalThis.fetch(i, o),
+): typeof fetch {
   return limitedFetch(scheduler, client, inner, async () => {
     const asked = performance.now();
     await scheduler.acquire(client, lane);
@@ -273,7 +295,11 @@ export type InteractiveSlot = { ok: true; fetch: typeof fetch } | { ok: false; r
  * asks for a slot again and, refused, gets a local 429 with Retry-After (nothing is sent), which the service
  * client treats like the service's own.
  */
-export function interactiveSlot(scheduler: RateScheduler, client: string, inner: typeof fetch = (i, o) => globalThis.fetch(i, o)): InteractiveSlot {
+export function interactiveSlot(
+  scheduler: RateScheduler,
+  client: string,
+  inner: typeof fetch = (i, o) => globalThis.fetch(i, o),
+): InteractiveSlot {
   const first = scheduler.tryAcquire(client);
   if (!first.ok) {
     interactiveRefused.series().inc();
@@ -309,5 +335,9 @@ export function serviceScheduler(): RateScheduler {
 /** Continue cart's way into that budget: a slot now or a refusal (never a wait), through the same address guard as every call. */
 export const handoffGate = {
   open: (settings: ServiceSettings, inner?: typeof fetch): InteractiveSlot =>
-    interactiveSlot(serviceScheduler(), clientKeyOf(serviceBaseUrl(settings), settings.clientId), inner ?? guardedFetch(policyFromEnv())),
+    interactiveSlot(
+      serviceScheduler(),
+      clientKeyOf(serviceBaseUrl(settings), settings.clientId),
+      inner ?? guardedFetch(policyFromEnv()),
+    ),
 };

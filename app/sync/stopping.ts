@@ -8,7 +8,10 @@ export class WorkerStopping extends Error {
 }
 
 /** `sleep`, cut short by `signal`: then it rejects with WorkerStopping. */
-export function stoppableSleep(sleep: (ms: number) => Promise<void>, signal: AbortSignal): (ms: number) => Promise<void> {
+export function stoppableSleep(
+  sleep: (ms: number) => Promise<void>,
+  signal: AbortSignal,
+): (ms: number) => Promise<void> {
   return (ms) => {
     if (signal.aborted) return Promise.reject(new WorkerStopping());
     return new Promise<void>((resolve, reject) => {

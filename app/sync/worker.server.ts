@@ -26,13 +26,23 @@ export type { ImportFn, SyncDeps, SyncLogger } from "./job-context.server";
  * `stranded` hears of a job whose crash could not even be written (the database was unreachable): the worker
  * hands it back once the database answers again, instead of leaving it leased until its lease runs out.
  */
-export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal, stranded?: (job: Job) => void): Promise<void> {
+export async function runJob(
+  input: SyncDeps,
+  job: Job,
+  stopping?: AbortSignal,
+  stranded?: (job: Job) => void,
+): Promise<void> {
   const deps = resolve(input);
   try {
     if (job.kind === "backfill") {
       if (!deps.adminGraphql) throw new Error("no Admin API client configured for backfills");
       const sleep = stopping ? stoppableSleep(deps.sleep ?? realSleep, stopping) : deps.sleep;
-      await runBackfillJob(deps.prisma, job, { adminGraphql: deps.adminGraphql, now: deps.now, sleep, budget: deps.adminBudget });
+      await runBackfillJob(deps.prisma, job, {
+        adminGraphql: deps.adminGraphql,
+        now: deps.now,
+        sleep,
+        budget: deps.adminBudget,
+      });
       await completeJob(deps.prisma, job, deps.now());
       backfillPages.series().inc();
       return;
@@ -48,7 +58,11 @@ export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal, 
     await runImportJob(deps, job, job.kind);
   } catch (error) {
     if (error instanceof WorkerStopping) {
-      const released = await rescheduleJob(deps.prisma, job, { runAt: deps.now(), error: "The worker stopped during this job; it runs again.", countAttempt: false }).catch(() => false);
+      const released = await rescheduleJob(deps.prisma, job, {
+        runAt: deps.now(),
+        error: "The worker stopped during this job; it runs again.",
+        countAttempt: false,
+      }).catch(() => false);
       deps.logger.info({ ...jobRef(job), kind: job.kind, released }, "job handed back: the worker is stopping");
       return;
     }
@@ -57,7 +71,9 @@ export async function runJob(input: SyncDeps, job: Job, stopping?: AbortSignal, 
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
     if (job.attempts >= job.maxAttempts) {
       const details = { attempts: job.attempts, detail: reason };
-      await giveUp(deps, job, job.recordId, { code: "attempts_exhausted", details }, reason).catch(() => stranded?.(job));
+      await giveUp(deps, job, job.recordId, { code: "attempts_exhausted", details }, reason).catch(() =>
+        stranded?.(job),
+      );
     } else {
       const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, undefined, deps.random));
       await rescheduleJob(deps.prisma, job, { runAt, error: reason }).catch(() => stranded?.(job));
@@ -131,14 +147,19 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       );
       if (!released) return; // still unreachable: the next turn
       stranded.delete(job.id);
-      deps.logger.info({ ...jobRef(job), kind: job.kind, released: released.moved }, "job handed back after the database came back");
+      deps.logger.info(
+        { ...jobRef(job), kind: job.kind, released: released.moved },
+        "job handed back after the database came back",
+      );
     }
   };
   const start = (job: Job) => {
-    const run: Promise<void> = runJob(deps, job, stopSignal.signal, (lost) => stranded.set(lost.id, lost)).finally(() => {
-      running.delete(run);
-      kick();
-    });
+    const run: Promise<void> = runJob(deps, job, stopSignal.signal, (lost) => stranded.set(lost.id, lost)).finally(
+      () => {
+        running.delete(run);
+        kick();
+      },
+    );
     running.add(run);
   };
   /** Until `ms` pass, a notification, or (when jobs run) one of them ends. */
@@ -174,7 +195,12 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
       let jobs: Job[] = [];
       kicked = false; // the lease sees everything that happened before it
       try {
-        jobs = await leaseJobs(deps.prisma, { workerId: id, limit: free, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: deps.now() });
+        jobs = await leaseJobs(deps.prisma, {
+          workerId: id,
+          limit: free,
+          leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+          now: deps.now(),
+        });
         failures = 0;
         if (stranded.size > 0) await releaseStranded();
       } catch (error) {
@@ -210,12 +236,20 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
 }
 
 /** Runs due jobs until none is left (tests, scripts). Returns how many ran. */
-export async function drainJobs(input: SyncDeps, options: WorkerOptions & { maxRounds?: number } = {}): Promise<number> {
+export async function drainJobs(
+  input: SyncDeps,
+  options: WorkerOptions & { maxRounds?: number } = {},
+): Promise<number> {
   const deps = resolve(input);
   const id = options.workerId ?? `drain-${randomUUID().slice(0, 8)}`;
   let ran = 0;
   for (let round = 0; round < (options.maxRounds ?? 1000); round++) {
-    const jobs = await leaseJobs(deps.prisma, { workerId: id, limit: options.concurrency ?? 8, leaseMs: options.leaseMs, now: deps.now() });
+    const jobs = await leaseJobs(deps.prisma, {
+      workerId: id,
+      limit: options.concurrency ?? 8,
+      leaseMs: options.leaseMs,
+      now: deps.now(),
+    });
     if (jobs.length === 0) break;
     await Promise.all(jobs.map((job) => runJob(deps, job)));
     ran += jobs.length;

@@ -34,10 +34,46 @@ export interface Catalog {
 
 export function createCatalog(): Catalog {
   const variants: CatalogVariant[] = [
-    { id: "41000000001", productId: "8000000001", productTitle: "Blue mug", title: "Default Title", sku: "MUG-BLUE", price: "12.50", availableForSale: true, productStatus: "ACTIVE" },
-    { id: "41000000002", productId: "8000000002", productTitle: "Tea tin", title: "Large", sku: "TEA-L", price: "8.00", availableForSale: true, productStatus: "ACTIVE" },
-    { id: "41000000003", productId: "8000000002", productTitle: "Tea tin", title: "Small", sku: "TEA-S", price: "4.95", availableForSale: true, productStatus: "ACTIVE" },
-    { id: "41000000004", productId: "8000000003", productTitle: "Linen apron", title: "Default Title", sku: "", price: "29.00", availableForSale: true, productStatus: "ACTIVE" },
+    {
+      id: "41000000001",
+      productId: "8000000001",
+      productTitle: "Blue mug",
+      title: "Default Title",
+      sku: "MUG-BLUE",
+      price: "12.50",
+      availableForSale: true,
+      productStatus: "ACTIVE",
+    },
+    {
+      id: "41000000002",
+      productId: "8000000002",
+      productTitle: "Tea tin",
+      title: "Large",
+      sku: "TEA-L",
+      price: "8.00",
+      availableForSale: true,
+      productStatus: "ACTIVE",
+    },
+    {
+      id: "41000000003",
+      productId: "8000000002",
+      productTitle: "Tea tin",
+      title: "Small",
+      sku: "TEA-S",
+      price: "4.95",
+      availableForSale: true,
+      productStatus: "ACTIVE",
+    },
+    {
+      id: "41000000004",
+      productId: "8000000003",
+      productTitle: "Linen apron",
+      title: "Default Title",
+      sku: "",
+      price: "29.00",
+      availableForSale: true,
+      productStatus: "ACTIVE",
+    },
   ];
   return { currency: "EUR", variants: new Map(variants.map((v) => [v.id, v])) };
 }

@@ -6,7 +6,14 @@
 // that does not fit is refused (THROTTLED); the unused part of the requested cost is given back once the answer is
 // known (its actual cost counts the nodes returned). Every answer reports `extensions.cost` as Shopify does.
 import { HttpResponse } from "msw";
-import { Kind, parse, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from "graphql";
+import {
+  Kind,
+  parse,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from "graphql";
 
 export const SINGLE_QUERY_MAX_COST = 1000;
 
@@ -40,13 +47,19 @@ function sizeOf(field: FieldNode, variables: Vars): number | undefined {
   const last = arg(field, "last", variables);
   const size = typeof first === "number" ? first : typeof last === "number" ? last : undefined;
   if (size !== undefined) {
-    if (!Number.isInteger(size) || size < 0 || size > 250) throw new QueryCostError(`${field.name.value}: first/last must be between 0 and 250`);
+    if (!Number.isInteger(size) || size < 0 || size > 250)
+      throw new QueryCostError(`${field.name.value}: first/last must be between 0 and 250`);
     return size;
   }
   const ids = arg(field, "ids", variables);
   if (field.name.value === "nodes" && Array.isArray(ids)) return ids.length;
-  const children = field.selectionSet?.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD).map((s) => s.name.value) ?? [];
-  if (children.includes("edges") || children.includes("pageInfo") || (children.includes("nodes") && field.name.value !== "nodes")) {
+  const children =
+    field.selectionSet?.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD).map((s) => s.name.value) ?? [];
+  if (
+    children.includes("edges") ||
+    children.includes("pageInfo") ||
+    (children.includes("nodes") && field.name.value !== "nodes")
+  ) {
     throw new QueryCostError(`you must provide one of first or last for the ${field.name.value} connection`);
   }
   return undefined;
@@ -83,7 +96,9 @@ function nodeSelection(field: FieldNode): SelectionSetNode | undefined {
   const nodes = children.find((c) => c.name.value === "nodes");
   if (nodes && field.name.value !== "nodes") return nodes.selectionSet;
   const edges = children.find((c) => c.name.value === "edges");
-  if (edges) return edges.selectionSet?.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === "node")?.selectionSet;
+  if (edges)
+    return edges.selectionSet?.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === "node")
+      ?.selectionSet;
   return field.selectionSet; // a sized list of objects
 }
 
@@ -135,7 +150,10 @@ export function actualQueryCost(query: string, variables: Vars, data: unknown): 
       : ((value as { nodes?: unknown[]; edges?: { node?: unknown }[] } | null)?.nodes ??
         (value as { edges?: { node?: unknown }[] } | null)?.edges?.map((e) => e.node) ??
         []);
-    const each = items.reduce<number>((sum, item) => sum + (item == null ? 0 : 1 + objectCost(nodeSelection(field), item)), 0);
+    const each = items.reduce<number>(
+      (sum, item) => sum + (item == null ? 0 : 1 + objectCost(nodeSelection(field), item)),
+      0,
+    );
     return (field.name.value === "nodes" ? 0 : 2) + each;
   };
   return (operation.operation === "mutation" ? 10 : 0) + objectCost(operation.selectionSet, data);
@@ -181,7 +199,11 @@ export class QueryCostLimiter {
   }
 
   status(shop: string): ThrottleStatus {
-    return { maximumAvailable: this.maximumAvailable, currentlyAvailable: Math.floor(this.bucket(shop).available), restoreRate: this.restoreRate };
+    return {
+      maximumAvailable: this.maximumAvailable,
+      currentlyAvailable: Math.floor(this.bucket(shop).available),
+      restoreRate: this.restoreRate,
+    };
   }
 
   /** Takes `points` when they are there; false (nothing taken) when the bucket cannot cover them. */
@@ -225,7 +247,12 @@ export async function costed(
       errors: [
         {
           message: `Query cost is ${requested}, which exceeds the single query max cost limit (${SINGLE_QUERY_MAX_COST}).`,
-          extensions: { code: "MAX_COST_EXCEEDED", cost: requested, maxCost: SINGLE_QUERY_MAX_COST, documentation: DOCS },
+          extensions: {
+            code: "MAX_COST_EXCEEDED",
+            cost: requested,
+            maxCost: SINGLE_QUERY_MAX_COST,
+            documentation: DOCS,
+          },
         },
       ],
     });
@@ -234,7 +261,9 @@ export async function costed(
     limiter.throttled += 1;
     return HttpResponse.json({
       errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: DOCS } }],
-      extensions: { cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: limiter.status(shop) } },
+      extensions: {
+        cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: limiter.status(shop) },
+      },
     });
   }
   const body = await answer();
@@ -243,6 +272,8 @@ export async function costed(
   limiter.spent += actual;
   return HttpResponse.json({
     ...body,
-    extensions: { cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: limiter.status(shop) } },
+    extensions: {
+      cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: limiter.status(shop) },
+    },
   });
 }

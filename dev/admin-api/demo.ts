@@ -27,9 +27,13 @@ export function demoCatalog(): Catalog {
  * `customerAccountsUrl`: the demo's customer account pages (dev/customer-account), on the current customer accounts;
  * `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show).
  */
-export function demoAdminApiHandlers(options: { customerAccountsUrl?: string; onFlowTrigger?: (call: FlowTriggerCall) => void } = {}) {
+export function demoAdminApiHandlers(
+  options: { customerAccountsUrl?: string; onFlowTrigger?: (call: FlowTriggerCall) => void } = {},
+) {
   const catalog = demoCatalog();
-  const accounts = options.customerAccountsUrl ? customerAccountsHandlers(DEMO_SHOP, { version: "NEW_CUSTOMER_ACCOUNTS", url: options.customerAccountsUrl }) : [];
+  const accounts = options.customerAccountsUrl
+    ? customerAccountsHandlers(DEMO_SHOP, { version: "NEW_CUSTOMER_ACCOUNTS", url: options.customerAccountsUrl })
+    : [];
   // The Storefront API's carts live in the storefront stand-in (another process): here none is known, so the
   // app prices handoffs with the Admin API's base prices, as it does when Shopify has no market prices for a cart.
   return [

@@ -20,12 +20,21 @@ export function flowHandlers(record: (call: FlowTriggerCall) => void = () => {})
       const handle = String(variables.handle ?? "");
       const payload = variables.payload;
       if (!FLOW_TRIGGER_HANDLES.includes(handle)) {
-        return HttpResponse.json({ data: { flowTriggerReceive: { userErrors: [{ field: ["handle"], message: "Invalid handle" }] } } });
+        return HttpResponse.json({
+          data: { flowTriggerReceive: { userErrors: [{ field: ["handle"], message: "Invalid handle" }] } },
+        });
       }
       if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
-        return HttpResponse.json({ data: { flowTriggerReceive: { userErrors: [{ field: ["payload"], message: "Invalid payload" }] } } });
+        return HttpResponse.json({
+          data: { flowTriggerReceive: { userErrors: [{ field: ["payload"], message: "Invalid payload" }] } },
+        });
       }
-      record({ at: new Date().toISOString(), shop: new URL(request.url).hostname, handle, payload: payload as Record<string, unknown> });
+      record({
+        at: new Date().toISOString(),
+        shop: new URL(request.url).hostname,
+        handle,
+        payload: payload as Record<string, unknown>,
+      });
       return HttpResponse.json({ data: { flowTriggerReceive: { userErrors: [] } } });
     }),
   ];

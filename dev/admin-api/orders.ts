@@ -55,7 +55,10 @@ export interface OrderSizes {
 }
 
 /** An order as SyncBackfillOrders answers it, with at most the lines and fulfillments the query asks for. */
-export function graphqlOrder(order: PastOrder, sizes: OrderSizes = { lines: 250, fulfillments: 250, fulfillmentLines: 250 }) {
+export function graphqlOrder(
+  order: PastOrder,
+  sizes: OrderSizes = { lines: 250, fulfillments: 250, fulfillmentLines: 250 },
+) {
   const fulfillments = order.fulfillment ? [fulfillmentNode(order, sizes.fulfillmentLines)] : [];
   return {
     id: gid("Order", order.id),
@@ -80,7 +83,14 @@ export function matchesSearch(order: PastOrder, search: string): boolean {
 }
 
 function customerNode(c: DemoCustomer) {
-  return { id: gid("Customer", c.id), firstName: c.firstName, lastName: c.lastName, displayName: `${c.firstName} ${c.lastName}`, email: c.email, defaultEmailAddress: { emailAddress: c.email } };
+  return {
+    id: gid("Customer", c.id),
+    firstName: c.firstName,
+    lastName: c.lastName,
+    displayName: `${c.firstName} ${c.lastName}`,
+    email: c.email,
+    defaultEmailAddress: { emailAddress: c.email },
+  };
 }
 
 export interface OrderHandlerOptions {
@@ -106,7 +116,16 @@ export function orderHandlers(options: OrderHandlerOptions = {}) {
         return {
           data: {
             ordersCount: { count: matching.length },
-            orders: { pageInfo, nodes: nodes.map((o) => graphqlOrder(o, { lines: variables.lines, fulfillments: variables.fulfillments, fulfillmentLines: variables.fulfillmentLines })) },
+            orders: {
+              pageInfo,
+              nodes: nodes.map((o) =>
+                graphqlOrder(o, {
+                  lines: variables.lines,
+                  fulfillments: variables.fulfillments,
+                  fulfillmentLines: variables.fulfillmentLines,
+                }),
+              ),
+            },
           },
         };
       }),
@@ -114,13 +133,21 @@ export function orderHandlers(options: OrderHandlerOptions = {}) {
     adminGraphqlLink.query("SyncBackfillOrderLines", (info) =>
       costed(limiter, info, () => {
         const order = findOrder(info.variables.id);
-        return { data: { order: order ? { lineItems: page(order.lines.map(lineNode), info.variables.first, info.variables.after) } : null } };
+        return {
+          data: {
+            order: order
+              ? { lineItems: page(order.lines.map(lineNode), info.variables.first, info.variables.after) }
+              : null,
+          },
+        };
       }),
     ),
     adminGraphqlLink.query("SyncBackfillOrderFulfillments", (info) =>
       costed(limiter, info, () => {
         const order = findOrder(info.variables.id);
-        const list = order?.fulfillment ? [fulfillmentNode(order, 0)].map(({ fulfillmentLineItems: _, ...f }) => f) : [];
+        const list = order?.fulfillment
+          ? [fulfillmentNode(order, 0)].map(({ fulfillmentLineItems: _, ...f }) => f)
+          : [];
         return { data: { order: order ? { fulfillments: list.slice(0, Number(info.variables.first) || 0) } : null } };
       }),
     ),
@@ -139,7 +166,11 @@ export function orderHandlers(options: OrderHandlerOptions = {}) {
         return costed(limiter, info, () => ({ data: { customer: found ? customerNode(found) : null } }));
       }
       if (/\bcustomers\s*\(/.test(query)) {
-        return costed(limiter, info, () => ({ data: { customers: { nodes: customers.map(customerNode), pageInfo: { hasNextPage: false, endCursor: null } } } }));
+        return costed(limiter, info, () => ({
+          data: {
+            customers: { nodes: customers.map(customerNode), pageInfo: { hasNextPage: false, endCursor: null } },
+          },
+        }));
       }
       return undefined;
     }),

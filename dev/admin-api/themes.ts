@@ -15,10 +15,18 @@ export function settingsData(embed: EmbedSetting, appHandle = DEMO_APP_HANDLE) {
   const blocks: Record<string, unknown> = {
     "1700000000000000001": { type: "shopify://apps/reviews/blocks/stars/0000-1111", disabled: false, settings: {} },
     // Another app whose embed has the same file name as ours, switched on.
-    "1700000000000000003": { type: "shopify://apps/cart-tools/blocks/continue-cart-embed/9a9a-0101", disabled: false, settings: {} },
+    "1700000000000000003": {
+      type: "shopify://apps/cart-tools/blocks/continue-cart-embed/9a9a-0101",
+      disabled: false,
+      settings: {},
+    },
   };
   if (embed !== "absent") {
-    blocks["1700000000000000002"] = { type: `shopify://apps/${appHandle}/blocks/continue-cart-embed/5f0c-4b1e`, disabled: embed === "disabled", settings: {} };
+    blocks["1700000000000000002"] = {
+      type: `shopify://apps/${appHandle}/blocks/continue-cart-embed/5f0c-4b1e`,
+      disabled: embed === "disabled",
+      settings: {},
+    };
   }
   return `/*\n * IMPORTANT: The contents of this file are auto-generated.\n */\n${JSON.stringify({ current: { blocks }, presets: {} }, null, 2)}`;
 }

@@ -21,9 +21,14 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 let runtime: Promise<string> | undefined;
 /** The frame's runtime, bundled for the browser once. */
 const frameRuntime = () =>
-  (runtime ??= build({ entryPoints: [path.join(HERE, "frame-runtime.ts")], bundle: true, format: "esm", target: "es2022", write: false, logLevel: "silent" }).then(
-    (r) => r.outputFiles[0].text,
-  ));
+  (runtime ??= build({
+    entryPoints: [path.join(HERE, "frame-runtime.ts")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  }).then((r) => r.outputFiles[0].text));
 
 export interface AdminPagesOptions {
   shop: string;
@@ -100,7 +105,12 @@ function orderPage(orderId: string) {
 function blockFrame(orderId: string, messages: unknown) {
   const ext = findUiExtensions().find((e) => e.handle === BLOCK.handle);
   if (!ext) throw new Error(`no ${BLOCK.handle} UI extension`);
-  const config = { api: targetApi(BLOCK.target, ext.apiVersion), orderId, bundle: `/admin/ui-extensions/${BLOCK.handle}.js`, messages };
+  const config = {
+    api: targetApi(BLOCK.target, ext.apiVersion),
+    orderId,
+    bundle: `/admin/ui-extensions/${BLOCK.handle}.js`,
+    messages,
+  };
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Workspace sync</title><style>${STYLE} body { background: transparent; }</style>
 <script type="application/json" id="extension-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
@@ -113,7 +123,10 @@ function flowPage(flowLog: string | undefined) {
   const rows = lines
     .map((line) => JSON.parse(line) as { at: string; handle: string; payload: unknown })
     .reverse()
-    .map((c) => `<tr><td>${escape(c.at)}</td><td>${escape(c.handle)}</td><td><pre>${escape(JSON.stringify(c.payload, null, 2))}</pre></td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td>${escape(c.at)}</td><td>${escape(c.handle)}</td><td><pre>${escape(JSON.stringify(c.payload, null, 2))}</pre></td></tr>`,
+    )
     .join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shopify Flow triggers (stand-in)</title>
 <style>body{font:13px system-ui;margin:20px} td{vertical-align:top;border-top:1px solid #ddd;padding:6px} pre{margin:0}</style></head>
@@ -123,7 +136,12 @@ function flowPage(flowLog: string | undefined) {
 }
 
 /** Answers the stand-in's own admin pages; false when the request is not one of them (it goes to the app). */
-export async function adminPage(req: http.IncomingMessage, res: http.ServerResponse, url: URL, options: AdminPagesOptions): Promise<boolean> {
+export async function adminPage(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  options: AdminPagesOptions,
+): Promise<boolean> {
   const html = (status: number, body: string, type = "text/html; charset=utf-8") => {
     res.writeHead(status, { "content-type": type, "cache-control": "no-store" }).end(body);
     return true;
@@ -131,7 +149,9 @@ export async function adminPage(req: http.IncomingMessage, res: http.ServerRespo
   const order = /^\/admin\/orders\/(\d{1,20})(\/block)?$/.exec(url.pathname);
   if (order && req.method === "GET") {
     if (!order[2]) return html(200, orderPage(order[1]));
-    const messages = JSON.parse(readFileSync(path.join(EXTENSIONS_DIR, BLOCK.handle, "locales/en.default.json"), "utf8"));
+    const messages = JSON.parse(
+      readFileSync(path.join(EXTENSIONS_DIR, BLOCK.handle, "locales/en.default.json"), "utf8"),
+    );
     return html(200, blockFrame(order[1], messages));
   }
   if (url.pathname === "/admin/frame-runtime.js") return html(200, await frameRuntime(), "text/javascript");
@@ -141,7 +161,11 @@ export async function adminPage(req: http.IncomingMessage, res: http.ServerRespo
     return html(200, readFileSync(file, "utf8"), "text/javascript");
   }
   if (url.pathname === "/admin/session-token" && req.method === "POST") {
-    return html(200, await mintSessionToken(options.shop, { apiKey: options.apiKey, secret: options.apiSecret, lifetimeSeconds: 60 }), "text/plain");
+    return html(
+      200,
+      await mintSessionToken(options.shop, { apiKey: options.apiKey, secret: options.apiSecret, lifetimeSeconds: 60 }),
+      "text/plain",
+    );
   }
   if (url.pathname === "/admin/flow" && req.method === "GET") return html(200, flowPage(options.flowLog));
   return false;

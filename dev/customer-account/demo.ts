@@ -1,6 +1,13 @@
 // The demo's customer account pages (./server.ts) for the demo customers, started beside the other stand-ins.
 import path from "node:path";
-import { customerName, DEMO_CUSTOMERS, DEMO_SHOP, DEMO_SHOP_NAME, orderHistory, type DemoCustomer } from "../demo-store";
+import {
+  customerName,
+  DEMO_CUSTOMERS,
+  DEMO_SHOP,
+  DEMO_SHOP_NAME,
+  orderHistory,
+  type DemoCustomer,
+} from "../demo-store";
 import { createCustomerAccountPages } from "./server";
 
 export async function startCustomerAccountPages(options: {
@@ -22,7 +29,8 @@ export async function startCustomerAccountPages(options: {
       .at(-1);
     return order ? [{ id: order.id, name: order.name, customerId: c.id }] : [];
   });
-  if (!orders.some((o) => o.customerId === options.customer.id)) throw new Error("the demo customer has no past order with a shipment");
+  if (!orders.some((o) => o.customerId === options.customer.id))
+    throw new Error("the demo customer has no past order with a shipment");
   const { server } = await createCustomerAccountPages({
     appUrl: options.appUrl,
     shop: DEMO_SHOP,

@@ -33,8 +33,10 @@ const report = (message: string) => {
 /** Shopify's protocols to the stand-in's pages: extension:<handle>/…, shopify:customer-account/…, or https. */
 function resolve(href: string): string | null {
   const extension = /^extension:([a-z0-9-]*)\/?(.*)$/.exec(href);
-  if (extension) return `${config.rootPath}/pages/${extension[1] || config.handle}${extension[2] ? `/${extension[2]}` : ""}`;
-  if (href.startsWith("shopify:customer-account/")) return `${config.rootPath}/${href.slice("shopify:customer-account/".length)}`;
+  if (extension)
+    return `${config.rootPath}/pages/${extension[1] || config.handle}${extension[2] ? `/${extension[2]}` : ""}`;
+  if (href.startsWith("shopify:customer-account/"))
+    return `${config.rootPath}/${href.slice("shopify:customer-account/".length)}`;
   return /^https?:\/\//.test(href) ? href : null;
 }
 function navigate(href: string, target: string | null) {
@@ -59,7 +61,8 @@ const implementation = createShopifyGlobal({
     ...(config.order ? { order: signalOf(config.order) } : {}),
     authenticationState: signalOf(config.authenticationState),
     // Shopify's sign-in, then back to the page the shopper was on.
-    requireLogin: async () => top.location.assign(`${config.rootPath}/login?${new URLSearchParams({ return_url: top.location.pathname })}`),
+    requireLogin: async () =>
+      top.location.assign(`${config.rootPath}/login?${new URLSearchParams({ return_url: top.location.pathname })}`),
   },
 });
 const navigationImplementation = {
@@ -70,14 +73,22 @@ const navigationImplementation = {
   addEventListener: () => undefined,
   removeEventListener: () => undefined,
 };
-Object.defineProperty(window, "shopify", { configurable: true, value: strictShopify(config.api, implementation, report) });
-Object.defineProperty(window, "navigation", { configurable: true, value: strictGlobal(config.api, "navigation", navigationImplementation, report) ?? undefined });
+Object.defineProperty(window, "shopify", {
+  configurable: true,
+  value: strictShopify(config.api, implementation, report),
+});
+Object.defineProperty(window, "navigation", {
+  configurable: true,
+  value: strictGlobal(config.api, "navigation", navigationImplementation, report) ?? undefined,
+});
 
 definePolarisElements(window, { navigate });
 watchUnknownComponents(window, report);
 
 // The frame grows with the extension (a real host lays it out inline).
-new ResizeObserver(() => window.parent.postMessage({ frameHeight: document.documentElement.scrollHeight, target: config.target }, "*")).observe(document.body);
+new ResizeObserver(() =>
+  window.parent.postMessage({ frameHeight: document.documentElement.scrollHeight, target: config.target }, "*"),
+).observe(document.body);
 
 const mod = (await import(config.bundle)) as { default: () => Promise<void> };
 await mod.default();

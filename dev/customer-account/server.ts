@@ -69,21 +69,38 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
   if (options.customers.length === 0) throw new Error("the customer account pages need a customer");
   const bundles: BundledExtension[] = await bundleUiExtensions(options.outDir, { appUrl: options.appUrl });
   const mounted = new Map<string, Mounted>(); // "<handle>/<target>"
-  for (const ext of bundles) for (const target of ext.targets) if (target.target.startsWith("customer-account.")) mounted.set(`${ext.handle}/${target.target}`, { ext, target });
+  for (const ext of bundles)
+    for (const target of ext.targets)
+      if (target.target.startsWith("customer-account.")) mounted.set(`${ext.handle}/${target.target}`, { ext, target });
   const find = (target: string) => [...mounted.values()].find((m) => m.target.target === target);
   const apiVersion = [...mounted.values()][0]?.ext.apiVersion;
   if (!apiVersion) throw new Error("no customer account UI extension to show");
   const apis = targetApis([...new Set([...mounted.values()].map((m) => m.target.target))], apiVersion);
 
-  const runtime = await build({ entryPoints: [path.join(HERE, "frame-runtime.ts")], bundle: true, format: "esm", target: "es2022", write: false, logLevel: "silent" });
+  const runtime = await build({
+    entryPoints: [path.join(HERE, "frame-runtime.ts")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  });
   const runtimeJs = runtime.outputFiles[0].text;
   const css = readFileSync(path.join(HERE, "styles.css"), "utf8");
   const locale = options.locale ?? "en";
   const translations = (ext: BundledExtension) =>
-    JSON.parse(readFileSync(path.join(ext.dir, "locales", locale === "en" ? "en.default.json" : `${locale}.json`), "utf8")) as Record<string, unknown>;
+    JSON.parse(
+      readFileSync(path.join(ext.dir, "locales", locale === "en" ? "en.default.json" : `${locale}.json`), "utf8"),
+    ) as Record<string, unknown>;
   const rootPath = "/account";
 
-  const send = (res: http.ServerResponse, status: number, body: string, type = "text/html; charset=utf-8", headers: http.OutgoingHttpHeaders = {}) => {
+  const send = (
+    res: http.ServerResponse,
+    status: number,
+    body: string,
+    type = "text/html; charset=utf-8",
+    headers: http.OutgoingHttpHeaders = {},
+  ) => {
     res.writeHead(status, { "content-type": type, "cache-control": "no-store", ...headers });
     res.end(body);
   };
@@ -92,7 +109,12 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
     return options.customers.find((c) => c.id === id) ?? options.customers[0];
   };
 
-  const frame = (m: Mounted, req: http.IncomingMessage, order: { id: string; name: string } | null, preauth: boolean) => {
+  const frame = (
+    m: Mounted,
+    req: http.IncomingMessage,
+    order: { id: string; name: string } | null,
+    preauth: boolean,
+  ) => {
     const config = {
       target: m.target.target,
       handle: m.ext.handle,
@@ -164,9 +186,11 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
     if (req.method === "POST" && p === "/session-token") {
       // Shopify's session token: HS256 with the app's secret, short-lived; no customer on the pre-authenticated page.
       const customer = url.searchParams.get("preauth") === "1" ? null : signedIn(req).id;
-      void mintCustomerAccountToken(options.shop, customer, { apiKey: options.apiKey, secret: options.apiSecret, lifetimeSeconds: 60 }).then((token) =>
-        send(res, 200, token, "text/plain"),
-      );
+      void mintCustomerAccountToken(options.shop, customer, {
+        apiKey: options.apiKey,
+        secret: options.apiSecret,
+        lifetimeSeconds: 60,
+      }).then((token) => send(res, 200, token, "text/plain"));
       return;
     }
     if (req.method !== "GET") return send(res, 405, "Method not allowed", "text/plain");
@@ -176,10 +200,16 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       const back = url.searchParams.get("return_url") ?? "";
       const to = back.startsWith(`${rootPath}/`) && !back.startsWith("//") ? back : `${rootPath}/profile`;
       if (id && options.customers.some((c) => c.id === id)) {
-        return send(res, 303, "", "text/plain", { location: to, "set-cookie": `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax` });
+        return send(res, 303, "", "text/plain", {
+          location: to,
+          "set-cookie": `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`,
+        });
       }
       const choices = options.customers
-        .map((c) => `<li><a data-login="${c.id}" href="${rootPath}/login?${new URLSearchParams({ customer: c.id, return_url: to })}">${escape(c.name)}</a></li>`)
+        .map(
+          (c) =>
+            `<li><a data-login="${c.id}" href="${rootPath}/login?${new URLSearchParams({ customer: c.id, return_url: to })}">${escape(c.name)}</a></li>`,
+        )
         .join("");
       return send(res, 200, page(req, "Sign in", `<h1>Sign in</h1><div class="card"><ul>${choices}</ul></div>`, true));
     }
@@ -189,11 +219,17 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       return send(
         res,
         200,
-        page(req, "Profile", `<h1>Profile</h1><div class="card"><strong>${escape(customer.name)}</strong><br>${escape(customer.email)}</div>${profileBlock ? block(profileBlock) : ""}`),
+        page(
+          req,
+          "Profile",
+          `<h1>Profile</h1><div class="card"><strong>${escape(customer.name)}</strong><br>${escape(customer.email)}</div>${profileBlock ? block(profileBlock) : ""}`,
+        ),
       );
     }
     if (p === `${rootPath}/orders`) {
-      const links = ordersOf(signedIn(req)).map((o) => `<li><a href="${rootPath}/orders/${o.id}">Order ${escape(o.name)}</a></li>`).join("");
+      const links = ordersOf(signedIn(req))
+        .map((o) => `<li><a href="${rootPath}/orders/${o.id}">Order ${escape(o.name)}</a></li>`)
+        .join("");
       return send(res, 200, page(req, "Orders", `<h1>Orders</h1><div class="card"><ul>${links}</ul></div>`));
     }
     const orderPage = new RegExp(`^${rootPath}/orders/(\\d{1,20})$`).exec(p);
@@ -204,7 +240,16 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       const orderBlock = find(ORDER);
       if (!order) return send(res, 404, page(req, "Not found", "<h1>Order not found</h1>"));
       const query: Record<string, string> = preauth ? { order: order.id, preauth: "1" } : { order: order.id };
-      return send(res, 200, page(req, `Order ${order.name}`, `<h1>Order ${escape(order.name)}</h1><div class="card">Confirmed · Fulfilled</div>${orderBlock ? block(orderBlock, query) : ""}`, preauth));
+      return send(
+        res,
+        200,
+        page(
+          req,
+          `Order ${order.name}`,
+          `<h1>Order ${escape(order.name)}</h1><div class="card">Confirmed · Fulfilled</div>${orderBlock ? block(orderBlock, query) : ""}`,
+          preauth,
+        ),
+      );
     }
     const fullPage = new RegExp(`^${rootPath}/pages/([a-z0-9-]{1,60})$`).exec(p);
     if (fullPage) {
@@ -216,8 +261,10 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       const m = mounted.get(`${url.searchParams.get("handle")}/${url.searchParams.get("target")}`);
       if (!m) return send(res, 404, "Not found", "text/plain");
       const preauth = url.searchParams.get("preauth") === "1";
-      const order = m.target.target === ORDER ? (options.orders.find((o) => o.id === url.searchParams.get("order")) ?? null) : null;
-      if (m.target.target === ORDER && (!order || (!preauth && order.customerId !== signedIn(req).id))) return send(res, 404, "Not found", "text/plain");
+      const order =
+        m.target.target === ORDER ? (options.orders.find((o) => o.id === url.searchParams.get("order")) ?? null) : null;
+      if (m.target.target === ORDER && (!order || (!preauth && order.customerId !== signedIn(req).id)))
+        return send(res, 404, "Not found", "text/plain");
       return send(res, 200, frame(m, req, order, preauth));
     }
     if (p === "/frame-runtime.js") return send(res, 200, runtimeJs, "text/javascript; charset=utf-8");

@@ -7,17 +7,27 @@ const MAX_HOPS = 6;
 
 function hiddenInputs(html: string): URLSearchParams {
   const form = new URLSearchParams();
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.append(m[1], decodeEntities(m[2]));
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    form.append(m[1], decodeEntities(m[2]));
   const workspace = /name="workspace_id" value="([^"]+)"/.exec(html);
   if (workspace) form.set("workspace_id", decodeEntities(workspace[1]));
   return form;
 }
 
 const decodeEntities = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /** `proxyPath`: the store's app proxy path (the stand-in's proxyPrefix). */
-export async function connectDemoCustomer(storeUrl: string, customer: { id: string; name: string; email: string }, proxyPath = PROXY_PREFIX): Promise<void> {
+export async function connectDemoCustomer(
+  storeUrl: string,
+  customer: { id: string; name: string; email: string },
+  proxyPath = PROXY_PREFIX,
+): Promise<void> {
   const cookie = `customer_id=${customer.id}`;
   // The page first: its form carries the customer's CSRF token (who they are comes from Shopify's signed proxy
   // parameters, their name from the Admin API).
@@ -32,7 +42,8 @@ export async function connectDemoCustomer(storeUrl: string, customer: { id: stri
   });
   await start.body?.cancel();
   const authorize = start.headers.get("location");
-  if (start.status !== 302 || !authorize) throw new Error(`the connect page answered ${start.status}, not a redirect to the service`);
+  if (start.status !== 302 || !authorize)
+    throw new Error(`the connect page answered ${start.status}, not a redirect to the service`);
 
   const consent = await fetch(authorize);
   if (consent.status !== 200) throw new Error(`the emulator's consent page answered ${consent.status}`);
@@ -51,7 +62,8 @@ export async function connectDemoCustomer(storeUrl: string, customer: { id: stri
   for (let hop = 0; next && hop < MAX_HOPS; hop++) {
     const url = new URL(next, storeUrl);
     if (url.searchParams.get("result")) {
-      if (url.searchParams.get("result") !== "connected") throw new Error(`connecting the demo customer ended with ${url.searchParams.get("result")}`);
+      if (url.searchParams.get("result") !== "connected")
+        throw new Error(`connecting the demo customer ended with ${url.searchParams.get("result")}`);
       return;
     }
     const response = await fetch(url, { headers: { cookie }, redirect: "manual" });

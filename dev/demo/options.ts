@@ -30,7 +30,13 @@ export const USAGE = `usage: npm run demo -- [--port N] [--data-dir DIR] [--rese
 export class UsageError extends Error {}
 
 export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions {
-  const options: DemoOptions = { port: 3000, dataDir: path.resolve(cwd, "data/demo"), reset: false, workers: 0, proxyPath: DEFAULT_PROXY_PREFIX };
+  const options: DemoOptions = {
+    port: 3000,
+    dataDir: path.resolve(cwd, "data/demo"),
+    reset: false,
+    workers: 0,
+    proxyPath: DEFAULT_PROXY_PREFIX,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
@@ -42,7 +48,8 @@ export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions 
     };
     const count = (max: number) => {
       const v = value();
-      if (!/^\d+$/.test(v) || Number(v) > max) throw new UsageError(`${name} needs a whole number up to ${max}, got ${v}`);
+      if (!/^\d+$/.test(v) || Number(v) > max)
+        throw new UsageError(`${name} needs a whole number up to ${max}, got ${v}`);
       return Number(v);
     };
     switch (name) {
@@ -70,7 +77,10 @@ export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions 
         break;
       case "--proxy-path": {
         const proxyPath = parseProxyPrefix(value());
-        if (!proxyPath) throw new UsageError("--proxy-path must be /apps, /a, /community or /tools, then one subpath of letters, digits, - or _");
+        if (!proxyPath)
+          throw new UsageError(
+            "--proxy-path must be /apps, /a, /community or /tools, then one subpath of letters, digits, - or _",
+          );
         options.proxyPath = proxyPath;
         break;
       }
@@ -79,7 +89,9 @@ export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions 
     }
   }
   if (options.workers > 0 && !options.databaseUrl) {
-    throw new UsageError("--workers needs --database-url: the embedded PGlite database belongs to one process (the app)");
+    throw new UsageError(
+      "--workers needs --database-url: the embedded PGlite database belongs to one process (the app)",
+    );
   }
   return options;
 }
@@ -105,6 +117,7 @@ export function emulatorConfig(appUrl: string, override?: unknown): EmulatorConf
   const own = { ...DEFAULT_CONFIG, clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [callback] }] };
   const config = override === undefined ? own : deepMerge(own, override);
   const first = config.clients?.[0];
-  if (first && Array.isArray(first.redirect_uris) && !first.redirect_uris.includes(callback)) first.redirect_uris = [...first.redirect_uris, callback];
+  if (first && Array.isArray(first.redirect_uris) && !first.redirect_uris.includes(callback))
+    first.redirect_uris = [...first.redirect_uris, callback];
   return config;
 }

@@ -54,7 +54,12 @@ function order(id: number, number: number, customer: DemoCustomer, createdMs: nu
     financial_status: "paid",
     fulfillment_status: null,
     total_price: total.toFixed(2),
-    customer: { id: Number(customer.id), email: customer.email, first_name: customer.firstName, last_name: customer.lastName },
+    customer: {
+      id: Number(customer.id),
+      email: customer.email,
+      first_name: customer.firstName,
+      last_name: customer.lastName,
+    },
     line_items,
     refunds: [],
   };
@@ -81,7 +86,11 @@ export function generateOrders(count: number, customers: DemoCustomer[], now = D
     if (i % 5 === 1) steps.push({ ...steps[0], note: "duplicate" }); // same event id: Shopify retried it
     let update: Delivery | null = null;
     if (i % 4 === 2 || i % 7 === 4) {
-      const items = created0.line_items.map((l, j) => (j === 0 ? { ...l, quantity: l.quantity + 1, current_quantity: l.quantity + 1, fulfillable_quantity: l.quantity + 1 } : l));
+      const items = created0.line_items.map((l, j) =>
+        j === 0
+          ? { ...l, quantity: l.quantity + 1, current_quantity: l.quantity + 1, fulfillable_quantity: l.quantity + 1 }
+          : l,
+      );
       latest = { ...created0, line_items: items, updated_at: iso(created + 30_000) };
       update = deliver("orders/updated", latest, "update");
       // Sometimes the update overtakes the create on the way.

@@ -40,7 +40,12 @@ export function closeLog(): Promise<void> {
 }
 
 /** One line of a child's output, for the terminal and the log file. */
-export function formatLine(name: string, line: string, fromStderr: boolean, colour = true): { text: string; important: boolean } {
+export function formatLine(
+  name: string,
+  line: string,
+  fromStderr: boolean,
+  colour = true,
+): { text: string; important: boolean } {
   let level: number | null = null;
   if (line.startsWith("{")) {
     try {
@@ -63,7 +68,10 @@ export function startNode(
   options: { preload?: string[] } = {},
 ): Child {
   const imports = ["tsx", ...(options.preload ?? [])].flatMap((module) => ["--import", module]);
-  const child = spawn(process.execPath, [...imports, ...args], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...imports, ...args], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let resolveReady!: (value: string) => void;
   let rejectReady!: (error: Error) => void;
   const ready = new Promise<string>((resolve, reject) => ((resolveReady = resolve), (rejectReady = reject)));

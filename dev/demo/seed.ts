@@ -14,7 +14,9 @@ export async function installDemoShop(prisma: PrismaClient, shop: string, scopes
   // A data dir from an older version of the app holds fewer scopes: stored again, as approving the new ones would.
   if ((await storage.loadSession(id))?.scope === scopes) return;
   // The Admin API is answered by the demo's handlers, which take any token: this one only has to exist.
-  await storage.storeSession(new Session({ id, shop, state: "", isOnline: false, scope: scopes, accessToken: "shpat_demo_offline_token" }));
+  await storage.storeSession(
+    new Session({ id, shop, state: "", isOnline: false, scope: scopes, accessToken: "shpat_demo_offline_token" }),
+  );
 }
 
 /**
@@ -23,7 +25,12 @@ export async function installDemoShop(prisma: PrismaClient, shop: string, scopes
  * (as a merchant would on the Settings page): connected customers are marked to reconnect, and the demo
  * reconnects its customer right after.
  */
-export async function configureService(prisma: PrismaClient, shop: string, emulatorUrl: string, client: ClientConfig): Promise<void> {
+export async function configureService(
+  prisma: PrismaClient,
+  shop: string,
+  emulatorUrl: string,
+  client: ClientConfig,
+): Promise<void> {
   const result = await saveSettings(prisma, shop, {
     [CONFIRM_ORIGIN_FIELD]: "true",
     environment: "sandbox",

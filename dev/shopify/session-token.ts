@@ -33,10 +33,16 @@ export interface CustomerAccountTokenOptions extends SessionTokenOptions {
  * app's API secret, `dest` the shop's myshopify domain, `sub` the logged-in customer's GID, `aud` the app's key.
  * `customerId` null: no `sub`, as on the pre-authenticated Order status page, where nobody has signed in.
  */
-export async function mintCustomerAccountToken(shop: string, customerId: string | null, options: CustomerAccountTokenOptions): Promise<string> {
+export async function mintCustomerAccountToken(
+  shop: string,
+  customerId: string | null,
+  options: CustomerAccountTokenOptions,
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const issued = now - (options.issuedAgoSeconds ?? 5);
-  const token = new SignJWT({ dest: shop }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setAudience(options.apiKey);
+  const token = new SignJWT({ dest: shop })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setAudience(options.apiKey);
   if (customerId !== null) token.setSubject(`gid://shopify/Customer/${customerId}`);
   return token
     .setIssuedAt(issued)

@@ -21,7 +21,12 @@ export interface SendWebhookOptions {
 }
 
 /** Posts a webhook to `{appUrl}/webhooks/{topic}` (or `path`) the way Shopify does. */
-export async function sendWebhook(appUrl: string, topic: string, payload: unknown, options: SendWebhookOptions): Promise<Response> {
+export async function sendWebhook(
+  appUrl: string,
+  topic: string,
+  payload: unknown,
+  options: SendWebhookOptions,
+): Promise<Response> {
   const body = JSON.stringify(payload);
   const hmac = options.hmac ?? webhookHmac(body, options.secret ?? "");
   return fetch(new URL(options.path ?? `/webhooks/${topic}`, appUrl), {

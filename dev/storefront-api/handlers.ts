@@ -17,7 +17,8 @@ export interface StorefrontCart {
 /** Carts by their Ajax API token (the Storefront API's cart id is gid://shopify/Cart/<token>). */
 export type StorefrontCarts = Map<string, StorefrontCart>;
 
-const decimals = (currency: string) => new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+const decimals = (currency: string) =>
+  new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
 const minor = (amount: string, digits: number) => Math.round(Number(amount) * 10 ** digits);
 const money = (minorUnits: number, currency: string) => {
   const digits = decimals(currency);
@@ -28,7 +29,8 @@ export function storefrontApiHandlers(catalog: Catalog, shop: string, carts: Sto
   const api = graphql.link(`https://${shop}/api/${ADMIN_API_VERSION}/graphql.json`);
   return [
     api.query("CartPrices", ({ variables, request }) => {
-      if (!request.headers.get("shopify-storefront-private-token")) return HttpResponse.json({ errors: [{ message: "Unauthorized" }] }, { status: 401 });
+      if (!request.headers.get("shopify-storefront-private-token"))
+        return HttpResponse.json({ errors: [{ message: "Unauthorized" }] }, { status: 401 });
       const token = String(variables.id ?? "").replace(/^gid:\/\/shopify\/Cart\//, "");
       const cart = carts.get(token);
       if (!cart) return HttpResponse.json({ data: { cart: null } });

@@ -25,10 +25,13 @@ export interface BlockSettings {
   proxy_path?: string;
 }
 
-const readJson = (file: string) => JSON.parse(readFileSync(path.join(EXTENSION_DIR, file), "utf8")) as Record<string, unknown>;
+const readJson = (file: string) =>
+  JSON.parse(readFileSync(path.join(EXTENSION_DIR, file), "utf8")) as Record<string, unknown>;
 
 function lookup(obj: unknown, key: string): unknown {
-  return key.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
+  return key
+    .split(".")
+    .reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
 function engineFor(locale: string) {
@@ -40,7 +43,9 @@ function engineFor(locale: string) {
   } catch {
     // a locale the extension does not have: English, as Shopify falls back to the default locale
   }
-  engine.registerFilter("t", (key: string) => String(lookup(translations, key) ?? lookup(fallback, key) ?? `translation missing: ${key}`));
+  engine.registerFilter("t", (key: string) =>
+    String(lookup(translations, key) ?? lookup(fallback, key) ?? `translation missing: ${key}`),
+  );
   engine.registerFilter("asset_url", (name: string) => `${ASSET_PREFIX}${encodeURIComponent(name)}`);
   // {% schema %} is read by Shopify, not rendered.
   engine.registerTag(
@@ -60,14 +65,32 @@ function engineFor(locale: string) {
 }
 
 /** The block's HTML, with the asset tags Shopify adds for its schema's javascript and stylesheet. */
-export async function renderContinueCartBlock(cart: CartState, catalog: Catalog, settings: BlockSettings, locale = "en") {
+export async function renderContinueCartBlock(
+  cart: CartState,
+  catalog: Catalog,
+  settings: BlockSettings,
+  locale = "en",
+) {
   const source = readFileSync(path.join(EXTENSION_DIR, "blocks/continue-cart.liquid"), "utf8");
-  const schema = JSON.parse(/\{% schema %\}([\s\S]*)\{% endschema %\}/.exec(source)![1]) as { javascript?: string; stylesheet?: string };
+  const schema = JSON.parse(/\{% schema %\}([\s\S]*)\{% endschema %\}/.exec(source)![1]) as {
+    javascript?: string;
+    stylesheet?: string;
+  };
   // Shopify's global objects are visible inside rendered snippets too: liquidjs globals, not the block's scope.
-  const globals = { routes: { root_url: "/", cart_url: "/cart" }, request: { locale: { iso_code: locale } }, cart: liquidCart(cart, catalog) };
+  const globals = {
+    routes: { root_url: "/", cart_url: "/cart" },
+    request: { locale: { iso_code: locale } },
+    cart: liquidCart(cart, catalog),
+  };
   const html = await engineFor(locale).parseAndRender(
     source,
-    { block: { id: "continue-cart-1", settings: { label: "", style: "primary", alignment: "right", proxy_path: "/apps/workspace", ...settings }, shopify_attributes: "" } },
+    {
+      block: {
+        id: "continue-cart-1",
+        settings: { label: "", style: "primary", alignment: "right", proxy_path: "/apps/workspace", ...settings },
+        shopify_attributes: "",
+      },
+    },
     { globals },
   );
   const tags = [
@@ -106,7 +129,12 @@ export function cartJson(cart: CartState, catalog: Catalog) {
     currency: catalog.currency,
     items: cart.items.map((i) => {
       const v = catalog.variants.get(i.variant_id);
-      return { variant_id: Number(i.variant_id), quantity: i.quantity, title: v ? displayTitle(v) : "", sku: v?.sku ?? "" };
+      return {
+        variant_id: Number(i.variant_id),
+        quantity: i.quantity,
+        title: v ? displayTitle(v) : "",
+        sku: v?.sku ?? "",
+      };
     }),
   };
 }

@@ -88,7 +88,8 @@ export class Carts {
     const product = DEMO_PRODUCTS.find((p) => p.variantId === String(variantId));
     if (!product) throw new CartError(404, "Cannot find variant");
     const qty = quantity === undefined || quantity === "" ? 1 : Number(quantity);
-    if (!Number.isInteger(qty) || qty < 1 || qty > MAX_QUANTITY) throw new CartError(422, `Quantity must be 1 to ${MAX_QUANTITY}`);
+    if (!Number.isInteger(qty) || qty < 1 || qty > MAX_QUANTITY)
+      throw new CartError(422, `Quantity must be 1 to ${MAX_QUANTITY}`);
     const lines = this.carts.get(token)!;
     const line = lines.find((l) => l.product === product);
     if (line) line.quantity = Math.min(MAX_QUANTITY, line.quantity + qty);
@@ -101,10 +102,13 @@ export class Carts {
   change(token: string, input: { id?: unknown; line?: unknown; quantity?: unknown }) {
     const lines = this.carts.get(token)!;
     const qty = Number(input.quantity);
-    if (!Number.isInteger(qty) || qty < 0 || qty > MAX_QUANTITY) throw new CartError(422, `Quantity must be 0 to ${MAX_QUANTITY}`);
+    if (!Number.isInteger(qty) || qty < 0 || qty > MAX_QUANTITY)
+      throw new CartError(422, `Quantity must be 0 to ${MAX_QUANTITY}`);
     const variant = String(input.id ?? "").split(":")[0];
-    const index = input.line !== undefined ? Number(input.line) - 1 : lines.findIndex((l) => l.product.variantId === variant);
-    if (!Number.isInteger(index) || index < 0 || index >= lines.length) throw new CartError(400, "No such line in the cart");
+    const index =
+      input.line !== undefined ? Number(input.line) - 1 : lines.findIndex((l) => l.product.variantId === variant);
+    if (!Number.isInteger(index) || index < 0 || index >= lines.length)
+      throw new CartError(400, "No such line in the cart");
     if (qty === 0) lines.splice(index, 1);
     else lines[index].quantity = qty;
   }

@@ -17,12 +17,15 @@ const SCHEMA = /\{%-?\s*schema\s*-?%\}([\s\S]*?)\{%-?\s*endschema\s*-?%\}/;
 /** Cents → "€12.50", like Shopify's `money` filter with the store's format. */
 export function money(cents: unknown): string {
   const value = Number(cents) / 100;
-  return new Intl.NumberFormat("en-IE", { style: "currency", currency: DEMO_CURRENCY }).format(Number.isFinite(value) ? value : 0);
+  return new Intl.NumberFormat("en-IE", { style: "currency", currency: DEMO_CURRENCY }).format(
+    Number.isFinite(value) ? value : 0,
+  );
 }
 
 function lookup(tree: unknown, key: string): string | undefined {
   let node = tree;
-  for (const part of key.split(".")) node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of key.split("."))
+    node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
   return typeof node === "string" ? node : undefined;
 }
 
@@ -37,7 +40,12 @@ function engine(root: string[], locales: unknown, assetBase: string): Liquid {
   liquid.registerFilter("asset_url", (file: unknown) => `${assetBase}/${encodeURIComponent(String(file))}`);
   liquid.registerFilter("stylesheet_tag", (url: unknown) => `<link rel="stylesheet" href="${String(url)}">`);
   liquid.registerFilter("script_tag", (url: unknown) => `<script src="${String(url)}" defer></script>`);
-  liquid.registerFilter("handleize", (s: unknown) => String(s).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""));
+  liquid.registerFilter("handleize", (s: unknown) =>
+    String(s)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, ""),
+  );
   return liquid;
 }
 
@@ -61,7 +69,11 @@ export function loadAppBlocks(dir = EXTENSIONS_DIR): AppBlock[] {
     if (!existsSync(blocksDir)) continue;
     const localeFile = path.join(dir, extension, "locales", "en.default.json");
     const locales = existsSync(localeFile) ? JSON.parse(readFileSync(localeFile, "utf8")) : {};
-    const liquid = engine([blocksDir, path.join(dir, extension, "snippets")], locales, `/cdn/extensions/${extension}/assets`);
+    const liquid = engine(
+      [blocksDir, path.join(dir, extension, "snippets")],
+      locales,
+      `/cdn/extensions/${extension}/assets`,
+    );
     for (const file of readdirSync(blocksDir).filter((f) => f.endsWith(".liquid"))) {
       const raw = readFileSync(path.join(blocksDir, file), "utf8");
       const schema = JSON.parse(SCHEMA.exec(raw)?.[1] ?? "{}") as {
@@ -70,7 +82,9 @@ export function loadAppBlocks(dir = EXTENSIONS_DIR): AppBlock[] {
         javascript?: string;
         stylesheet?: string;
       };
-      const defaults = Object.fromEntries((schema.settings ?? []).filter((s) => s.id).map((s) => [s.id!, s.default ?? null]));
+      const defaults = Object.fromEntries(
+        (schema.settings ?? []).filter((s) => s.id).map((s) => [s.id!, s.default ?? null]),
+      );
       blocks.push({
         extension,
         name: file.replace(/\.liquid$/, ""),
@@ -89,9 +103,21 @@ export function loadAppBlocks(dir = EXTENSIONS_DIR): AppBlock[] {
  * One app block rendered with the page's globals, its settings at their defaults (or as `settings` changes them,
  * as a merchant does in the theme editor), plus the assets it declares.
  */
-export async function renderAppBlock(block: AppBlock, globals: Record<string, unknown>, id: string, settings: Record<string, unknown> = {}): Promise<string> {
+export async function renderAppBlock(
+  block: AppBlock,
+  globals: Record<string, unknown>,
+  id: string,
+  settings: Record<string, unknown> = {},
+): Promise<string> {
   const known = Object.fromEntries(Object.entries(settings).filter(([key]) => key in block.defaults));
-  const scope = { block: { id, type: `shopify://apps/workspace/blocks/${block.name}`, settings: { ...block.defaults, ...known }, shopify_attributes: `data-block-id="${id}"` } };
+  const scope = {
+    block: {
+      id,
+      type: `shopify://apps/workspace/blocks/${block.name}`,
+      settings: { ...block.defaults, ...known },
+      shopify_attributes: `data-block-id="${id}"`,
+    },
+  };
   // Shopify's objects (cart, routes, request, customer…) are global: snippets rendered with `render` see them too.
   const html = await block.liquid.parseAndRender(block.source, scope, { globals });
   const base = `/cdn/extensions/${block.extension}/assets`;
@@ -114,10 +140,15 @@ export function themeEngine(): Liquid {
 }
 
 /** A page: `templates/<template>.liquid` (or ready Liquid source) inside `layout/theme.liquid`. */
-export async function renderPage(template: { name: string } | { source: string }, globals: Record<string, unknown>): Promise<string> {
+export async function renderPage(
+  template: { name: string } | { source: string },
+  globals: Record<string, unknown>,
+): Promise<string> {
   const liquid = themeEngine();
   const content =
-    "name" in template ? await liquid.renderFile(template.name, {}, { globals }) : await liquid.parseAndRender(template.source, {}, { globals });
+    "name" in template
+      ? await liquid.renderFile(template.name, {}, { globals })
+      : await liquid.parseAndRender(template.source, {}, { globals });
   return liquid.renderFile("theme", { content_for_layout: content }, { globals });
 }
 
@@ -146,5 +177,12 @@ export async function renderSection(id: string, globals: Record<string, unknown>
 /** The `sections` parameter (a comma-separated string or an array) → the ids asked for, at most five. */
 export function sectionIds(value: unknown): string[] {
   const list = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : [];
-  return [...new Set(list.filter((v): v is string => typeof v === "string").map((v) => v.trim()).filter(Boolean))].slice(0, MAX_SECTIONS);
+  return [
+    ...new Set(
+      list
+        .filter((v): v is string => typeof v === "string")
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
+  ].slice(0, MAX_SECTIONS);
 }

@@ -6,7 +6,14 @@ import type { BrowserContext, Page, Route } from "playwright-core";
 import type { Catalog } from "../admin-api/catalog";
 import { LOCAL_SHOP, PROXY_PREFIX, proxyUrl } from "../shopify/app-proxy";
 import { renderProxyLiquid } from "./liquid";
-import { ASSET_PREFIX, cartJson, extensionAsset, renderCartPage, type BlockSettings, type CartState } from "./cart-page";
+import {
+  ASSET_PREFIX,
+  cartJson,
+  extensionAsset,
+  renderCartPage,
+  type BlockSettings,
+  type CartState,
+} from "./cart-page";
 
 /** A cart for /cart and /cart.js; the test or demo changes `state` as a shopper would. */
 export interface StorefrontCart {
@@ -35,7 +42,12 @@ export interface StorefrontOptions {
 }
 
 /** The app's Liquid answer rendered as Shopify would: liquidjs, inside the demo's theme (./liquid.ts). */
-export function renderLiquid(shop: string, body: string, customer: StorefrontOptions["customer"], accountLoginUrl = "/account/login"): Promise<string> {
+export function renderLiquid(
+  shop: string,
+  body: string,
+  customer: StorefrontOptions["customer"],
+  accountLoginUrl = "/account/login",
+): Promise<string> {
   return renderProxyLiquid(body, {
     shop: { name: shop, permanent_domain: shop },
     customer: customer ? { name: customer.name, email: customer.email } : null,
@@ -93,9 +105,19 @@ export async function routeStorefront(target: Page | BrowserContext, options: St
       });
       return;
     }
-    if (options.cart && (await serveCart(route, url, shop, { ...options.cart, block: { proxy_path: prefix, ...options.cart.block } }))) return;
+    if (
+      options.cart &&
+      (await serveCart(route, url, shop, { ...options.cart, block: { proxy_path: prefix, ...options.cart.block } }))
+    )
+      return;
     if (url.pathname === "/account/login" || url.pathname === "/customer_authentication/redirect") {
-      await route.fulfill({ contentType: "text/html", body: layout(shop, `<h1>Log in</h1><p data-page="login">return_url=${url.searchParams.get("return_url") ?? ""}</p>`) });
+      await route.fulfill({
+        contentType: "text/html",
+        body: layout(
+          shop,
+          `<h1>Log in</h1><p data-page="login">return_url=${url.searchParams.get("return_url") ?? ""}</p>`,
+        ),
+      });
       return;
     }
     await route.fulfill({ contentType: "text/html", body: layout(shop, `<h1>Store home</h1>`) });

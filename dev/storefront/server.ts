@@ -11,10 +11,26 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { proxyUrl, PROXY_PREFIX } from "../shopify/app-proxy";
 import { mintSessionToken } from "../shopify/session-token";
-import { customerName, DEMO_CURRENCY, DEMO_CUSTOMERS, DEMO_PRODUCTS, DEMO_SHOP_NAME, type DemoCustomer } from "../demo-store";
+import {
+  customerName,
+  DEMO_CURRENCY,
+  DEMO_CUSTOMERS,
+  DEMO_PRODUCTS,
+  DEMO_SHOP_NAME,
+  type DemoCustomer,
+} from "../demo-store";
 import { CartError, Carts } from "./cart";
 import { adminPage } from "../admin/order-page";
-import { EXTENSIONS_DIR, loadAppBlocks, renderAppBlock, renderPage, renderProxyLiquid, renderSection, sectionIds, THEME_DIR } from "./liquid";
+import {
+  EXTENSIONS_DIR,
+  loadAppBlocks,
+  renderAppBlock,
+  renderPage,
+  renderProxyLiquid,
+  renderSection,
+  sectionIds,
+  THEME_DIR,
+} from "./liquid";
 
 export interface StandInOptions {
   /** Where the app listens (loopback). */
@@ -53,22 +69,36 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 function parseFields(body: Buffer, type: string | undefined): Record<string, unknown> {
   if (type?.includes("application/json")) {
     const parsed: unknown = JSON.parse(body.toString("utf8") || "{}");
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new CartError(400, "Expected a JSON object");
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new CartError(400, "Expected a JSON object");
     return parsed as Record<string, unknown>;
   }
   return Object.fromEntries(new URLSearchParams(body.toString("utf8")));
 }
 
 const cookies = (req: http.IncomingMessage) =>
-  Object.fromEntries((req.headers.cookie ?? "").split(";").map((c) => c.trim().split("=")).filter((p) => p.length === 2)) as Record<string, string>;
+  Object.fromEntries(
+    (req.headers.cookie ?? "")
+      .split(";")
+      .map((c) => c.trim().split("="))
+      .filter((p) => p.length === 2),
+  ) as Record<string, string>;
 
-const safeReturn = (value: unknown) => (typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : "/account");
+const safeReturn = (value: unknown) =>
+  typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")
+    ? value
+    : "/account";
 
 export function createStandIn(options: StandInOptions): http.Server {
   const prefix = options.proxyPrefix ?? PROXY_PREFIX;
   const carts = new Carts();
   const blocks = loadAppBlocks();
-  const products = DEMO_PRODUCTS.map((p) => ({ ...p, url: `/products/${p.handle}`, price: cents(p.price), variant_id: p.variantId }));
+  const products = DEMO_PRODUCTS.map((p) => ({
+    ...p,
+    url: `/products/${p.handle}`,
+    price: cents(p.price),
+    variant_id: p.variantId,
+  }));
   const routes = {
     root_url: "/",
     cart_url: "/cart",
@@ -85,16 +115,37 @@ export function createStandIn(options: StandInOptions): http.Server {
   async function globals(req: http.IncomingMessage, cartToken: string, template: string) {
     const customer = customerOf(req);
     const base = {
-      shop: { name: DEMO_SHOP_NAME, permanent_domain: options.shop, domain: req.headers.host ?? "", currency: DEMO_CURRENCY },
-      customer: customer ? { id: Number(customer.id), name: customerName(customer), first_name: customer.firstName, last_name: customer.lastName, email: customer.email } : null,
+      shop: {
+        name: DEMO_SHOP_NAME,
+        permanent_domain: options.shop,
+        domain: req.headers.host ?? "",
+        currency: DEMO_CURRENCY,
+      },
+      customer: customer
+        ? {
+            id: Number(customer.id),
+            name: customerName(customer),
+            first_name: customer.firstName,
+            last_name: customer.lastName,
+            email: customer.email,
+          }
+        : null,
       cart: carts.json(cartToken),
       routes,
-      request: { path: new URL(req.url ?? "/", "http://x").pathname, host: req.headers.host ?? "", locale: { iso_code: "en" } },
+      request: {
+        path: new URL(req.url ?? "/", "http://x").pathname,
+        host: req.headers.host ?? "",
+        locale: { iso_code: "en" },
+      },
       template,
       products,
     };
     const place = async (filter: (b: (typeof blocks)[number]) => boolean) =>
-      (await Promise.all(blocks.filter(filter).map((b, i) => renderAppBlock(b, base, `${b.name}-${i}`, { proxy_path: prefix })))).join("\n");
+      (
+        await Promise.all(
+          blocks.filter(filter).map((b, i) => renderAppBlock(b, base, `${b.name}-${i}`, { proxy_path: prefix })),
+        )
+      ).join("\n");
     const section = (b: (typeof blocks)[number]) => b.target === "section";
     return {
       ...base,
@@ -106,36 +157,59 @@ export function createStandIn(options: StandInOptions): http.Server {
     };
   }
 
-  function send(res: http.ServerResponse, status: number, body: string | Buffer, headers: http.OutgoingHttpHeaders = {}) {
-    res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...headers }).end(body);
+  function send(
+    res: http.ServerResponse,
+    status: number,
+    body: string | Buffer,
+    headers: http.OutgoingHttpHeaders = {},
+  ) {
+    res
+      .writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...headers })
+      .end(body);
   }
 
   function sendAsset(res: http.ServerResponse, file: string) {
     if (!existsSync(file)) return send(res, 404, "Not found", { "content-type": "text/plain" });
-    const type = file.endsWith(".css") ? "text/css" : file.endsWith(".js") ? "text/javascript" : "application/octet-stream";
+    const type = file.endsWith(".css")
+      ? "text/css"
+      : file.endsWith(".js")
+        ? "text/javascript"
+        : "application/octet-stream";
     send(res, 200, readFileSync(file), { "content-type": type });
   }
 
   /** The app's answer to a proxied or admin request, piped back, with Shopify's domain turned into ours. */
-  function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, headers: http.OutgoingHttpHeaders, body?: Buffer, liquid?: (source: string) => Promise<string>) {
-    const upstream = http.request(target, { method: req.method, headers: { ...headers, host: target.host } }, (response) => {
-      const out = { ...response.headers };
-      // The app sends shoppers back to the store's own domain (https://<shop>/…): here, that is this stand-in.
-      if (out.location?.startsWith(`https://${options.shop}/`)) out.location = out.location.slice(`https://${options.shop}`.length);
-      if (!liquid || !String(out["content-type"]).includes("application/liquid")) {
-        res.writeHead(response.statusCode ?? 502, out);
-        response.pipe(res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        liquid(Buffer.concat(chunks).toString("utf8")).then(
-          (html) => send(res, response.statusCode ?? 200, html),
-          () => send(res, 500, "The app's Liquid could not be rendered."),
-        );
-      });
-    });
+  function forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    target: URL,
+    headers: http.OutgoingHttpHeaders,
+    body?: Buffer,
+    liquid?: (source: string) => Promise<string>,
+  ) {
+    const upstream = http.request(
+      target,
+      { method: req.method, headers: { ...headers, host: target.host } },
+      (response) => {
+        const out = { ...response.headers };
+        // The app sends shoppers back to the store's own domain (https://<shop>/…): here, that is this stand-in.
+        if (out.location?.startsWith(`https://${options.shop}/`))
+          out.location = out.location.slice(`https://${options.shop}`.length);
+        if (!liquid || !String(out["content-type"]).includes("application/liquid")) {
+          res.writeHead(response.statusCode ?? 502, out);
+          response.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          liquid(Buffer.concat(chunks).toString("utf8")).then(
+            (html) => send(res, response.statusCode ?? 200, html),
+            () => send(res, 500, "The app's Liquid could not be rendered."),
+          );
+        });
+      },
+    );
     upstream.on("error", () => (res.headersSent ? res.destroy() : send(res, 502, "The app is not answering.")));
     if (body) upstream.end(body);
     else req.pipe(upstream);
@@ -144,8 +218,11 @@ export function createStandIn(options: StandInOptions): http.Server {
   async function storefront(req: http.IncomingMessage, res: http.ServerResponse, url: URL) {
     const jar = cookies(req);
     const { token, created } = carts.open(jar.cart);
-    const cartCookie: http.OutgoingHttpHeaders = created ? { "set-cookie": `cart=${token}; Path=/; HttpOnly; SameSite=Lax` } : {};
-    const json = (status: number, value: unknown) => send(res, status, JSON.stringify(value), { "content-type": "application/json", ...cartCookie });
+    const cartCookie: http.OutgoingHttpHeaders = created
+      ? { "set-cookie": `cart=${token}; Path=/; HttpOnly; SameSite=Lax` }
+      : {};
+    const json = (status: number, value: unknown) =>
+      send(res, status, JSON.stringify(value), { "content-type": "application/json", ...cartCookie });
     const page = async (name: string, extra: Record<string, unknown> = {}, status = 200) =>
       send(res, status, await renderPage({ name }, { ...(await globals(req, token, name)), ...extra }), cartCookie);
     const p = url.pathname;
@@ -156,10 +233,15 @@ export function createStandIn(options: StandInOptions): http.Server {
 
     // The Section Rendering API: sections rendered with the cart as it is after the request's change.
     const sections = async (ids: string[]) => {
-      const base = { shop: { name: DEMO_SHOP_NAME, permanent_domain: options.shop, currency: DEMO_CURRENCY }, cart: carts.json(token), routes };
+      const base = {
+        shop: { name: DEMO_SHOP_NAME, permanent_domain: options.shop, currency: DEMO_CURRENCY },
+        cart: carts.json(token),
+        routes,
+      };
       return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await renderSection(id, base)] as const)));
     };
-    if (req.method === "GET" && url.searchParams.has("sections")) return json(200, await sections(sectionIds(url.searchParams.get("sections"))));
+    if (req.method === "GET" && url.searchParams.has("sections"))
+      return json(200, await sections(sectionIds(url.searchParams.get("sections"))));
 
     try {
       if (p === "/cart.js" && req.method === "GET") return json(200, carts.json(token));
@@ -185,7 +267,11 @@ export function createStandIn(options: StandInOptions): http.Server {
     } catch (error) {
       if (!(error instanceof CartError) && !(error instanceof SyntaxError)) throw error;
       const status = error instanceof CartError ? error.status : 400;
-      return json(status, { status, message: "Cart error", description: error instanceof CartError ? error.description : "Malformed body" });
+      return json(status, {
+        status,
+        message: "Cart error",
+        description: error instanceof CartError ? error.description : "Malformed body",
+      });
     }
 
     if (p === "/") return page("index", { page_title: null });
@@ -199,14 +285,25 @@ export function createStandIn(options: StandInOptions): http.Server {
       const fields = parseFields(await readBody(req), req.headers["content-type"]);
       const customer = DEMO_CUSTOMERS.find((c) => c.id === fields.customer_id);
       if (!customer) return page("login", { demo_customers: [], return_url: "/account" }, 400);
-      return send(res, 303, "", { location: safeReturn(fields.return_url), "set-cookie": `customer_id=${customer.id}; Path=/; HttpOnly; SameSite=Lax` });
+      return send(res, 303, "", {
+        location: safeReturn(fields.return_url),
+        "set-cookie": `customer_id=${customer.id}; Path=/; HttpOnly; SameSite=Lax`,
+      });
     }
     if (p === "/account/login") {
       const list = DEMO_CUSTOMERS.map((c) => ({ id: c.id, name: customerName(c), email: c.email }));
-      return page("login", { demo_customers: list, return_url: safeReturn(url.searchParams.get("return_url")), page_title: "Log in" });
+      return page("login", {
+        demo_customers: list,
+        return_url: safeReturn(url.searchParams.get("return_url")),
+        page_title: "Log in",
+      });
     }
-    if (p === "/account/logout") return send(res, 303, "", { location: "/", "set-cookie": "customer_id=; Path=/; Max-Age=0" });
-    if (p === "/account") return customerOf(req) ? page("account", { page_title: "Account" }) : send(res, 303, "", { location: "/account/login" });
+    if (p === "/account/logout")
+      return send(res, 303, "", { location: "/", "set-cookie": "customer_id=; Path=/; Max-Age=0" });
+    if (p === "/account")
+      return customerOf(req)
+        ? page("account", { page_title: "Account" })
+        : send(res, 303, "", { location: "/account/login" });
     return page("404", {}, 404);
   }
 
@@ -216,19 +313,32 @@ export function createStandIn(options: StandInOptions): http.Server {
     // Shopify sets these itself; a shopper's own copies never reach the app.
     for (const key of ["signature", "shop", "logged_in_customer_id", "path_prefix", "timestamp"]) delete extra[key];
     const target = new URL(
-      proxyUrl(options.appUrl, url.pathname.slice(prefix.length) || "/", { shop: options.shop, secret: options.apiSecret, customerId: customer?.id ?? "", extra, prefix }),
+      proxyUrl(options.appUrl, url.pathname.slice(prefix.length) || "/", {
+        shop: options.shop,
+        secret: options.apiSecret,
+        customerId: customer?.id ?? "",
+        extra,
+        prefix,
+      }),
     );
     const body = req.method === "GET" || req.method === "HEAD" ? Buffer.alloc(0) : await readBody(req);
     // Like Shopify's proxy: no cookies to the app, the shopper's own headers otherwise.
     const headers: http.OutgoingHttpHeaders = { "content-length": String(body.length) };
-    for (const name of ["content-type", "accept", "user-agent"]) if (req.headers[name]) headers[name] = req.headers[name];
+    for (const name of ["content-type", "accept", "user-agent"])
+      if (req.headers[name]) headers[name] = req.headers[name];
     const { token } = carts.open(cookies(req).cart);
-    forward(req, res, target, headers, body, async (source) => renderProxyLiquid(source, await globals(req, token, "page")));
+    forward(req, res, target, headers, body, async (source) =>
+      renderProxyLiquid(source, await globals(req, token, "page")),
+    );
   }
 
   async function admin(req: http.IncomingMessage, res: http.ServerResponse, url: URL) {
     if (url.pathname.startsWith("/admin/") && (await adminPage(req, res, url, options))) return;
-    const token = await mintSessionToken(options.shop, { apiKey: options.apiKey, secret: options.apiSecret, lifetimeSeconds: 60 });
+    const token = await mintSessionToken(options.shop, {
+      apiKey: options.apiKey,
+      secret: options.apiSecret,
+      lifetimeSeconds: 60,
+    });
     const headers: http.OutgoingHttpHeaders = { ...req.headers, authorization: `Bearer ${token}` };
     forward(req, res, new URL(url.pathname + url.search, options.appUrl), headers);
   }
@@ -236,10 +346,18 @@ export function createStandIn(options: StandInOptions): http.Server {
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
     if (url.pathname === "/favicon.ico") return void send(res, 204, "", { "content-type": "image/x-icon" }); // the store has none
-    const handler = url.pathname.startsWith(`${prefix}/`) || url.pathname === prefix ? appProxy : STOREFRONT.test(url.pathname) ? storefront : admin;
+    const handler =
+      url.pathname.startsWith(`${prefix}/`) || url.pathname === prefix
+        ? appProxy
+        : STOREFRONT.test(url.pathname)
+          ? storefront
+          : admin;
     handler(req, res, url).catch((error: unknown) => {
       const status = error instanceof CartError ? error.status : error instanceof SyntaxError ? 400 : 500;
-      if (!res.headersSent) send(res, status, status === 500 ? "The stand-in for Shopify failed on this request." : "Bad request", { "content-type": "text/plain" });
+      if (!res.headersSent)
+        send(res, status, status === 500 ? "The stand-in for Shopify failed on this request." : "Bad request", {
+          "content-type": "text/plain",
+        });
       else res.destroy();
       if (status === 500) console.error("stand-in error", error instanceof Error ? error.message : error);
     });

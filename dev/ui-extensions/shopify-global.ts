@@ -36,7 +36,9 @@ export function translator(translations: Record<string, unknown>) {
   return (key: string, replacements: Record<string, unknown> = {}) => {
     const found = lookup(translations, key);
     if (typeof found !== "string") return key;
-    return found.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => (name in replacements ? String(replacements[name]) : whole));
+    return found.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) =>
+      name in replacements ? String(replacements[name]) : whole,
+    );
   };
 }
 
@@ -50,8 +52,10 @@ export function createShopifyGlobal(options: ShopifyGlobalOptions) {
     i18n: {
       translate: translator(options.translations),
       formatDate: (date: Date, opts?: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, opts).format(date),
-      formatNumber: (n: number | bigint, opts?: Intl.NumberFormatOptions) => new Intl.NumberFormat(locale, opts).format(n),
-      formatCurrency: (n: number | bigint, opts?: Intl.NumberFormatOptions) => new Intl.NumberFormat(locale, { style: "currency", currency: "EUR", ...opts }).format(n),
+      formatNumber: (n: number | bigint, opts?: Intl.NumberFormatOptions) =>
+        new Intl.NumberFormat(locale, opts).format(n),
+      formatCurrency: (n: number | bigint, opts?: Intl.NumberFormatOptions) =>
+        new Intl.NumberFormat(locale, { style: "currency", currency: "EUR", ...opts }).format(n),
     },
     localization: { language: signalOf({ isoCode: locale }), extensionLanguage: signalOf({ isoCode: locale }) },
     settings: signalOf({}),

@@ -17,18 +17,37 @@ describe("GET /_emulator/state", () => {
 
     const s = await state(t);
     expect(s.handoffs).toEqual([
-      expect.objectContaining({ handoff_id: handoff.handoff_id, client_id: "sandbox-client", body: cart(), claimed_workspace_id: null }),
+      expect.objectContaining({
+        handoff_id: handoff.handoff_id,
+        client_id: "sandbox-client",
+        body: cart(),
+        claimed_workspace_id: null,
+      }),
     ]);
-    expect(s.orders).toEqual([expect.objectContaining({ workspace_id: "ws-globex", external_id: "o-1", body: order("o-1") })]);
+    expect(s.orders).toEqual([
+      expect.objectContaining({ workspace_id: "ws-globex", external_id: "o-1", body: order("o-1") }),
+    ]);
     expect(s.shipments).toEqual([]);
     expect(s.requests).toHaveLength(4);
     for (const r of s.requests) {
       expect(Object.keys(r).sort()).toEqual(
-        ["at", "error", "external_id", "idempotency_key", "method", "path", "replayed", "status", "workspace_id"].sort(),
+        [
+          "at",
+          "error",
+          "external_id",
+          "idempotency_key",
+          "method",
+          "path",
+          "replayed",
+          "status",
+          "workspace_id",
+        ].sort(),
       );
       expect(r.at).toBe(new Date(t.clock.now).toISOString());
     }
-    expect(s.requests.map((r) => [r.path, r.status, r.error, r.idempotency_key, r.replayed, r.external_id, r.workspace_id])).toEqual([
+    expect(
+      s.requests.map((r) => [r.path, r.status, r.error, r.idempotency_key, r.replayed, r.external_id, r.workspace_id]),
+    ).toEqual([
       ["/api/v1/cart-handoffs", 201, null, "h-1", false, "cart-1", null],
       ["/api/v1/orders", 201, null, "o-k", false, "o-1", "ws-globex"],
       ["/api/v1/orders", 201, null, "o-k", true, "o-1", "ws-globex"],
@@ -194,7 +213,11 @@ describe("general", () => {
   it("413 payload_too_large on every endpoint, before any other check", async () => {
     const big = "x".repeat(1024 * 1024 + 10);
     for (const path of ["/api/v1/orders", "/api/v1/shipments", "/oauth/token"]) {
-      const res = await fetch(t.url + path, { method: "POST", body: big, headers: { "content-type": "application/json" } });
+      const res = await fetch(t.url + path, {
+        method: "POST",
+        body: big,
+        headers: { "content-type": "application/json" },
+      });
       expect(res.status, path).toBe(413);
       expect(await errorOf(res)).toBe("payload_too_large");
     }

@@ -145,7 +145,9 @@ describe("step 1: 401 invalid_signature", () => {
       idempotencyKey: "k1",
       body: "{}",
     });
-    expect((await postHandoff(t, { nonce: n, timestamp: ts, idempotencyKey: "k1", signature: `v1=${other}` })).status).toBe(401);
+    expect(
+      (await postHandoff(t, { nonce: n, timestamp: ts, idempotencyKey: "k1", signature: `v1=${other}` })).status,
+    ).toBe(401);
     // Signed with another Idempotency-Key: fails.
     const res = await postHandoff(t, { idempotencyKey: "k2", headers: { "idempotency-key": "k3" } });
     expect(res.status).toBe(401);
@@ -332,7 +334,9 @@ describe("step 6: CartHandoffRequest schema", () => {
     await expectStatus(cart(1, { expires_in_seconds: "60" }), 422);
     const res = await postHandoff(t, { body: cart(1, { expires_in_seconds: 60 }) });
     expect(res.status).toBe(201);
-    expect(((await res.json()) as { expires_at: string }).expires_at).toBe(new Date(t.clock.now + 60_000).toISOString());
+    expect(((await res.json()) as { expires_at: string }).expires_at).toBe(
+      new Date(t.clock.now + 60_000).toISOString(),
+    );
     await expectStatus(cart(1, { expires_in_seconds: 604800 }), 201);
   });
 
@@ -414,7 +418,12 @@ describe("413 and the order of checks", () => {
     expect(res.status).toBe(401);
     const s = await state(t);
     expect(s.requests).toHaveLength(1);
-    expect(s.requests[0]).toMatchObject({ method: "POST", path: "/api/v1/cart-handoffs", status: 401, error: "invalid_signature" });
+    expect(s.requests[0]).toMatchObject({
+      method: "POST",
+      path: "/api/v1/cart-handoffs",
+      status: 401,
+      error: "invalid_signature",
+    });
   });
 
   it("GET on the endpoint is 405", async () => {

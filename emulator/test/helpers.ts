@@ -104,7 +104,8 @@ export function cart(lines = 1, extra: Record<string, unknown> = {}) {
 /** POST /api/v1/cart-handoffs, signed as docs/service.md says, at the emulator's current time. */
 export async function postHandoff(t: TestEmulator, o: HandoffOptions = {}): Promise<Response> {
   const clientId = o.clientId ?? "sandbox-client";
-  const body = o.body === undefined ? JSON.stringify(cart()) : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+  const body =
+    o.body === undefined ? JSON.stringify(cart()) : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
   const idempotencyKey = o.idempotencyKey === undefined ? `key-${randomUUID()}` : o.idempotencyKey;
   const n = o.nonce ?? nonce();
   const timestamp = o.timestamp ?? String(Math.floor(t.clock.now / 1000));
@@ -170,7 +171,10 @@ export function authorizeQuery(p: AuthorizeParams & { challenge?: string } = {})
 }
 
 /** POSTs the consent form; returns the redirect Location parsed as a URL (or the response when not a redirect). */
-export async function consent(t: TestEmulator, form: URLSearchParams): Promise<{ res: Response; location: URL | null }> {
+export async function consent(
+  t: TestEmulator,
+  form: URLSearchParams,
+): Promise<{ res: Response; location: URL | null }> {
   const res = await fetch(`${t.url}/oauth/authorize`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -265,7 +269,12 @@ export function order(externalId = "order-1", lines = 1, extra: Record<string, u
   };
 }
 
-export function shipment(externalId = "ship-1", orderId = "order-1", lineIds = ["ol0"], extra: Record<string, unknown> = {}) {
+export function shipment(
+  externalId = "ship-1",
+  orderId = "order-1",
+  lineIds = ["ol0"],
+  extra: Record<string, unknown> = {},
+) {
   return {
     external_shipment_id: externalId,
     external_order_id: orderId,

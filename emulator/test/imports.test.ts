@@ -34,7 +34,7 @@ describe("step 1: 401 invalid_token", () => {
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="service"');
   });
 
-  it("unknown token: error=\"invalid_token\" in the header", async () => {
+  it('unknown token: error="invalid_token" in the header', async () => {
     for (const authorization of ["Bearer nope", "Bearer ", "bearer nope"]) {
       const res = await postImport(t, "orders", order(), { authorization });
       expect(res.status, authorization).toBe(401);
@@ -58,7 +58,11 @@ describe("step 1: 401 invalid_token", () => {
   });
 
   it("401 comes before everything else", async () => {
-    const res = await postImport(t, "orders", "not json", { token: "bad", idempotencyKey: null, contentType: "text/plain" });
+    const res = await postImport(t, "orders", "not json", {
+      token: "bad",
+      idempotencyKey: null,
+      contentType: "text/plain",
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -163,8 +167,12 @@ describe("step 5: idempotency", () => {
   });
 
   it("a 422 leaves the key unused", async () => {
-    expect((await postImport(t, "orders", { bad: 1 }, { token: both.access_token, idempotencyKey: "k" })).status).toBe(422);
-    expect((await postImport(t, "orders", order(), { token: both.access_token, idempotencyKey: "k" })).status).toBe(201);
+    expect((await postImport(t, "orders", { bad: 1 }, { token: both.access_token, idempotencyKey: "k" })).status).toBe(
+      422,
+    );
+    expect((await postImport(t, "orders", order(), { token: both.access_token, idempotencyKey: "k" })).status).toBe(
+      201,
+    );
   });
 
   it("order_not_found (422) leaves the key unused too", async () => {
@@ -296,7 +304,9 @@ describe("step 7: order_not_found and shipment lines", () => {
 
   it("a line that is not in the order's latest import: 422 invalid_payload", async () => {
     await postImport(t, "orders", order("order-1", 2), { token: both.access_token }); // ol0, ol1
-    expect((await postImport(t, "shipments", shipment("s", "order-1", ["ol1"]), { token: both.access_token })).status).toBe(201);
+    expect(
+      (await postImport(t, "shipments", shipment("s", "order-1", ["ol1"]), { token: both.access_token })).status,
+    ).toBe(201);
     const missing = await postImport(t, "shipments", shipment("s", "order-1", ["ol9"]), { token: both.access_token });
     expect(missing.status).toBe(422);
     expect(await errorOf(missing)).toBe("invalid_payload");
@@ -310,27 +320,35 @@ describe("step 7: order_not_found and shipment lines", () => {
 
 describe("step 8: upserts", () => {
   it("first import answers imported, a later one updated with the same id", async () => {
-    const first = (await (await postImport(t, "orders", order(), { token: both.access_token })).json()) as Record<string, string>;
-    expect(first).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: "imported", external_id: "order-1" });
-    const second = (await (await postImport(t, "orders", order("order-1", 3), { token: both.access_token })).json()) as Record<
+    const first = (await (await postImport(t, "orders", order(), { token: both.access_token })).json()) as Record<
       string,
       string
     >;
+    expect(first).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: "imported", external_id: "order-1" });
+    const second = (await (
+      await postImport(t, "orders", order("order-1", 3), { token: both.access_token })
+    ).json()) as Record<string, string>;
     expect(second).toEqual({ id: first.id, status: "updated", external_id: "order-1" });
 
-    const s1 = (await (await postImport(t, "shipments", shipment(), { token: both.access_token })).json()) as Record<string, string>;
-    expect(s1).toMatchObject({ status: "imported", external_id: "ship-1" });
-    const s2 = (await (await postImport(t, "shipments", shipment("ship-1", "order-1", ["ol2"]), { token: both.access_token })).json()) as Record<
+    const s1 = (await (await postImport(t, "shipments", shipment(), { token: both.access_token })).json()) as Record<
       string,
       string
     >;
+    expect(s1).toMatchObject({ status: "imported", external_id: "ship-1" });
+    const s2 = (await (
+      await postImport(t, "shipments", shipment("ship-1", "order-1", ["ol2"]), { token: both.access_token })
+    ).json()) as Record<string, string>;
     expect(s2).toEqual({ id: s1.id, status: "updated", external_id: "ship-1" });
 
     const s = await state(t);
     expect(s.orders).toHaveLength(1);
     expect(s.orders[0]).toMatchObject({ id: first.id, workspace_id: "ws-acme", external_id: "order-1" });
     expect((s.orders[0].body as { lines: unknown[] }).lines).toHaveLength(3); // latest import
-    expect(s.shipments[0]).toMatchObject({ id: s1.id, workspace_id: "ws-acme", body: shipment("ship-1", "order-1", ["ol2"]) });
+    expect(s.shipments[0]).toMatchObject({
+      id: s1.id,
+      workspace_id: "ws-acme",
+      body: shipment("ship-1", "order-1", ["ol2"]),
+    });
     expect(s.requests.at(-1)).toMatchObject({
       method: "POST",
       path: "/api/v1/shipments",

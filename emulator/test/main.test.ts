@@ -34,7 +34,8 @@ function run(args: string[]): Promise<{ child: ChildProcess; output: string; url
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 describe("emulator/main.ts", () => {
   it("with no config prints the sandbox credentials and URLs, then `listening on`; stops on SIGTERM", async () => {

@@ -139,7 +139,11 @@ describe("POST /oauth/authorize", () => {
   });
 
   it("unknown or missing workspace: invalid_request; missing decision: invalid_request", async () => {
-    const cases: Record<string, string>[] = [{ workspace_id: "ws-nope", decision: "approve" }, { decision: "approve" }, { workspace_id: "ws-acme" }];
+    const cases: Record<string, string>[] = [
+      { workspace_id: "ws-nope", decision: "approve" },
+      { decision: "approve" },
+      { workspace_id: "ws-acme" },
+    ];
     for (const extra of cases) {
       const { location } = await consent(t, form(extra));
       expect(location?.searchParams.get("error")).toBe("invalid_request");
@@ -221,8 +225,13 @@ describe("POST /oauth/token: authorization_code", () => {
     expect(res.status).toBe(200);
   });
 
-  it("client authentication failures: 401 invalid_client with WWW-Authenticate: Basic realm=\"service\"", async () => {
-    const params = { grant_type: "authorization_code", code: "x", redirect_uri: REDIRECT, code_verifier: "v".repeat(43) };
+  it('client authentication failures: 401 invalid_client with WWW-Authenticate: Basic realm="service"', async () => {
+    const params = {
+      grant_type: "authorization_code",
+      code: "x",
+      redirect_uri: REDIRECT,
+      code_verifier: "v".repeat(43),
+    };
     const attempts = [
       oauthPost(t, "/oauth/token", params, { secret: "wrong" }),
       oauthPost(t, "/oauth/token", params, { secret: "wrong", method: "post" }),
@@ -267,7 +276,12 @@ describe("POST /oauth/token: authorization_code", () => {
       expect(res.status).toBe(400);
       expect(await errorOf(res)).toBe("invalid_grant");
     }
-    const ok = await oauthPost(t, "/oauth/token", { grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier });
+    const ok = await oauthPost(t, "/oauth/token", {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -311,10 +325,20 @@ describe("POST /oauth/token: authorization_code", () => {
     const a = await getCode(t);
     const b = await getCode(t);
     t.clock.now += 599_999; // 1 ms before the end of its 600 s
-    const ok = await oauthPost(t, "/oauth/token", { grant_type: "authorization_code", code: a.code, redirect_uri: REDIRECT, code_verifier: a.verifier });
+    const ok = await oauthPost(t, "/oauth/token", {
+      grant_type: "authorization_code",
+      code: a.code,
+      redirect_uri: REDIRECT,
+      code_verifier: a.verifier,
+    });
     expect(ok.status).toBe(200);
     t.clock.now += 1;
-    const late = await oauthPost(t, "/oauth/token", { grant_type: "authorization_code", code: b.code, redirect_uri: REDIRECT, code_verifier: b.verifier });
+    const late = await oauthPost(t, "/oauth/token", {
+      grant_type: "authorization_code",
+      code: b.code,
+      redirect_uri: REDIRECT,
+      code_verifier: b.verifier,
+    });
     expect(late.status).toBe(400);
     expect(await errorOf(late)).toBe("invalid_grant");
   });
@@ -322,13 +346,19 @@ describe("POST /oauth/token: authorization_code", () => {
   it("a reused code gets invalid_grant and revokes the tokens issued from it", async () => {
     const { code, verifier } = await getCode(t);
     const params = { grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier };
-    const tokens = (await (await oauthPost(t, "/oauth/token", params)).json()) as { access_token: string; refresh_token: string };
+    const tokens = (await (await oauthPost(t, "/oauth/token", params)).json()) as {
+      access_token: string;
+      refresh_token: string;
+    };
     expect(await works(tokens.access_token)).toBe(true);
     const reuse = await oauthPost(t, "/oauth/token", params);
     expect(reuse.status).toBe(400);
     expect(await errorOf(reuse)).toBe("invalid_grant");
     expect(await works(tokens.access_token)).toBe(false);
-    const refresh = await oauthPost(t, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    const refresh = await oauthPost(t, "/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+    });
     expect(await errorOf(refresh)).toBe("invalid_grant");
   });
 
@@ -351,8 +381,15 @@ describe("POST /oauth/token: authorization_code", () => {
   it("using both Basic and client_secret in the form is refused", async () => {
     const res = await fetch(`${t.url}/oauth/token`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic("sandbox-client", "sandbox-client-secret") },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x", client_secret: "sandbox-client-secret" }),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: basic("sandbox-client", "sandbox-client-secret"),
+      },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: "x",
+        client_secret: "sandbox-client-secret",
+      }),
     });
     expect(res.status).toBe(400);
     expect(await errorOf(res)).toBe("invalid_request");
@@ -370,7 +407,12 @@ describe("POST /oauth/token: refresh_token", () => {
     const second = (await res.json()) as typeof first;
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(second.access_token).not.toBe(first.access_token);
-    expect(second).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: first.scope, workspace_id: "ws-acme" });
+    expect(second).toMatchObject({
+      token_type: "Bearer",
+      expires_in: 3600,
+      scope: first.scope,
+      workspace_id: "ws-acme",
+    });
     expect(await works(first.access_token)).toBe(true);
     expect(await works(second.access_token)).toBe(true);
   });
@@ -431,7 +473,8 @@ describe("POST /oauth/token: refresh_token", () => {
 });
 
 describe("POST /oauth/revoke", () => {
-  const revoke = (token: string, auth: Parameters<typeof oauthPost>[3] = {}) => oauthPost(t, "/oauth/revoke", { token }, auth);
+  const revoke = (token: string, auth: Parameters<typeof oauthPost>[3] = {}) =>
+    oauthPost(t, "/oauth/revoke", { token }, auth);
 
   it("revoking an access token revokes that token only", async () => {
     const first = await getTokens(t);
@@ -452,7 +495,10 @@ describe("POST /oauth/revoke", () => {
     expect((await revoke(second.refresh_token, { method: "post" })).status).toBe(200);
     expect(await works(first.access_token)).toBe(false);
     expect(await works(second.access_token)).toBe(false);
-    const res = await oauthPost(t, "/oauth/token", { grant_type: "refresh_token", refresh_token: second.refresh_token });
+    const res = await oauthPost(t, "/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: second.refresh_token,
+    });
     expect(await errorOf(res)).toBe("invalid_grant");
   });
 

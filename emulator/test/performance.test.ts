@@ -30,7 +30,13 @@ beforeAll(async () => {
       updated_at: at,
       body,
     });
-    await ctx.idempotency.run(scopedKey("orders", ["ws-acme", "sandbox-client"], `seed-key-${i}`), `${i}`, t.clock.now, noDelay, created);
+    await ctx.idempotency.run(
+      scopedKey("orders", ["ws-acme", "sandbox-client"], `seed-key-${i}`),
+      `${i}`,
+      t.clock.now,
+      noDelay,
+      created,
+    );
     ctx.store.requests.push({
       at,
       method: "POST",
@@ -66,14 +72,28 @@ describe(`with ${N.toLocaleString("en")} stored orders`, () => {
     const samples: Record<string, number[]> = { newOrder: [], upsert: [], shipment: [], replay: [], handoff: [] };
     for (let i = 0; i < 40; i++) {
       samples.newOrder.push(
-        await timed(() => postImport(t, "orders", order(`new-${i}`), { token: tokens.access_token, idempotencyKey: `n-${i}` }), 201),
+        await timed(
+          () => postImport(t, "orders", order(`new-${i}`), { token: tokens.access_token, idempotencyKey: `n-${i}` }),
+          201,
+        ),
       );
-      samples.upsert.push(await timed(() => postImport(t, "orders", order(`seed-${i * 2}`, 2), { token: tokens.access_token }), 201));
+      samples.upsert.push(
+        await timed(() => postImport(t, "orders", order(`seed-${i * 2}`, 2), { token: tokens.access_token }), 201),
+      );
       samples.shipment.push(
-        await timed(() => postImport(t, "shipments", shipment(`s-${i}`, `seed-${i * 2 + 1000}`, ["ol1"]), { token: tokens.access_token }), 201),
+        await timed(
+          () =>
+            postImport(t, "shipments", shipment(`s-${i}`, `seed-${i * 2 + 1000}`, ["ol1"]), {
+              token: tokens.access_token,
+            }),
+          201,
+        ),
       );
       samples.replay.push(
-        await timed(() => postImport(t, "orders", order(`new-${i}`), { token: tokens.access_token, idempotencyKey: `n-${i}` }), 201),
+        await timed(
+          () => postImport(t, "orders", order(`new-${i}`), { token: tokens.access_token, idempotencyKey: `n-${i}` }),
+          201,
+        ),
       );
       samples.handoff.push(await timed(() => postHandoff(t), 201));
     }
@@ -88,7 +108,9 @@ describe(`with ${N.toLocaleString("en")} stored orders`, () => {
     const res = await fetch(`${t.url}/_emulator/state`);
     const body = (await res.json()) as { orders: unknown[]; requests: unknown[] };
     const ms = performance.now() - started;
-    console.log(`GET /_emulator/state with ${body.orders.length} orders and ${body.requests.length} log entries: ${ms.toFixed(0)} ms`);
+    console.log(
+      `GET /_emulator/state with ${body.orders.length} orders and ${body.requests.length} log entries: ${ms.toFixed(0)} ms`,
+    );
     expect(body.orders.length).toBeGreaterThanOrEqual(N);
   });
 });

@@ -1,7 +1,17 @@
 // Rate limits (docs/service.md, "Rate limits and Retry-After"): leaky bucket per client, shared by the service
 // endpoints, headers on 429.
 import { afterEach, describe, expect, it } from "vitest";
-import { errorOf, getTokens, order, postHandoff, postImport, shipment, start, TEST_CONFIG, type TestEmulator } from "./helpers";
+import {
+  errorOf,
+  getTokens,
+  order,
+  postHandoff,
+  postImport,
+  shipment,
+  start,
+  TEST_CONFIG,
+  type TestEmulator,
+} from "./helpers";
 
 let t: TestEmulator | undefined;
 afterEach(async () => {
@@ -87,7 +97,9 @@ describe("leaky bucket", () => {
     }
     expect((await postImport(t, "orders", order(), { token: tokens.access_token })).status).toBe(201);
     // A request refused at step 4 (400) has used the bucket: it comes after the rate limit.
-    expect((await postImport(t, "orders", order(), { token: tokens.access_token, idempotencyKey: null })).status).toBe(400);
+    expect((await postImport(t, "orders", order(), { token: tokens.access_token, idempotencyKey: null })).status).toBe(
+      400,
+    );
     expect((await postImport(t, "orders", order(), { token: tokens.access_token })).status).toBe(429);
   });
 

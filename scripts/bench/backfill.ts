@@ -23,8 +23,17 @@ function history(now: number): PastOrder[] {
     name: `#${5000 + i}`,
     customerId: CUSTOMER,
     createdAt: new Date(now - (50 - (i * 40) / ORDERS) * 86_400_000).toISOString(),
-    lines: Array.from({ length: LINES }, (_, j) => ({ id: String(9_500_000_000 + i * 100 + j), product: DEMO_PRODUCTS[j % DEMO_PRODUCTS.length], quantity: 1 })),
-    fulfillment: { id: String(6_800_000_000 + i), createdAt: new Date(now - 5 * 86_400_000).toISOString(), company: "DHL", number: `JD${i}` },
+    lines: Array.from({ length: LINES }, (_, j) => ({
+      id: String(9_500_000_000 + i * 100 + j),
+      product: DEMO_PRODUCTS[j % DEMO_PRODUCTS.length],
+      quantity: 1,
+    })),
+    fulfillment: {
+      id: String(6_800_000_000 + i),
+      createdAt: new Date(now - 5 * 86_400_000).toISOString(),
+      company: "DHL",
+      number: `JD${i}`,
+    },
   }));
 }
 
@@ -41,15 +50,27 @@ export const backfillBench: Bench = {
       await app.ready;
       const prisma = app.prisma;
       const adminGraphql = async (shop: string, query: string, variables: Record<string, unknown>) =>
-        (await fetch(`https://${shop}/admin/api/2026-10/graphql.json`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ query, variables }) })).json();
+        (
+          await fetch(`https://${shop}/admin/api/2026-10/graphql.json`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ query, variables }),
+          })
+        ).json();
       const deps = { adminGraphql, now: () => new Date(), budget: new AdminCostBudget() };
       log(`backfill: ${ORDERS} orders of ${LINES} lines, one fulfillment each, bucket 1000 points at 100/s`);
       const started = Date.now();
       const backfillId = await startBackfill(prisma, { shop: SHOP, customerId: CUSTOMER });
       for (;;) {
-        const job = await prisma.job.findFirst({ where: { kind: "backfill", status: "queued" }, orderBy: { seq: "asc" } });
+        const job = await prisma.job.findFirst({
+          where: { kind: "backfill", status: "queued" },
+          orderBy: { seq: "asc" },
+        });
         if (!job) break;
-        const leased = await prisma.job.update({ where: { id: job.id }, data: { status: "running", attempts: 1, leasedBy: "bench" } });
+        const leased = await prisma.job.update({
+          where: { id: job.id },
+          data: { status: "running", attempts: 1, leasedBy: "bench" },
+        });
         await runBackfillJob(prisma, leased, deps);
         await prisma.job.update({ where: { id: job.id }, data: { status: "done" } });
       }

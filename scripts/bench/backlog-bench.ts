@@ -22,13 +22,19 @@ const SHOPS = (process.env.BENCH_BACKLOG_SHOPS ?? "1,1000").split(",").map(Numbe
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? "32";
 const POOL = process.env.WORKER_POOL_SIZE ?? "16";
 /** Imports timed per measurement (at most half the level, so the backlog stays near its level). */
-const WINDOW = { postgres: Number(process.env.BENCH_BACKLOG_WINDOW_PG ?? 1000), pglite: Number(process.env.BENCH_BACKLOG_WINDOW_PGLITE ?? 300) };
+const WINDOW = {
+  postgres: Number(process.env.BENCH_BACKLOG_WINDOW_PG ?? 1000),
+  pglite: Number(process.env.BENCH_BACKLOG_WINDOW_PGLITE ?? 300),
+};
 /** Processes: two on PostgreSQL (shows whether the machine or the worker is the ceiling); PGlite has one owner. */
 const PROCESSES = { postgres: 2, pglite: 1 };
 const CUSTOMER = "7000000001";
 
 const imported = (emulator: RunningEmulator) =>
-  emulatorInternals(emulator).store.requests.reduce((n, r) => n + (r.path === "/api/v1/orders" && r.status === 201 ? 1 : 0), 0);
+  emulatorInternals(emulator).store.requests.reduce(
+    (n, r) => n + (r.path === "/api/v1/orders" && r.status === 201 ? 1 : 0),
+    0,
+  );
 
 interface Measured {
   perSecond: number;
@@ -37,10 +43,18 @@ interface Measured {
 }
 
 /** Starts the processes, waits for `window` more imports at the emulator, and times them (from the first one seen). */
-async function measure(emulator: RunningEmulator, script: string, env: Record<string, string>, processes: number, window: number, flags: string[] = []): Promise<Measured> {
+async function measure(
+  emulator: RunningEmulator,
+  script: string,
+  env: Record<string, string>,
+  processes: number,
+  window: number,
+  flags: string[] = [],
+): Promise<Measured> {
   const children: Child[] = [];
   try {
-    for (let i = 0; i < processes; i++) children.push(await startNode(script, [], { ...env, BENCH_START_ON_SIGNAL: "1" }, flags));
+    for (let i = 0; i < processes; i++)
+      children.push(await startNode(script, [], { ...env, BENCH_START_ON_SIGNAL: "1" }, flags));
     const base = imported(emulator);
     for (const child of children) child.process.kill("SIGUSR2"); // all at once, once all are up
     // the window opens at the first import after every process is up, so start-up is not in it
@@ -49,7 +63,10 @@ async function measure(emulator: RunningEmulator, script: string, env: Record<st
     while ((start = imported(emulator)) === base) {
       if (Date.now() > deadline) throw new Error(`${script}: no import within 10 minutes`);
       const dead = children.find((c) => c.process.exitCode !== null || c.process.signalCode !== null);
-      if (dead) throw new Error(`${script} ended (${dead.process.exitCode ?? dead.process.signalCode}): ${dead.output().slice(-2000)}`);
+      if (dead)
+        throw new Error(
+          `${script} ended (${dead.process.exitCode ?? dead.process.signalCode}): ${dead.output().slice(-2000)}`,
+        );
       await new Promise((r) => setTimeout(r, 5));
     }
     const t0 = performance.now();
@@ -61,7 +78,11 @@ async function measure(emulator: RunningEmulator, script: string, env: Record<st
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = children.reduce((s, c) => s + cpuSeconds(c.process.pid!), 0) - cpu0;
-    return { perSecond: (now - start) / seconds, cpuPer1000: (cpu / (now - start)) * 1000, rss: Math.max(...children.map((c) => c.peakRssMiB())) };
+    return {
+      perSecond: (now - start) / seconds,
+      cpuPer1000: (cpu / (now - start)) * 1000,
+      rss: Math.max(...children.map((c) => c.peakRssMiB())),
+    };
   } finally {
     for (const child of children) await child.stop();
   }
@@ -76,10 +97,18 @@ interface Target {
 async function target(backend: "postgres" | "pglite", adminUrl: string): Promise<Target> {
   if (backend === "postgres") {
     const db = await throwawayDatabase(adminUrl, "backlog");
-    return { open: async () => openDatabase({ url: db.url, poolSize: 2 }), env: { DATABASE_URL: db.url }, drop: () => db.drop() };
+    return {
+      open: async () => openDatabase({ url: db.url, poolSize: 2 }),
+      env: { DATABASE_URL: db.url },
+      drop: () => db.drop(),
+    };
   }
   const dir = mkdtempSync(path.join(tmpdir(), "bench-backlog-"));
-  return { open: async () => openDatabase({ dataDir: dir }), env: { BENCH_PGLITE_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    open: async () => openDatabase({ dataDir: dir }),
+    env: { BENCH_PGLITE_DIR: dir },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Opens the database, runs `work`, closes it (PGlite has one owner at a time: the children need it closed). */
@@ -99,7 +128,10 @@ export const backlogBench: Bench = {
   name: "backlog",
   async run(ctx) {
     const rows: Row[] = [];
-    const emulator = await startEmulator({ port: 0, config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 1e9, leak_per_second: 1e9 } } });
+    const emulator = await startEmulator({
+      port: 0,
+      config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 1e9, leak_per_second: 1e9 } },
+    });
     const tokens = emulatorInternals(emulator).oauth.issueTokens(
       { id: randomUUID(), clientId: "sandbox-client", workspaceId: "ws-acme", revoked: false },
       ["orders:write", "shipments:write"],
@@ -113,14 +145,22 @@ export const backlogBench: Bench = {
           try {
             // The worker processes run the app's own collaborators: every shop's settings and its customer's grant
             // stored sealed with their key (the floor posts with one token it is handed).
-            const env = appEnv({ ...t.env, BENCH_SERVICE_URL: emulator.url, BENCH_TOKEN: tokens.access_token, ALLOW_LOOPBACK_SERVICE_URLS: "true", WORKER_CONCURRENCY: CONCURRENCY, WORKER_POOL_SIZE: POOL });
+            const env = appEnv({
+              ...t.env,
+              BENCH_SERVICE_URL: emulator.url,
+              BENCH_TOKEN: tokens.access_token,
+              ALLOW_LOOPBACK_SERVICE_URLS: "true",
+              WORKER_CONCURRENCY: CONCURRENCY,
+              WORKER_POOL_SIZE: POOL,
+            });
             const shopNames = Array.from({ length: shops }, (_, n) => backlogShop(prefix, n));
             await withDb(t, (prisma) => connectShops(prisma, emulator, shopNames, CUSTOMER, env.ENCRYPTION_KEYS));
             let from = 0;
             const topUp = (level: number) =>
               withDb(t, async (prisma) => {
                 const missing = level - (await queuedCount(prisma));
-                if (missing > 0) await fillImports(prisma, { count: missing, shops, prefix, from, customerId: CUSTOMER });
+                if (missing > 0)
+                  await fillImports(prisma, { count: missing, shops, prefix, from, customerId: CUSTOMER });
                 from += Math.max(0, missing);
                 if (backend === "postgres") await prisma.$executeRawUnsafe(`ANALYZE "Job"`);
               });
@@ -131,7 +171,14 @@ export const backlogBench: Bench = {
               ctx.log(`backlog: ${label}: filling`);
               await topUp(level);
               ctx.log(`backlog: ${label}: worker, ${window} imports`);
-              const worker = await measure(emulator, "scripts/bench/worker-child.ts", env, PROCESSES[backend], window, ctx.nodeFlags);
+              const worker = await measure(
+                emulator,
+                "scripts/bench/worker-child.ts",
+                env,
+                PROCESSES[backend],
+                window,
+                ctx.nodeFlags,
+              );
               await topUp(level);
               ctx.log(`backlog: ${label}: floor`);
               const floor = await measure(emulator, "scripts/bench/floor-worker.ts", env, PROCESSES[backend], window);

@@ -50,7 +50,10 @@ export interface PlanNode {
 export function rowsTouched(node: PlanNode, relation?: string): number {
   const own =
     node["Relation Name"] && (relation === undefined || node["Relation Name"] === relation)
-      ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) * (node["Actual Loops"] ?? 1)
+      ? ((node["Actual Rows"] ?? 0) +
+          (node["Rows Removed by Filter"] ?? 0) +
+          (node["Rows Removed by Index Recheck"] ?? 0)) *
+        (node["Actual Loops"] ?? 1)
       : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsTouched(child, relation), 0);
 }
@@ -74,7 +77,12 @@ export async function explainLease(prisma: PrismaClient, options: LeaseOptions):
   ]);
   const raw = rows[0]["QUERY PLAN"];
   const [plan] = (typeof raw === "string" ? JSON.parse(raw) : raw) as LeasePlan["plan"][];
-  return { plan, jobRows: jobRowsTouched(plan.Plan), leased: plan.Plan["Actual Rows"] ?? 0, executionMs: plan["Execution Time"] };
+  return {
+    plan,
+    jobRows: jobRowsTouched(plan.Plan),
+    leased: plan.Plan["Actual Rows"] ?? 0,
+    executionMs: plan["Execution Time"],
+  };
 }
 
 /** The same lease as text (EXPLAIN ANALYZE's usual output), for docs/performance.md. */

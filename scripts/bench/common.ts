@@ -189,8 +189,24 @@ export function orderBody(customerId = 7_000_000_001): string {
     currency: "USD",
     customer: { id: customerId, email: "ada@example.com" },
     line_items: [
-      { id: id * 2, title: "Blue mug", quantity: 1, current_quantity: 1, sku: "MUG-1", product_id: 632910392, price: "19.50" },
-      { id: id * 2 + 1, title: "Tea", quantity: 2, current_quantity: 2, sku: "TEA-1", product_id: 632910393, price: "9.75" },
+      {
+        id: id * 2,
+        title: "Blue mug",
+        quantity: 1,
+        current_quantity: 1,
+        sku: "MUG-1",
+        product_id: 632910392,
+        price: "19.50",
+      },
+      {
+        id: id * 2 + 1,
+        title: "Tea",
+        quantity: 2,
+        current_quantity: 2,
+        sku: "TEA-1",
+        product_id: 632910393,
+        price: "9.75",
+      },
     ],
   });
 }
@@ -209,13 +225,21 @@ export function signedHeaders(body: string, shop = "bench-shop.myshopify.com"): 
   };
 }
 
-export const ratioRow = (row: Omit<Row, "ratio">): Row => ({ ...row, ratio: row.baseline ? row.value / row.baseline : NaN });
+export const ratioRow = (row: Omit<Row, "ratio">): Row => ({
+  ...row,
+  ratio: row.baseline ? row.value / row.baseline : NaN,
+});
 
 /** The p-th percentile of sorted samples. */
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** Times `run` `count` times after a short warm-up, one at a time; the durations in ms, sorted. */
-export async function timeSamples(run: () => Promise<unknown>, count: number, warmup = Math.min(20, count)): Promise<number[]> {
+export async function timeSamples(
+  run: () => Promise<unknown>,
+  count: number,
+  warmup = Math.min(20, count),
+): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await run();
   const out: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -266,7 +290,12 @@ export interface Paced {
  * from the moment it was due, so a server that stalls is charged for the requests that queued behind the stall
  * (closed-loop tools, autocannon among them, stop sending while they wait and hide that).
  */
-export async function pacedLoad(port: number, rate: number, seconds: number, request: () => { path: string; headers: Record<string, string>; body: string }): Promise<Paced> {
+export async function pacedLoad(
+  port: number,
+  rate: number,
+  seconds: number,
+  request: () => { path: string; headers: Record<string, string>; body: string },
+): Promise<Paced> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const total = Math.round(rate * seconds);
   const latencies: number[] = [];
@@ -280,14 +309,24 @@ export async function pacedLoad(port: number, rate: number, seconds: number, req
     const { path, headers, body } = request();
     answers.push(
       new Promise<void>((resolve) => {
-        const req = http.request({ host: "127.0.0.1", port, method: "POST", path, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent }, (res) => {
-          res.resume();
-          res.once("end", () => {
-            if (res.statusCode !== 200) failed += 1;
-            latencies.push(performance.now() - due);
-            resolve();
-          });
-        });
+        const req = http.request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "POST",
+            path,
+            headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+            agent,
+          },
+          (res) => {
+            res.resume();
+            res.once("end", () => {
+              if (res.statusCode !== 200) failed += 1;
+              latencies.push(performance.now() - due);
+              resolve();
+            });
+          },
+        );
         req.once("error", () => {
           failed += 1;
           resolve();

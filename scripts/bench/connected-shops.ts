@@ -12,7 +12,13 @@ import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
 const CLIENT = DEFAULT_CONFIG.clients[0];
 
 /** Saves the emulator as every shop's service and connects `customerId` of each shop to workspace ws-acme. */
-export async function connectShops(prisma: PrismaClient, emulator: RunningEmulator, shops: string[], customerId: string, encryptionKeys: string): Promise<void> {
+export async function connectShops(
+  prisma: PrismaClient,
+  emulator: RunningEmulator,
+  shops: string[],
+  customerId: string,
+  encryptionKeys: string,
+): Promise<void> {
   const keyring = parseKeyring(encryptionKeys);
   const urls = { baseUrl: emulator.url, sandboxBaseUrl: emulator.url, authUrl: emulator.url };
   const oauth = emulatorInternals(emulator).oauth;
@@ -28,7 +34,11 @@ export async function connectShops(prisma: PrismaClient, emulator: RunningEmulat
   });
   await prisma.customerGrant.createMany({
     data: shops.map((shop) => {
-      const tokens = oauth.issueTokens({ id: randomUUID(), clientId: CLIENT.client_id, workspaceId: "ws-acme", revoked: false }, ["orders:write", "shipments:write"], Date.now());
+      const tokens = oauth.issueTokens(
+        { id: randomUUID(), clientId: CLIENT.client_id, workspaceId: "ws-acme", revoked: false },
+        ["orders:write", "shipments:write"],
+        Date.now(),
+      );
       const row = { shop, customerId };
       return {
         ...row,

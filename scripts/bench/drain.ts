@@ -11,11 +11,24 @@ import { createIntakeBatcher } from "../../app/sync/intake.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator } from "../../emulator/server";
 import { connectShops } from "./connected-shops";
-import { appEnv, measuredLoad, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import {
+  appEnv,
+  measuredLoad,
+  orderBody,
+  ratioRow,
+  startNode,
+  throwawayDatabase,
+  type Bench,
+  type Child,
+  type Row,
+} from "./common";
 
 // A worker process tuned for throughput, as a deployment that scales workers would set it (.env.example): jobs
 // mostly wait on the service and the database, so many run at once on one process.
-const WORKER_SETTINGS = { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? "32", WORKER_POOL_SIZE: process.env.WORKER_POOL_SIZE ?? "16" };
+const WORKER_SETTINGS = {
+  WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? "32",
+  WORKER_POOL_SIZE: process.env.WORKER_POOL_SIZE ?? "16",
+};
 const BIG = "backfill-shop.myshopify.com";
 const SMALL = "other-shop.myshopify.com";
 const CUSTOMER = "7000000001";
@@ -23,7 +36,9 @@ const CUSTOMER = "7000000001";
 async function queueOrders(prisma: PrismaClient, shop: string, count: number): Promise<string[]> {
   const batcher = createIntakeBatcher(prisma, { maxItems: 200 });
   const results = await Promise.all(
-    Array.from({ length: count }, () => batcher.submit({ shop, topic: "orders/create", eventId: randomUUID(), payload: JSON.parse(orderBody()) })),
+    Array.from({ length: count }, () =>
+      batcher.submit({ shop, topic: "orders/create", eventId: randomUUID(), payload: JSON.parse(orderBody()) }),
+    ),
   );
   return results.map((r) => r.jobId!);
 }
@@ -83,7 +98,9 @@ async function drain(
     };
     const calls = state.requests.filter((r) => r.path === "/api/v1/orders");
     const created = new Map<string, number>();
-    for (const r of calls) if (r.status === 201 && !r.replayed && r.external_id) created.set(r.external_id, (created.get(r.external_id) ?? 0) + 1);
+    for (const r of calls)
+      if (r.status === 201 && !r.replayed && r.external_id)
+        created.set(r.external_id, (created.get(r.external_id) ?? 0) + 1);
     const times = calls.filter((r) => r.status === 201).map((r) => Date.parse(r.at));
     const after = times.slice(Math.min(rate.capacity, times.length - 2));
     const sustained = (after.length - 1) / Math.max(0.001, (after[after.length - 1] - after[0]) / 1000);
@@ -106,7 +123,10 @@ async function drain(
 
 /** The emulator's own import speed: autocannon straight at it, 16 connections, one token. */
 async function emulatorSpeed(): Promise<number> {
-  const emulator = await startEmulator({ port: 0, config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 1e6, leak_per_second: 1e6 } } });
+  const emulator = await startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 1e6, leak_per_second: 1e6 } },
+  });
   try {
     const tokens = emulatorInternals(emulator).oauth.issueTokens(
       { id: randomUUID(), clientId: "sandbox-client", workspaceId: "ws-acme", revoked: false },
@@ -115,7 +135,12 @@ async function emulatorSpeed(): Promise<number> {
     );
     let n = 0;
     const body = (id: number) =>
-      JSON.stringify({ external_order_id: `e-${id}`, currency: "USD", ordered_at: "2026-11-20T15:15:00Z", lines: [{ external_line_id: "l1", title: "Mug", quantity: 1 }] });
+      JSON.stringify({
+        external_order_id: `e-${id}`,
+        currency: "USD",
+        ordered_at: "2026-11-20T15:15:00Z",
+        lines: [{ external_line_id: "l1", title: "Mug", quantity: 1 }],
+      });
     const { perSecond, result } = await measuredLoad({
       url: emulator.url,
       connections: 16,
@@ -126,7 +151,11 @@ async function emulatorSpeed(): Promise<number> {
             ...request,
             method: "POST",
             path: "/api/v1/orders",
-            headers: { "content-type": "application/json", authorization: `Bearer ${tokens.access_token}`, "idempotency-key": `k-${++n}` },
+            headers: {
+              "content-type": "application/json",
+              authorization: `Bearer ${tokens.access_token}`,
+              "idempotency-key": `k-${++n}`,
+            },
             body: body(n),
           }),
         },
@@ -157,7 +186,11 @@ export const drainBench: Bench = {
         baselineLabel: "configured rate",
         baseline: HIGH.leak_per_second,
         target: ">= 0.9x, <1% 429, 0 dup",
-        met: high.sustained >= 0.9 * HIGH.leak_per_second && high.rate429 < 0.01 && high.duplicates === 0 && high.imports >= N,
+        met:
+          high.sustained >= 0.9 * HIGH.leak_per_second &&
+          high.rate429 < 0.01 &&
+          high.duplicates === 0 &&
+          high.imports >= N,
         note: `${N} in ${high.seconds.toFixed(1)} s; ${(high.rate429 * 100).toFixed(2)}% 429, ${high.duplicates} duplicates, ${high.imports}/${N} imported, worker RSS ${high.rss.toFixed(0)} MiB`,
       }),
       ratioRow({
@@ -169,7 +202,15 @@ export const drainBench: Bench = {
         target: "< 5 s",
         met: (high.otherShopSeconds ?? Infinity) < 5,
       }),
-      ratioRow({ figure: "peak RSS of the worker, drain (MiB)", value: high.rss, unit: "MiB", baselineLabel: "-", baseline: NaN, target: "report", met: true }),
+      ratioRow({
+        figure: "peak RSS of the worker, drain (MiB)",
+        value: high.rss,
+        unit: "MiB",
+        baselineLabel: "-",
+        baseline: NaN,
+        target: "report",
+        met: true,
+      }),
     );
     const CONTRACT = { capacity: 40, leak_per_second: 2 };
     const M = Number(process.env.BENCH_SLOW_ORDERS ?? 60);
@@ -183,7 +224,11 @@ export const drainBench: Bench = {
         baselineLabel: "configured rate",
         baseline: CONTRACT.leak_per_second,
         target: ">= 0.9x, <1% 429, 0 dup",
-        met: slow.sustained >= 0.9 * CONTRACT.leak_per_second && slow.rate429 < 0.01 && slow.duplicates === 0 && slow.imports === M,
+        met:
+          slow.sustained >= 0.9 * CONTRACT.leak_per_second &&
+          slow.rate429 < 0.01 &&
+          slow.duplicates === 0 &&
+          slow.imports === M,
         note: `${M} in ${slow.seconds.toFixed(1)} s (ideal ${ideal(M, CONTRACT).toFixed(1)} s); ${(slow.rate429 * 100).toFixed(2)}% 429, ${slow.duplicates} duplicates, ${slow.imports}/${M} imported`,
       }),
     );

@@ -6,7 +6,9 @@ import pg from "pg";
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL ?? 16) });
 const secret = process.env.SHOPIFY_API_SECRET ?? "";
-await pool.query(`CREATE TABLE IF NOT EXISTS floor_delivery (id text PRIMARY KEY, shop text, "eventId" text, payload jsonb, UNIQUE (shop, "eventId"))`);
+await pool.query(
+  `CREATE TABLE IF NOT EXISTS floor_delivery (id text PRIMARY KEY, shop text, "eventId" text, payload jsonb, UNIQUE (shop, "eventId"))`,
+);
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -17,12 +19,10 @@ const server = createServer((req, res) => {
     const expected = createHmac("sha256", secret).update(body).digest();
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void res.writeHead(401).end();
     pool
-      .query(`INSERT INTO floor_delivery (id, shop, "eventId", payload) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`, [
-        randomUUID(),
-        req.headers["x-shopify-shop-domain"],
-        req.headers["x-shopify-event-id"],
-        body.toString("utf8"),
-      ])
+      .query(
+        `INSERT INTO floor_delivery (id, shop, "eventId", payload) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
+        [randomUUID(), req.headers["x-shopify-shop-domain"], req.headers["x-shopify-event-id"], body.toString("utf8")],
+      )
       .then(() => res.writeHead(200).end())
       .catch(() => res.writeHead(503).end());
   });

@@ -18,13 +18,19 @@ let query: Query;
 let close: () => Promise<void>;
 if (process.env.BENCH_PGLITE_DIR) {
   // The app's PGlite settings (its buffer pool), so the two processes' RSS compare like for like.
-  const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  const startParams = [
+    ...PGlite.defaultStartParams,
+    ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+  ];
   const db = new PGlite(process.env.BENCH_PGLITE_DIR, { startParams });
   await db.waitReady;
   query = async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows;
   close = () => db.close();
 } else {
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.WORKER_POOL_SIZE ?? 16) });
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: Number(process.env.WORKER_POOL_SIZE ?? 16),
+  });
   query = async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
   close = () => pool.end();
 }
@@ -43,20 +49,25 @@ async function loop() {
       await new Promise((r) => setTimeout(r, 20));
       continue;
     }
-    const mapped = mapOrder((typeof job.payload === "string" ? JSON.parse(job.payload) : job.payload) as Parameters<typeof mapOrder>[0]);
+    const mapped = mapOrder(
+      (typeof job.payload === "string" ? JSON.parse(job.payload) : job.payload) as Parameters<typeof mapOrder>[0],
+    );
     if (!mapped.ok) throw new Error(`the bench's order does not map: ${mapped.reason}`);
     const body = JSON.stringify(mapped.request);
     const response = await fetch(`${url}/api/v1/orders`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "idempotency-key": randomUUID() },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${token}`,
+        "idempotency-key": randomUUID(),
+      },
       body,
     });
     await response.text();
-    await query(`UPDATE "Job" SET status = $2, "finishedAt" = now() AT TIME ZONE 'UTC', "leasedBy" = NULL WHERE id = $1 AND "leasedBy" = $3`, [
-      job.id,
-      response.ok ? "done" : "failed",
-      id,
-    ]);
+    await query(
+      `UPDATE "Job" SET status = $2, "finishedAt" = now() AT TIME ZONE 'UTC', "leasedBy" = NULL WHERE id = $1 AND "leasedBy" = $3`,
+      [job.id, response.ok ? "done" : "failed", id],
+    );
   }
 }
 
@@ -73,5 +84,7 @@ if (process.env.BENCH_START_ON_SIGNAL) {
 console.log("ready");
 process.once("SIGTERM", () => {
   stopping = true;
-  void Promise.all(loops).then(close).then(() => process.exit(0));
+  void Promise.all(loops)
+    .then(close)
+    .then(() => process.exit(0));
 });

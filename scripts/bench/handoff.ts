@@ -52,7 +52,12 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
     sku: `SKU-${i}`,
     price: "12.50",
     availableForSale: true,
-    product: { id: `gid://shopify/Product/${8_000_000_000 + i}`, title: `Product ${i}`, status: "ACTIVE", onlineStoreUrl: `https://bench.example.com/products/p-${i}` },
+    product: {
+      id: `gid://shopify/Product/${8_000_000_000 + i}`,
+      title: `Product ${i}`,
+      status: "ACTIVE",
+      onlineStoreUrl: `https://bench.example.com/products/p-${i}`,
+    },
   }));
   const graphql = async (_shop: string, query: string) => {
     if (query !== CART_VARIANTS_QUERY) throw new Error("unexpected query");
@@ -61,26 +66,48 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
   const service = {
     fetch: async () => {
       const id = randomUUID();
-      const body = { handoff_id: id, claim_url: `https://sandbox.bench.example/claim/${id}`, expires_at: new Date(Date.now() + 1_800_000).toISOString() };
+      const body = {
+        handoff_id: id,
+        claim_url: `https://sandbox.bench.example/claim/${id}`,
+        expires_at: new Date(Date.now() + 1_800_000).toISOString(),
+      };
       return new Response(JSON.stringify(body), { status: 201, headers: { "content-type": "application/json" } });
     },
   };
   // Every sample is a new shopper of one shop: the shop-wide cap (HANDOFF_SHOP_PER_MINUTE) would stop the run.
-  const deps = { prisma, budget: new Budget(), shopPerMinute: 1_000_000, graphql, service, verify: (request: Request) => verifyAppProxy(request, authenticate.public.appProxy) };
+  const deps = {
+    prisma,
+    budget: new Budget(),
+    shopPerMinute: 1_000_000,
+    graphql,
+    service,
+    verify: (request: Request) => verifyAppProxy(request, authenticate.public.appProxy),
+  };
 
   const request = () => {
     const query = signProxyQuery(
-      { shop, logged_in_customer_id: "", path_prefix: "/apps/workspace", timestamp: String(Math.floor(Date.now() / 1000)) },
+      {
+        shop,
+        logged_in_customer_id: "",
+        path_prefix: "/apps/workspace",
+        timestamp: String(Math.floor(Date.now() / 1000)),
+      },
       apiSecret,
     );
     return new Request(`https://bench.example.com/proxy/cart?${query}`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": `10.${randomBytes(3).join(".")}` },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        "x-forwarded-for": `10.${randomBytes(3).join(".")}`,
+      },
       body: JSON.stringify({ token: `bench-${randomUUID()}`, locale: "en", lines }),
     });
   };
 
-  const baseline = await measure("baseline: app proxy signature check alone", () => authenticate.public.appProxy(request()));
+  const baseline = await measure("baseline: app proxy signature check alone", () =>
+    authenticate.public.appProxy(request()),
+  );
   const handoff = await measure(HANDOFF_ROW, async () => {
     const res = await handleContinueCart(request(), deps);
     if (res.status !== 200) throw new Error(`handoff answered ${res.status}`);
@@ -105,11 +132,19 @@ export const handoffBench: Bench = {
     const app = openDatabase({ url: db.url, poolSize: 4 });
     setDatabase(app);
     const n = Number(process.env.BENCH_N ?? 500);
-    const measure = async (name: string, run: () => Promise<unknown>): Promise<BenchRow> => ({ name, samples: await timeSamples(run, n, Math.min(50, n)) });
+    const measure = async (name: string, run: () => Promise<unknown>): Promise<BenchRow> => ({
+      name,
+      samples: await timeSamples(run, n, Math.min(50, n)),
+    });
     try {
       await app.ready;
       ctx.log(`continue cart: ${n} handoffs`);
-      const [baseline, handoff] = await benchHandoff({ prisma: app.prisma, shop: "bench-cart.myshopify.com", apiSecret: env().SHOPIFY_API_SECRET, measure });
+      const [baseline, handoff] = await benchHandoff({
+        prisma: app.prisma,
+        shop: "bench-cart.myshopify.com",
+        apiSecret: env().SHOPIFY_API_SECRET,
+        measure,
+      });
       const value = percentile(handoff.samples, 95);
       const base = percentile(baseline.samples, 95);
       return [

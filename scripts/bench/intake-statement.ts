@@ -11,12 +11,17 @@ import { throwawayDatabase, orderBody, percentile } from "./common";
 
 const pglite = process.argv.includes("pglite");
 const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 8);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const pg = pglite ? undefined : await throwawayDatabase(adminUrl, "intake_stmt");
 // `-c name=value` arguments: PGlite settings instead of the app's (PGLITE_SETTINGS); PGlite runs on a data directory.
-const settings = Object.fromEntries(process.argv.flatMap((a, i) => (process.argv[i - 1] === "-c" ? [a.split("=")] : [])));
+const settings = Object.fromEntries(
+  process.argv.flatMap((a, i) => (process.argv[i - 1] === "-c" ? [a.split("=")] : [])),
+);
 const dataDir = pg ? undefined : mkdtempSync(path.join(tmpdir(), "intake-statement-"));
-const db = openDatabase(pg ? { url: pg.url, poolSize: 4 } : { dataDir, pgliteSettings: Object.keys(settings).length ? settings : undefined });
+const db = openDatabase(
+  pg ? { url: pg.url, poolSize: 4 } : { dataDir, pgliteSettings: Object.keys(settings).length ? settings : undefined },
+);
 await db.ready;
 try {
   const inStatement: number[] = [];
@@ -33,7 +38,16 @@ try {
   };
   const batcher = createIntakeBatcher(db.prisma, { maxItems: size, windowMs: 1000 });
   const batch = () =>
-    Promise.all(Array.from({ length: size }, () => batcher.submit({ shop: "bench-shop.myshopify.com", topic: "ORDERS_CREATE", eventId: randomUUID(), payload: JSON.parse(orderBody()) })));
+    Promise.all(
+      Array.from({ length: size }, () =>
+        batcher.submit({
+          shop: "bench-shop.myshopify.com",
+          topic: "ORDERS_CREATE",
+          eventId: randomUUID(),
+          payload: JSON.parse(orderBody()),
+        }),
+      ),
+    );
   for (let i = 0; i < 50; i++) await batch();
   const times: number[] = [];
   const cpu = process.cpuUsage();

@@ -6,7 +6,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { appEnv, cpuSeconds, freePort, type Child, measuredLoad, orderBody, pacedLoad, profileWindow, ratioRow, signedHeaders, startNode, throwawayDatabase, type Bench, type Row } from "./common";
+import {
+  appEnv,
+  cpuSeconds,
+  freePort,
+  type Child,
+  measuredLoad,
+  orderBody,
+  pacedLoad,
+  profileWindow,
+  ratioRow,
+  signedHeaders,
+  startNode,
+  throwawayDatabase,
+  type Bench,
+  type Row,
+} from "./common";
 
 const CONNECTIONS = 16;
 const AMOUNT = Number(process.env.BENCH_INTAKE_REQUESTS ?? 6000);
@@ -54,7 +69,9 @@ async function backendCpu(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
+    const { rows } = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    );
     return rows.reduce((sum, { pid }) => {
       try {
         return sum + cpuSeconds(pid);
@@ -83,7 +100,9 @@ async function serve(label: string, script: string, env: Record<string, string>,
     await pacedLoad(port, RATE, 2, delivery);
     const rest = child.rssMiB();
     const steady = await pacedLoad(port, RATE, RATE_SECONDS, delivery);
-    const profile = PROFILE ? await profileWindow(child, path.resolve(`bench/profiles/intake-${label}.cpuprofile`)) : undefined;
+    const profile = PROFILE
+      ? await profileWindow(child, path.resolve(`bench/profiles/intake-${label}.cpuprofile`))
+      : undefined;
     const cpu0 = child.cpuSeconds();
     const db0 = databaseUrl ? await backendCpu(databaseUrl) : 0;
     const measured = await load(port, AMOUNT);
@@ -108,7 +127,13 @@ async function metricsOnOff(env: Record<string, string>) {
   try {
     for (const on of [false, true]) {
       const port = freePort();
-      const child = await startNode("build/server-main.js", [], { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_ENABLED: String(on), METRICS_TOKEN }, [], { port });
+      const child = await startNode(
+        "build/server-main.js",
+        [],
+        { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_ENABLED: String(on), METRICS_TOKEN },
+        [],
+        { port },
+      );
       servers.push({ on, port, child });
       await load(port, 300);
     }
@@ -119,15 +144,22 @@ async function metricsOnOff(env: Record<string, string>) {
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
         // One scrape as the load starts, then one every SCRAPE_EVERY_MS.
         const scrape = () =>
-          void fetch(`http://127.0.0.1:${server.port}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } }).then(async (r) => {
-            if (r.status === 200 && (await r.text()).includes("merchant_integration_webhook_deliveries_total")) scrapes += 1;
+          void fetch(`http://127.0.0.1:${server.port}/metrics`, {
+            headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+          }).then(async (r) => {
+            if (r.status === 200 && (await r.text()).includes("merchant_integration_webhook_deliveries_total"))
+              scrapes += 1;
           });
         if (server.on) scrape();
         const scraping = server.on ? setInterval(scrape, SCRAPE_EVERY_MS) : undefined;
         const cpu0 = server.child.cpuSeconds();
         const measured = await load(server.port, AMOUNT);
         clearInterval(scraping);
-        runs[server.on ? "on" : "off"] = { perSecond: measured.perSecond, cpuPer1000: ((server.child.cpuSeconds() - cpu0) / AMOUNT) * 1000, failed: measured.failed };
+        runs[server.on ? "on" : "off"] = {
+          perSecond: measured.perSecond,
+          cpuPer1000: ((server.child.cpuSeconds() - cpu0) / AMOUNT) * 1000,
+          failed: measured.failed,
+        };
       }
       rounds.push(runs as { on: Run; off: Run });
     }
@@ -138,8 +170,14 @@ async function metricsOnOff(env: Record<string, string>) {
     return {
       rateRatio: median(rounds.map(rate)),
       cpuRatio: median(rounds.map(cpu)),
-      on: { perSecond: median(rounds.map((r) => r.on.perSecond)), cpuPer1000: median(rounds.map((r) => r.on.cpuPer1000)) },
-      off: { perSecond: median(rounds.map((r) => r.off.perSecond)), cpuPer1000: median(rounds.map((r) => r.off.cpuPer1000)) },
+      on: {
+        perSecond: median(rounds.map((r) => r.on.perSecond)),
+        cpuPer1000: median(rounds.map((r) => r.on.cpuPer1000)),
+      },
+      off: {
+        perSecond: median(rounds.map((r) => r.off.perSecond)),
+        cpuPer1000: median(rounds.map((r) => r.off.cpuPer1000)),
+      },
       failed: rounds.reduce((n, r) => n + r.on.failed + r.off.failed, 0),
       note: `${METRICS_ROUNDS} rounds, on/off ratio per round: deliveries/s ${show(rounds.map(rate))}, CPU per 1,000 ${show(rounds.map(cpu))}; ${scrapes} scrapes`,
     };
@@ -206,8 +244,24 @@ export const intake: Bench = {
           met: true,
           note: `16 connections kept busy: the mean is 16 / the rate (Little's law), ${((16 / app.perSecond) * 1000).toFixed(1)} ms for the app, ${((16 / floor.perSecond) * 1000).toFixed(1)} ms for the floor`,
         }),
-        ratioRow({ figure: "RSS of the app at rest, PG (MiB)", value: app.rest, unit: "MiB", baselineLabel: "floor at rest", baseline: floor.rest, target: "report", met: true }),
-        ratioRow({ figure: "peak RSS of the app, intake PG (MiB)", value: app.rss, unit: "MiB", baselineLabel: "floor RSS", baseline: floor.rss, target: "report", met: true }),
+        ratioRow({
+          figure: "RSS of the app at rest, PG (MiB)",
+          value: app.rest,
+          unit: "MiB",
+          baselineLabel: "floor at rest",
+          baseline: floor.rest,
+          target: "report",
+          met: true,
+        }),
+        ratioRow({
+          figure: "peak RSS of the app, intake PG (MiB)",
+          value: app.rss,
+          unit: "MiB",
+          baselineLabel: "floor RSS",
+          baseline: floor.rss,
+          target: "report",
+          met: true,
+        }),
       );
       ctx.log(`intake: app on PostgreSQL, metrics on against off (${METRICS_ROUNDS} rounds)`);
       const metrics = await metricsOnOff(env);
@@ -243,9 +297,21 @@ export const intake: Bench = {
       // measured start is a restart on it, as every later one is.
       ctx.log("intake: app on PGlite (first start: initdb, migrations)");
       const port = freePort();
-      await (await startNode("build/server-main.js", [], { ...appEnv({ PGLITE_DATA_DIR: dataDir, DATABASE_URL: "" }), PORT: String(port), HOST: "127.0.0.1" }, [], { port })).stop();
+      await (
+        await startNode(
+          "build/server-main.js",
+          [],
+          { ...appEnv({ PGLITE_DATA_DIR: dataDir, DATABASE_URL: "" }), PORT: String(port), HOST: "127.0.0.1" },
+          [],
+          { port },
+        )
+      ).stop();
       ctx.log("intake: app on PGlite");
-      const lite = await serve("app-pglite", "build/server-main.js", appEnv({ PGLITE_DATA_DIR: dataDir, DATABASE_URL: "" }));
+      const lite = await serve(
+        "app-pglite",
+        "build/server-main.js",
+        appEnv({ PGLITE_DATA_DIR: dataDir, DATABASE_URL: "" }),
+      );
       rows.push(
         ratioRow({
           figure: "intake PGlite, 16 conn (deliveries/s)",
@@ -267,8 +333,24 @@ export const intake: Bench = {
           met: true,
           note: `p50 ${lite.steady.p50.toFixed(1)} ms, max ${lite.steady.max.toFixed(0)} ms, ${lite.steady.failed} failed`,
         }),
-        ratioRow({ figure: "RSS of the app at rest, PGlite (MiB)", value: lite.rest, unit: "MiB", baselineLabel: "target", baseline: 300, target: "< 300 MiB", met: lite.rest < 300 }),
-        ratioRow({ figure: "peak RSS of the app, intake PGlite (MiB)", value: lite.rss, unit: "MiB", baselineLabel: "target", baseline: 300, target: "< 300 MiB", met: lite.rss < 300 }),
+        ratioRow({
+          figure: "RSS of the app at rest, PGlite (MiB)",
+          value: lite.rest,
+          unit: "MiB",
+          baselineLabel: "target",
+          baseline: 300,
+          target: "< 300 MiB",
+          met: lite.rest < 300,
+        }),
+        ratioRow({
+          figure: "peak RSS of the app, intake PGlite (MiB)",
+          value: lite.rss,
+          unit: "MiB",
+          baselineLabel: "target",
+          baseline: 300,
+          target: "< 300 MiB",
+          met: lite.rss < 300,
+        }),
       );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -13,7 +13,8 @@ import "./quick"; // first: BENCH_QUICK's sizes before the sections read theirs
 import type { Row } from "./common";
 import { benches } from "./registry";
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 if (!existsSync("build/server/index.js") || !existsSync("build/server-main.js")) {
   console.error("no production build: run `npm run build` first");
   process.exit(2);
@@ -43,19 +44,31 @@ const rows: Row[] = runs[0].map((first, i) => {
   if (same.length < 2) return first;
   const ratios = same.map((r) => r.ratio).filter(Number.isFinite);
   const mid = same.find((r) => r.ratio === median(ratios)) ?? first;
-  const spread = ratios.length ? `ratio over ${same.length} runs: min ${Math.min(...ratios).toFixed(2)}, median ${median(ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}` : "";
+  const spread = ratios.length
+    ? `ratio over ${same.length} runs: min ${Math.min(...ratios).toFixed(2)}, median ${median(ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}`
+    : "";
   return { ...mid, note: [mid.note, spread].filter(Boolean).join("; ") };
 });
 
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
 const machine = `${process.env.BENCH_QUICK ? "QUICK RUN (small sizes, not for quoting): " : ""}${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load average (1/5/15 min) ${load(loadBefore)} before, ${load(loadAfter)} after${repeat > 1 ? `, ${repeat} runs` : ""}, node ${process.version}`;
-const num = (x: number) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "-");
+const num = (x: number) =>
+  Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "-";
 const table = [
   ["figure", "value", "baseline", "", "ratio", "target", "met?"],
-  ...rows.map((r) => [r.figure, `${num(r.value)}`, `${num(r.baseline)}`, r.baselineLabel, `${num(r.ratio)}x`, r.target, r.met ? "yes" : "NO"]),
+  ...rows.map((r) => [
+    r.figure,
+    `${num(r.value)}`,
+    `${num(r.baseline)}`,
+    r.baselineLabel,
+    `${num(r.ratio)}x`,
+    r.target,
+    r.met ? "yes" : "NO",
+  ]),
 ];
 const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
-const print = (line: string[]) => line.map((cell, i) => (i === 1 || i === 2 || i === 4 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ");
+const print = (line: string[]) =>
+  line.map((cell, i) => (i === 1 || i === 2 || i === 4 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ");
 console.log(`\n${machine}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 console.log(print(table[0]));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
@@ -64,7 +77,15 @@ for (const r of rows) if (r.note) console.log(`  ${r.figure}: ${r.note}`);
 
 const dir = path.resolve("bench/results");
 mkdirSync(dir, { recursive: true });
-const result = { at: new Date().toISOString(), machine, loadBefore, loadAfter, repeat, rows, runs: repeat > 1 ? runs : undefined };
+const result = {
+  at: new Date().toISOString(),
+  machine,
+  loadBefore,
+  loadAfter,
+  repeat,
+  rows,
+  runs: repeat > 1 ? runs : undefined,
+};
 const json = JSON.stringify(result, null, 2);
 writeFileSync(path.join(dir, `${result.at.replace(/[:.]/g, "-")}.json`), json);
 writeFileSync(path.join(dir, "latest.json"), json);

@@ -10,11 +10,13 @@ import { openDatabase } from "../../app/db/connect.server";
 import { createIntakeBatcher } from "../../app/sync/intake.server";
 import { orderBody } from "./common";
 
-const mib = (field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;
+const mib = (field: "VmRSS" | "VmHWM") =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;
 const args = process.argv.slice(2);
 const deliveries = Number(args.find((a) => /^\d+$/.test(a)) ?? 6000);
 const extra = args.filter((a) => !/^\d+$/.test(a));
-const report = (step: string) => console.log(`${step.padEnd(34)} RSS ${mib("VmRSS").toFixed(0)} MiB (peak ${mib("VmHWM").toFixed(0)})`);
+const report = (step: string) =>
+  console.log(`${step.padEnd(34)} RSS ${mib("VmRSS").toFixed(0)} MiB (peak ${mib("VmHWM").toFixed(0)})`);
 // PGLITE_MEMORY_DIR: an existing data directory (no initdb at start, as in production after the first start).
 const dir = process.env.PGLITE_MEMORY_DIR ?? mkdtempSync(path.join(tmpdir(), "pglite-memory-"));
 try {
@@ -33,7 +35,16 @@ try {
   console.log();
   const batcher = createIntakeBatcher(db.prisma, { maxInFlight: 1 });
   for (let i = 0; i < deliveries; i += 500) {
-    await Promise.all(Array.from({ length: 500 }, () => batcher.submit({ shop: "mem-shop.myshopify.com", topic: "ORDERS_CREATE", eventId: randomUUID(), payload: JSON.parse(orderBody()) })));
+    await Promise.all(
+      Array.from({ length: 500 }, () =>
+        batcher.submit({
+          shop: "mem-shop.myshopify.com",
+          topic: "ORDERS_CREATE",
+          eventId: randomUUID(),
+          payload: JSON.parse(orderBody()),
+        }),
+      ),
+    );
   }
   report(`after ${deliveries} deliveries`);
   global.gc?.();

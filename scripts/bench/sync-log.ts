@@ -51,20 +51,36 @@ export interface ExportFigures {
   bounded: boolean;
 }
 
-export async function benchSyncLog(prisma: PrismaClient): Promise<{ lines: BenchLine[]; report: string[]; exported: ExportFigures }> {
+export async function benchSyncLog(
+  prisma: PrismaClient,
+): Promise<{ lines: BenchLine[]; report: string[]; exported: ExportFigures }> {
   const { loadLogView } = await import("../../app/admin/log.server");
   const { encodeCursor } = await import("../../app/admin/log-query.server");
   const { exportLogCsv } = await import("../../app/admin/log-export.server");
   process.stderr.write(`  sync log: seeding ${RECORDS} records and ${HANDOFFS} handoffs\n`);
   await seed(prisma);
-  const deepRow = await prisma.syncRecord.findFirstOrThrow({ where: { shop: SHOP }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: Math.floor(RECORDS * 0.9), select: { createdAt: true, id: true } });
+  const deepRow = await prisma.syncRecord.findFirstOrThrow({
+    where: { shop: SHOP },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    skip: Math.floor(RECORDS * 0.9),
+    select: { createdAt: true, id: true },
+  });
   const deep = encodeCursor({ at: deepRow.createdAt, id: deepRow.id });
-  const deepFailed = await prisma.syncRecord.findFirstOrThrow({ where: { shop: SHOP, state: "failed" }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: Math.floor(RECORDS / 10 * 0.9), select: { createdAt: true, id: true } });
+  const deepFailed = await prisma.syncRecord.findFirstOrThrow({
+    where: { shop: SHOP, state: "failed" },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    skip: Math.floor((RECORDS / 10) * 0.9),
+    select: { createdAt: true, id: true },
+  });
   const deepF = encodeCursor({ at: deepFailed.createdAt, id: deepFailed.id });
   const view = (query: string) => () => loadLogView(prisma, SHOP, new URLSearchParams(query));
 
   const cases: [string, () => Promise<unknown>][] = [
-    ["baseline: bare keyset query (51 rows)", () => prisma.$queryRaw`SELECT * FROM "SyncRecord" WHERE shop = ${SHOP} ORDER BY "createdAt" DESC, id DESC LIMIT 51`],
+    [
+      "baseline: bare keyset query (51 rows)",
+      () =>
+        prisma.$queryRaw`SELECT * FROM "SyncRecord" WHERE shop = ${SHOP} ORDER BY "createdAt" DESC, id DESC LIMIT 51`,
+    ],
     ["log loader: first page, unfiltered", view("")],
     ["log loader: deep cursor page (90%), unfiltered", view(`after=${deep}`)],
     ["log loader: first page, failed + customer", view("state=failed&customer=7000000006")],
@@ -113,8 +129,14 @@ export async function benchSyncLog(prisma: PrismaClient): Promise<{ lines: Bench
       ` after 10% of the rows, ${(growth / 1e6).toFixed(1)} MB at most over all of them: ${bounded ? "bounded" : "NOT bounded"}`,
   ];
   const worst = Math.max(...lines.filter((l) => l.name.startsWith("log loader")).map((l) => l.p95));
-  report.push(`Target: sync log loader p95 < 300 ms → worst ${worst.toFixed(1)} ms: ${worst < 300 ? "met" : "NOT met"}`);
-  return { lines, report, exported: { rows: rows - 1, seconds: exportMs / 1000, earlyMb: early / 1e6, growthMb: growth / 1e6, bounded } };
+  report.push(
+    `Target: sync log loader p95 < 300 ms → worst ${worst.toFixed(1)} ms: ${worst < 300 ? "met" : "NOT met"}`,
+  );
+  return {
+    lines,
+    report,
+    exported: { rows: rows - 1, seconds: exportMs / 1000, earlyMb: early / 1e6, growthMb: growth / 1e6, bounded },
+  };
 }
 
 /** The bench table's rows: each loader case against the bare keyset query of the same run; the export's memory. */

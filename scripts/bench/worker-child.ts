@@ -11,7 +11,11 @@ const db = process.env.BENCH_PGLITE_DIR
   ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })
   : openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
-const start = () => startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), { concurrency: Number(process.env.WORKER_CONCURRENCY), pollMs: 20 });
+const start = () =>
+  startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
+    concurrency: Number(process.env.WORKER_CONCURRENCY),
+    pollMs: 20,
+  });
 // BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2, so several processes start their work together (the backlog
 // section: the first process must not drain a small backlog while the second is still loading).
 let worker: ReturnType<typeof start> | undefined;
@@ -23,4 +27,7 @@ if (process.env.BENCH_START_ON_SIGNAL) {
   });
 } else worker = start();
 console.log("ready");
-process.once("SIGTERM", () => void (worker?.stop() ?? Promise.resolve()).then(() => db.close()).then(() => process.exit(0)));
+process.once(
+  "SIGTERM",
+  () => void (worker?.stop() ?? Promise.resolve()).then(() => db.close()).then(() => process.exit(0)),
+);

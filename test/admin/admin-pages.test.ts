@@ -11,7 +11,15 @@ import { startApp, type RunningApp } from "../helpers/app";
 import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook } from "../helpers/shopify";
-import { connectCustomer, importCounts, settingsFor, SHOP, shopifyFulfillment, shopifyOrder, syncDeps } from "../sync/support";
+import {
+  connectCustomer,
+  importCounts,
+  settingsFor,
+  SHOP,
+  shopifyFulfillment,
+  shopifyOrder,
+  syncDeps,
+} from "../sync/support";
 import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
 
 let db: TestDatabase;
@@ -83,7 +91,15 @@ describe("empty and error states", () => {
   }, 120_000);
 
   it("says plainly when a record does not exist (or is another shop's)", async () => {
-    await db.prisma.syncRecord.create({ data: { id: "11111111-1111-4111-8111-111111111111", shop: "other.myshopify.com", kind: "order", externalId: "9", orderId: "9" } });
+    await db.prisma.syncRecord.create({
+      data: {
+        id: "11111111-1111-4111-8111-111111111111",
+        shop: "other.myshopify.com",
+        kind: "order",
+        externalId: "9",
+        orderId: "9",
+      },
+    });
     for (const width of WIDTHS) {
       const { context, page } = await open("/app/log/11111111-1111-4111-8111-111111111111", width);
       await page.waitForSelector("text=Not found");
@@ -99,14 +115,29 @@ describe("with imports", () => {
 
   beforeAll(async () => {
     await connectCustomer(db.prisma, emulator, stores, "7000000001");
-    await db.prisma.customerGrant.update({ where: { shop_customerId: { shop: SHOP, customerId: "7000000001" } }, data: { customerName: "Ada Lovelace" } });
+    await db.prisma.customerGrant.update({
+      where: { shop_customerId: { shop: SHOP, customerId: "7000000001" } },
+      data: { customerName: "Ada Lovelace" },
+    });
     orders = await seedOrders(4, 1); // the first order fails (HTTP 500, one attempt allowed)
     const fulfillment = shopifyFulfillment(orders[1]);
     await sendWebhook(app.url, "fulfillments/create", fulfillment);
     await sendWebhook(app.url, "orders/create", shopifyOrder({ customer: null }));
     await drainJobs(deps);
     await db.prisma.cartHandoff.create({
-      data: { shop: SHOP, customerId: "7000000001", cartTokenHash: "h", contentHash: "c", externalCartId: "cart-77", idempotencyKey: "k", lineCount: 3, lines: [], state: "created", totalMinor: 4500n, currency: "USD" },
+      data: {
+        shop: SHOP,
+        customerId: "7000000001",
+        cartTokenHash: "h",
+        contentHash: "c",
+        externalCartId: "cart-77",
+        idempotencyKey: "k",
+        lineCount: 3,
+        lines: [],
+        state: "created",
+        totalMinor: 4500n,
+        currency: "USD",
+      },
     });
     await db.prisma.workerHeartbeat.create({ data: { workerId: "w-test", beatAt: new Date() } });
   }, 120_000);
@@ -160,7 +191,9 @@ describe("with imports", () => {
   }, 120_000);
 
   it("a record's page: admin link, request, attempts; Retry now imports it into the emulator; again is a no-op", async () => {
-    const failed = await db.prisma.syncRecord.findFirstOrThrow({ where: { shop: SHOP, externalId: String(orders[0].id) } });
+    const failed = await db.prisma.syncRecord.findFirstOrThrow({
+      where: { shop: SHOP, externalId: String(orders[0].id) },
+    });
     expect(failed.state).toBe("failed");
     for (const width of WIDTHS) {
       const { context, page } = await open(`/app/log/${failed.id}`, width);
@@ -194,14 +227,18 @@ describe("with imports", () => {
       const response = await fetch(`/app/log/${id}`, { method: "POST", body: form });
       document.body.dataset.answer = await response.text();
     }, again.id);
-    expect(await second.page.evaluate(() => document.body.dataset.answer)).toContain("Already imported. Nothing to retry.");
+    expect(await second.page.evaluate(() => document.body.dataset.answer)).toContain(
+      "Already imported. Nothing to retry.",
+    );
     await second.context.close();
   }, 120_000);
 
   it("bulk retry of 50 failed imports imports each exactly once, and repeating it is a no-op", async () => {
     const failing = await seedOrders(50, 50);
     const ids = failing.map((o) => String(o.id));
-    expect(await db.prisma.syncRecord.count({ where: { shop: SHOP, state: "failed", externalId: { in: ids } } })).toBe(50);
+    expect(await db.prisma.syncRecord.count({ where: { shop: SHOP, state: "failed", externalId: { in: ids } } })).toBe(
+      50,
+    );
     const { context, page } = await open("/app/log?state=failed");
     await page.waitForSelector(".Polaris-IndexTable", { timeout: 30_000 });
     await page.getByRole("button", { name: "Retry all failed in this view" }).click();
@@ -222,7 +259,11 @@ describe("with imports", () => {
     await page.waitForSelector(".Polaris-IndexTable", { timeout: 30_000 });
     const viewIds: string[] = [];
     for (;;) {
-      viewIds.push(...(await page.locator("a[data-primary-link]").evaluateAll((links) => links.map((a) => a.getAttribute("href")!.split("/").pop()!))));
+      viewIds.push(
+        ...(await page
+          .locator("a[data-primary-link]")
+          .evaluateAll((links) => links.map((a) => a.getAttribute("href")!.split("/").pop()!))),
+      );
       const next = page.getByRole("button", { name: "Next" });
       if (await next.isDisabled()) break;
       const before = page.url();
@@ -231,13 +272,22 @@ describe("with imports", () => {
       await page.waitForURL((url) => url.toString() !== before);
       // The URL changes before the next page's rows are rendered: wait for the rows themselves.
       await page.waitForFunction(
-        (last) => !Array.from(document.querySelectorAll("a[data-primary-link]")).some((a) => a.getAttribute("href")!.endsWith(`/${last}`)),
+        (last) =>
+          !Array.from(document.querySelectorAll("a[data-primary-link]")).some((a) =>
+            a.getAttribute("href")!.endsWith(`/${last}`),
+          ),
         firstBefore,
       );
     }
     expect(viewIds.length).toBeGreaterThan(50); // more than one page
-    const csv = await page.evaluate(async () => (await fetch(`/app/log/export?kind=order&state=imported&sort=asc`)).text());
-    const ids = csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[0]);
+    const csv = await page.evaluate(async () =>
+      (await fetch(`/app/log/export?kind=order&state=imported&sort=asc`)).text(),
+    );
+    const ids = csv
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.split(",")[0]);
     expect(ids).toEqual(viewIds);
     await context.close();
   }, 120_000);
@@ -270,7 +320,9 @@ describe("with imports", () => {
       await page.fill(`input[name=${field}]`, value);
     }
     await page.click("[data-testid=settings-form] button[type=submit]");
-    await page.waitForFunction(() => !document.querySelector("[data-testid=settings-form] button[type=submit][aria-busy=true]"));
+    await page.waitForFunction(
+      () => !document.querySelector("[data-testid=settings-form] button[type=submit][aria-busy=true]"),
+    );
     await page.getByRole("button", { name: "Check connection" }).click();
     await page.waitForSelector("text=Connection ok", { timeout: 30_000 });
     await context.close();
@@ -290,7 +342,9 @@ describe("with imports", () => {
   }, 180_000);
 
   it("refreshes itself while a backfill runs and stops once it is done", async () => {
-    const backfill = await db.prisma.backfill.create({ data: { shop: SHOP, customerId: "7000000001", days: 60, total: 100, queued: 10 } });
+    const backfill = await db.prisma.backfill.create({
+      data: { shop: SHOP, customerId: "7000000001", days: 60, total: 100, queued: 10 },
+    });
     const { context, page } = await open("/app");
     await page.waitForSelector("text=Ada Lovelace: last 60 days, 10 of 100 orders queued", { timeout: 30_000 });
     await db.prisma.backfill.update({ where: { id: backfill.id }, data: { queued: 60 } });

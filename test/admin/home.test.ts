@@ -26,18 +26,27 @@ describe("home", () => {
   it("calls the worker alive while it runs, and not once it stopped", async () => {
     expect((await loadHome(db.prisma, SHOP)).worker.alive).toBe(false);
     const worker = startWorker(
-      { prisma: db.prisma, loadSettings: async () => null, grantStore: () => unused() as never, importOrder: unused, importShipment: unused },
+      {
+        prisma: db.prisma,
+        loadSettings: async () => null,
+        grantStore: () => unused() as never,
+        importOrder: unused,
+        importShipment: unused,
+      },
       { pollMs: 50 },
     );
     try {
-      for (let i = 0; i < 100 && (await db.prisma.workerHeartbeat.count()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && (await db.prisma.workerHeartbeat.count()) === 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect((await loadHome(db.prisma, SHOP)).worker.alive).toBe(true);
     } finally {
       await worker.stop();
     }
     expect((await loadHome(db.prisma, SHOP)).worker.alive).toBe(false);
     // A worker that died without stopping: its last beat goes stale.
-    await db.prisma.workerHeartbeat.create({ data: { workerId: "crashed", beatAt: new Date(Date.now() - 5 * 60_000) } });
+    await db.prisma.workerHeartbeat.create({
+      data: { workerId: "crashed", beatAt: new Date(Date.now() - 5 * 60_000) },
+    });
     expect((await loadHome(db.prisma, SHOP)).worker).toMatchObject({ alive: false });
   });
 
@@ -46,13 +55,42 @@ describe("home", () => {
     const day = (d: string, h = 10) => new Date(`${d}T${String(h).padStart(2, "0")}:00:00Z`);
     await db.prisma.syncRecord.createMany({
       data: [
-        { shop: SHOP, kind: "order", externalId: "a", orderId: "a", state: "imported", importedAt: day("2026-11-23", 1) },
-        { shop: SHOP, kind: "order", externalId: "b", orderId: "b", state: "imported", importedAt: day("2026-11-23", 11) },
+        {
+          shop: SHOP,
+          kind: "order",
+          externalId: "a",
+          orderId: "a",
+          state: "imported",
+          importedAt: day("2026-11-23", 1),
+        },
+        {
+          shop: SHOP,
+          kind: "order",
+          externalId: "b",
+          orderId: "b",
+          state: "imported",
+          importedAt: day("2026-11-23", 11),
+        },
         { shop: SHOP, kind: "order", externalId: "c", orderId: "c", state: "updated", importedAt: day("2026-11-20") },
         { shop: SHOP, kind: "order", externalId: "d", orderId: "d", state: "failed", lastAttemptAt: day("2026-11-20") },
-        { shop: SHOP, kind: "order", externalId: "e", orderId: "e", state: "failed", lastAttemptAt: day("2026-11-20"), resolvedAt: now },
+        {
+          shop: SHOP,
+          kind: "order",
+          externalId: "e",
+          orderId: "e",
+          state: "failed",
+          lastAttemptAt: day("2026-11-20"),
+          resolvedAt: now,
+        },
         { shop: SHOP, kind: "order", externalId: "f", orderId: "f", state: "imported", importedAt: day("2026-10-01") }, // outside
-        { shop: "other.myshopify.com", kind: "order", externalId: "g", orderId: "g", state: "imported", importedAt: day("2026-11-23") },
+        {
+          shop: "other.myshopify.com",
+          kind: "order",
+          externalId: "g",
+          orderId: "g",
+          state: "imported",
+          importedAt: day("2026-11-23"),
+        },
       ],
     });
     const home = await loadHome(db.prisma, SHOP, now);
@@ -70,10 +108,23 @@ describe("home", () => {
     expect(await steps()).toEqual({ settings: false, check: false, theme: false, import: true });
     await db.prisma.shopSettings.upsert({
       where: { shop: SHOP },
-      create: { shop: SHOP, environment: "production", baseUrl: "https://s", authUrl: "https://a", clientId: "c", clientSecretEnc: "x", signingSecretEnc: "y" },
+      create: {
+        shop: SHOP,
+        environment: "production",
+        baseUrl: "https://s",
+        authUrl: "https://a",
+        clientId: "c",
+        clientSecretEnc: "x",
+        signingSecretEnc: "y",
+      },
       update: {},
     });
-    await recordConnectionCheck(db.prisma, SHOP, { ok: false, message: "client rejected" }, new Date("2026-11-23T09:00:00Z"));
+    await recordConnectionCheck(
+      db.prisma,
+      SHOP,
+      { ok: false, message: "client rejected" },
+      new Date("2026-11-23T09:00:00Z"),
+    );
     expect((await loadHome(db.prisma, SHOP)).settings).toEqual({
       complete: true,
       environment: "production",
@@ -81,7 +132,9 @@ describe("home", () => {
     });
     expect(await steps()).toMatchObject({ settings: true, check: false });
     await recordConnectionCheck(db.prisma, SHOP, { ok: true, message: "Connection ok" });
-    await db.prisma.customerGrant.create({ data: { shop: SHOP, customerId: "1", workspaceId: "w", scopes: "", accessTokenEnc: "x" } });
+    await db.prisma.customerGrant.create({
+      data: { shop: SHOP, customerId: "1", workspaceId: "w", scopes: "", accessTokenEnc: "x" },
+    });
     expect(await steps()).toEqual({ settings: true, check: true, theme: true, import: true });
     expect((await loadHome(db.prisma, SHOP)).customersConnected).toBe(1);
   });
@@ -89,7 +142,11 @@ describe("home", () => {
   it("calls the service configured by one rule: the setup guide, the settings page and the service agree", async () => {
     const shop = "configured-rule.myshopify.com";
     expect((await saveSettings(db.prisma, shop, SERVICE_SETTINGS_FORM)).ok).toBe(true);
-    const views = async () => [(await loadHome(db.prisma, shop)).settings.complete, (await getSettingsView(db.prisma, shop)).configured, Boolean(await loadServiceSettings(db.prisma, shop))];
+    const views = async () => [
+      (await loadHome(db.prisma, shop)).settings.complete,
+      (await getSettingsView(db.prisma, shop)).configured,
+      Boolean(await loadServiceSettings(db.prisma, shop)),
+    ];
     expect(await views()).toEqual([true, true, true]);
     // The base URL of the environment it imports to is gone (a row written before the form asked for it): nothing
     // can be sent, so no page calls it configured and the service gets no settings.

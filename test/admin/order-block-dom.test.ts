@@ -21,7 +21,9 @@ import { targetApi } from "../../dev/ui-extensions/target-api";
 beforeAll(() => {
   const pageFetch = window.fetch.bind(window);
   globalThis.fetch = ((input: unknown, init?: RequestInit) =>
-    typeof input === "string" && input.startsWith("/") ? pageFetch(input, init) : nodeFetch(input as string, init as never)) as typeof fetch;
+    typeof input === "string" && input.startsWith("/")
+      ? pageFetch(input, init)
+      : nodeFetch(input as string, init as never)) as typeof fetch;
 });
 const h = withHarness({ app: {}, emulator: "sync" });
 // The extension's own module, as Shopify bundles it (type-checked against the admin block's API by `npm run lint`).
@@ -64,12 +66,17 @@ function installShopify(orderId: string | number, options: { locale?: Locale; to
       formatDate: (date: Date, opts: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, opts).format(date),
     },
   };
-  (globalThis as unknown as { shopify: unknown }).shopify = strictShopify(API, implementation, (message) => void violations.push(message));
+  (globalThis as unknown as { shopify: unknown }).shopify = strictShopify(
+    API,
+    implementation,
+    (message) => void violations.push(message),
+  );
 }
 
 const root = () => document.body;
 const text = () => root().textContent ?? "";
-const buttons = (label: string) => [...root().querySelectorAll("s-button")].filter((b) => b.textContent === label) as HTMLElement[];
+const buttons = (label: string) =>
+  [...root().querySelectorAll("s-button")].filter((b) => b.textContent === label) as HTMLElement[];
 const waitForText = (expected: string | RegExp) =>
   vi.waitFor(() => expect(text()).toMatch(expected), { timeout: 15_000, interval: 25 });
 
@@ -88,7 +95,11 @@ const deliver = (payload: unknown) =>
 
 async function failedOrder() {
   const order = shopifyOrder();
-  await injectFault(h.emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+  await injectFault(h.emulator, {
+    path: "/api/v1/orders",
+    status: 422,
+    body: { error: "invalid_payload", message: "lines[0].title: too long" },
+  });
   await deliver(order);
   await drainJobs(deps);
   return order;
@@ -113,7 +124,13 @@ describe("order page block", () => {
     const [retry] = buttons("Retry now");
     retry.click();
     retry.click();
-    await vi.waitFor(() => expect([...root().querySelectorAll("[data-outcome]")].map((b) => [b.getAttribute("data-outcome"), b.textContent])).toEqual([["success", "Queued again."]]), { timeout: 15_000 });
+    await vi.waitFor(
+      () =>
+        expect(
+          [...root().querySelectorAll("[data-outcome]")].map((b) => [b.getAttribute("data-outcome"), b.textContent]),
+        ).toEqual([["success", "Queued again."]]),
+      { timeout: 15_000 },
+    );
     await drainJobs(deps);
     expect(importCounts(await emulatorState(h.emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
 

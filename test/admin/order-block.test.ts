@@ -9,7 +9,15 @@ import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";
 import { dataPath, readData } from "../helpers/route-data";
-import { clearSyncTables, connectCustomer, importCounts, newId, shopifyFulfillment, shopifyOrder, syncDeps } from "../sync/support";
+import {
+  clearSyncTables,
+  connectCustomer,
+  importCounts,
+  newId,
+  shopifyFulfillment,
+  shopifyOrder,
+  syncDeps,
+} from "../sync/support";
 
 const h = withHarness({ app: {}, emulator: "sync" });
 const ORIGIN = "https://extensions.shopifycdn.com";
@@ -33,7 +41,11 @@ const deliver = (topic: string, payload: unknown, shop = TEST_SHOP) =>
 /** An order the service refused (a failed import) with one shipment waiting behind it. */
 async function failedOrder() {
   const order = shopifyOrder();
-  await injectFault(h.emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+  await injectFault(h.emulator, {
+    path: "/api/v1/orders",
+    status: 422,
+    body: { error: "invalid_payload", message: "lines[0].title: too long" },
+  });
   await deliver("ORDERS_CREATE", order);
   await drainJobs(deps);
   await deliver("FULFILLMENTS_CREATE", shopifyFulfillment(order));
@@ -41,7 +53,10 @@ async function failedOrder() {
   return order;
 }
 
-async function call(order: string | number, init: { token?: string | null; method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(
+  order: string | number,
+  init: { token?: string | null; method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const token = init.token === undefined ? await mintSessionToken() : init.token;
   const headers: Record<string, string> = { Origin: ORIGIN, "User-Agent": CHROME, ...init.headers };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -64,7 +79,14 @@ describe("order page block backend", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     const body = JSON.parse(text);
     expect(body).toMatchObject({ status: "ok", paused: false });
-    expect(body.order).toMatchObject({ kind: "order", externalId: String(order.id), state: "failed", reasonCode: "rejected", canRetry: true, canResolve: true });
+    expect(body.order).toMatchObject({
+      kind: "order",
+      externalId: String(order.id),
+      state: "failed",
+      reasonCode: "rejected",
+      canRetry: true,
+      canResolve: true,
+    });
     expect(body.order.reason).toMatch(/lines\[0\]\.title: too long/);
     expect(body.order.path).toBe(`/app/log/${body.order.id}`);
     expect(Date.parse(body.order.at)).not.toBeNaN();
@@ -83,7 +105,12 @@ describe("order page block backend", () => {
     }
     const preflight = await fetch(`${h.app.url}/api/order-block?order=1`, {
       method: "OPTIONS",
-      headers: { Origin: ORIGIN, "User-Agent": CHROME, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+      headers: {
+        Origin: ORIGIN,
+        "User-Agent": CHROME,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type",
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
@@ -98,7 +125,9 @@ describe("order page block backend", () => {
     expect(JSON.parse(text)).toEqual({ status: "unknown", paused: false });
     const action = await call(other.id, { body: { intent: "resolve", recordId: record.id } });
     expect(action.response.status).toBe(404);
-    expect(await h.db.prisma.syncRecord.findUniqueOrThrow({ where: { id: record.id } })).toMatchObject({ resolvedAt: null });
+    expect(await h.db.prisma.syncRecord.findUniqueOrThrow({ where: { id: record.id } })).toMatchObject({
+      resolvedAt: null,
+    });
   });
 
   it("says when the customer has no workspace, and when the sync is paused", async () => {
@@ -107,7 +136,11 @@ describe("order page block backend", () => {
     await drainJobs(deps);
     await h.db.prisma.shopSettings.create({ data: { shop: TEST_SHOP, syncPaused: true } });
     const body = JSON.parse((await call(order.id)).text);
-    expect(body).toMatchObject({ status: "no_workspace", paused: true, order: { state: "skipped", reasonCode: "not_connected" } });
+    expect(body).toMatchObject({
+      status: "no_workspace",
+      paused: true,
+      order: { state: "skipped", reasonCode: "not_connected" },
+    });
   });
 
   it("retries only with the token (cookies never count, JSON only) and reaches the service once", async () => {
@@ -115,11 +148,20 @@ describe("order page block backend", () => {
     const { order: record } = JSON.parse((await call(order.id)).text);
 
     // A cross-site form post rides on cookies, not tokens: refused, nothing queued.
-    const forged = await call(order.id, { token: null, body: `intent=retry&recordId=${record.id}`, headers: { Cookie: "shopify_app_session=x", "Content-Type": "application/x-www-form-urlencoded" } });
+    const forged = await call(order.id, {
+      token: null,
+      body: `intent=retry&recordId=${record.id}`,
+      headers: { Cookie: "shopify_app_session=x", "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expect(forged.response.status).toBe(401);
-    const simple = await call(order.id, { body: `{"intent":"retry","recordId":"${record.id}"}`, headers: { "Content-Type": "text/plain" } });
+    const simple = await call(order.id, {
+      body: `{"intent":"retry","recordId":"${record.id}"}`,
+      headers: { "Content-Type": "text/plain" },
+    });
     expect(simple.response.status).toBe(415);
-    expect(await h.db.prisma.job.findFirstOrThrow({ where: { recordId: record.id }, orderBy: { seq: "desc" } })).toMatchObject({ status: "failed" });
+    expect(
+      await h.db.prisma.job.findFirstOrThrow({ where: { recordId: record.id }, orderBy: { seq: "desc" } }),
+    ).toMatchObject({ status: "failed" });
 
     const retried = await call(order.id, { body: { intent: "retry", recordId: record.id } });
     expect(retried.response.status).toBe(200);
@@ -130,7 +172,11 @@ describe("order page block backend", () => {
     expect(JSON.parse(again.text)).toMatchObject({ ok: true, message: expect.stringMatching(/^Already imported/) });
     await drainJobs(deps);
     expect(importCounts(await emulatorState(h.emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
-    expect(JSON.parse((await call(order.id)).text).order).toMatchObject({ state: "imported", canRetry: false, workspaceId: "ws-acme" });
+    expect(JSON.parse((await call(order.id)).text).order).toMatchObject({
+      state: "imported",
+      canRetry: false,
+      workspaceId: "ws-acme",
+    });
   });
 
   it("marks a failure resolved, and refuses unknown actions and records of other orders", async () => {
@@ -138,7 +184,11 @@ describe("order page block backend", () => {
     const { order: record } = JSON.parse((await call(order.id)).text);
     const resolved = await call(order.id, { body: { intent: "resolve", recordId: record.id } });
     expect(JSON.parse(resolved.text)).toMatchObject({ ok: true, message: "1 import marked as resolved." });
-    expect(JSON.parse((await call(order.id)).text).order).toMatchObject({ resolved: true, canResolve: false, canRetry: true });
+    expect(JSON.parse((await call(order.id)).text).order).toMatchObject({
+      resolved: true,
+      canResolve: false,
+      canRetry: true,
+    });
     expect((await call(order.id, { body: { intent: "delete", recordId: record.id } })).response.status).toBe(400);
     expect((await call(order.id + 1, { body: { intent: "retry", recordId: record.id } })).response.status).toBe(404);
     expect((await call("not-an-order")).response.status).toBe(400);
@@ -155,8 +205,14 @@ describe("order page block backend", () => {
         }),
       );
     expect(await readData(await settings({ intent: "flow" }))).toMatchObject({ intent: "flow", enabled: false });
-    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({ flowTriggerEnabled: false });
-    expect(await readData(await settings({ intent: "flow", flowTriggerEnabled: "on" }))).toMatchObject({ enabled: true });
-    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({ flowTriggerEnabled: true });
+    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({
+      flowTriggerEnabled: false,
+    });
+    expect(await readData(await settings({ intent: "flow", flowTriggerEnabled: "on" }))).toMatchObject({
+      enabled: true,
+    });
+    expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toMatchObject({
+      flowTriggerEnabled: true,
+    });
   });
 });

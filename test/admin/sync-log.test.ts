@@ -48,10 +48,24 @@ beforeAll(async () => {
     })),
   });
   await db.prisma.syncRecord.createMany({
-    data: Array.from({ length: 10 }, (_, i) => ({ shop: OTHER, kind: "order", externalId: `o-${i}`, orderId: `o-${i}`, state: "failed", createdAt: at(i) })),
+    data: Array.from({ length: 10 }, (_, i) => ({
+      shop: OTHER,
+      kind: "order",
+      externalId: `o-${i}`,
+      orderId: `o-${i}`,
+      state: "failed",
+      createdAt: at(i),
+    })),
   });
   await db.prisma.customerGrant.create({
-    data: { shop: SHOP, customerId: "7000000001", customerName: "Ada Lovelace", workspaceId: "ws-1", scopes: "", accessTokenEnc: "x" },
+    data: {
+      shop: SHOP,
+      customerId: "7000000001",
+      customerName: "Ada Lovelace",
+      workspaceId: "ws-1",
+      scopes: "",
+      accessTokenEnc: "x",
+    },
   });
 }, 120_000);
 
@@ -122,12 +136,22 @@ describe("sync log pages", () => {
 
   it("drops hostile URL values and round-trips the filter", async () => {
     const f = filter("kind=nope&state=%3Cscript%3E&from=2026-13-45&customer=abc&q=" + "x".repeat(100) + "&sort=asc");
-    expect(f).toEqual({ kind: undefined, state: undefined, from: undefined, to: undefined, customer: undefined, q: undefined, sort: "asc" });
+    expect(f).toEqual({
+      kind: undefined,
+      state: undefined,
+      from: undefined,
+      to: undefined,
+      customer: undefined,
+      q: undefined,
+      sort: "asc",
+    });
     expect(decodeCursor("not-a-cursor")).toBeUndefined();
     expect(decodeCursor(Buffer.from("2026-01-01T00:00:00Z|x'; drop").toString("base64url"))).toBeUndefined();
     const cursor = { at: at(5), id: "abc-123" };
     expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);
-    expect(filterParams(filter("kind=order&state=attention&q=%231001")).toString()).toBe("kind=order&state=attention&q=%231001");
+    expect(filterParams(filter("kind=order&state=attention&q=%231001")).toString()).toBe(
+      "kind=order&state=attention&q=%231001",
+    );
   });
 });
 
@@ -136,8 +160,12 @@ describe("actions", () => {
     const attention = await walkPages(filter("state=attention&kind=order"), 100);
     const ids = attention.slice(0, 3).map((r) => r.id);
     const other = await db.prisma.syncRecord.findFirstOrThrow({ where: { shop: OTHER } });
-    expect((await resolveRecords(db.prisma, SHOP, [...ids, other.id])).message).toBe("3 imports marked as resolved. 1 already resolved or not failed.");
-    expect((await resolveRecords(db.prisma, SHOP, ids)).message).toBe("Already resolved, or not failed. Nothing to do.");
+    expect((await resolveRecords(db.prisma, SHOP, [...ids, other.id])).message).toBe(
+      "3 imports marked as resolved. 1 already resolved or not failed.",
+    );
+    expect((await resolveRecords(db.prisma, SHOP, ids)).message).toBe(
+      "Already resolved, or not failed. Nothing to do.",
+    );
     expect((await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: other.id } })).resolvedAt).toBeNull();
     expect(await walkPages(filter("state=attention&kind=order"), 100)).toHaveLength(attention.length - 3);
     expect((await walkPages(filter("state=resolved"), 100)).map((r) => r.id).sort()).toEqual([...ids].sort());
@@ -148,26 +176,50 @@ describe("actions", () => {
 
   it("retries say plainly when there is nothing to do", async () => {
     const imported = await db.prisma.syncRecord.findFirstOrThrow({ where: { shop: SHOP, state: "imported" } });
-    expect(await retryRecord(db.prisma, SHOP, imported.id)).toEqual({ ok: true, message: "Already imported. Nothing to retry." });
+    expect(await retryRecord(db.prisma, SHOP, imported.id)).toEqual({
+      ok: true,
+      message: "Already imported. Nothing to retry.",
+    });
     const failed = await db.prisma.syncRecord.findFirstOrThrow({ where: { shop: SHOP, state: "failed" } });
     const other = await db.prisma.syncRecord.findFirstOrThrow({ where: { shop: OTHER } });
     expect((await retryRecord(db.prisma, SHOP, other.id)).message).toBe("That import was not found.");
     // No job to send it from (seeded rows have none): said, not pretended.
     expect((await retryRecord(db.prisma, SHOP, failed.id)).ok).toBe(false);
-    const job = await db.prisma.job.create({ data: { shop: SHOP, kind: "order", payload: {}, status: "failed", recordId: failed.id, attempts: 12 } });
-    expect((await retryRecord(db.prisma, SHOP, failed.id)).message).toBe("Queued again. The state updates once it has run.");
-    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "queued", attempts: 0 });
-    expect((await retryRecord(db.prisma, SHOP, failed.id)).message).toBe("Already queued: it runs now. Nothing else to do.");
+    const job = await db.prisma.job.create({
+      data: { shop: SHOP, kind: "order", payload: {}, status: "failed", recordId: failed.id, attempts: 12 },
+    });
+    expect((await retryRecord(db.prisma, SHOP, failed.id)).message).toBe(
+      "Queued again. The state updates once it has run.",
+    );
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({
+      status: "queued",
+      attempts: 0,
+    });
+    expect((await retryRecord(db.prisma, SHOP, failed.id)).message).toBe(
+      "Already queued: it runs now. Nothing else to do.",
+    );
     await db.prisma.job.update({ where: { id: job.id }, data: { status: "running" } });
-    expect((await retryRecord(db.prisma, SHOP, failed.id)).message).toBe("It is being imported right now. Nothing to do.");
-    expect((await retrySelected(db.prisma, SHOP, [failed.id, imported.id])).message).toBe("0 imports queued again, 1 running now, 1 not failed (left alone).");
+    expect((await retryRecord(db.prisma, SHOP, failed.id)).message).toBe(
+      "It is being imported right now. Nothing to do.",
+    );
+    expect((await retrySelected(db.prisma, SHOP, [failed.id, imported.id])).message).toBe(
+      "0 imports queued again, 1 running now, 1 not failed (left alone).",
+    );
     expect(await db.prisma.job.count({ where: { recordId: failed.id } })).toBe(1);
   });
 
   it("shows a record with its attempts, its request and a link into the Shopify admin", async () => {
     const record = await db.prisma.syncRecord.findFirstOrThrow({ where: { shop: SHOP, kind: "order" } });
     await db.prisma.syncAttempt.create({
-      data: { shop: SHOP, recordId: record.id, ok: false, outcome: "server_error", httpStatus: 500, errorCode: "internal", message: "The service had an internal problem (HTTP 500)." },
+      data: {
+        shop: SHOP,
+        recordId: record.id,
+        ok: false,
+        outcome: "server_error",
+        httpStatus: 500,
+        errorCode: "internal",
+        message: "The service had an internal problem (HTTP 500).",
+      },
     });
     const entry = await loadLogEntry(db.prisma, SHOP, record.id);
     expect(entry).toMatchObject({ type: "record", adminOrderUrl: `shopify:admin/orders/${record.orderId}` });
@@ -186,7 +238,9 @@ describe("CSV export", () => {
     const f = filter("customer=7000000001&sort=asc");
     const csv = await readCsv(exportLogCsv(db.prisma, SHOP, f, 7));
     const lines = csv.trim().split("\r\n");
-    expect(lines[0]).toBe("id,kind,order_name,order_id,external_id,customer_id,customer,created_at,state,resolved,reason,attempts");
+    expect(lines[0]).toBe(
+      "id,kind,order_name,order_id,external_id,customer_id,customer,created_at,state,resolved,reason,attempts",
+    );
     const view = await walkPages(f, 50);
     expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(view.map((r) => r.id));
     expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);

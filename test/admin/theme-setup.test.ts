@@ -29,7 +29,8 @@ beforeAll(async () => {
 describe("theme setup", () => {
   it("links into the theme editor with the app embed and each block ready, by their handles", () => {
     const blocks = readdirSync("extensions/storefront/blocks");
-    for (const handle of [EMBED_HANDLE, BLOCKS.continueCart.handle, BLOCKS.connectWorkspace.handle]) expect(blocks).toContain(`${handle}.liquid`);
+    for (const handle of [EMBED_HANDLE, BLOCKS.continueCart.handle, BLOCKS.connectWorkspace.handle])
+      expect(blocks).toContain(`${handle}.liquid`);
     const links = themeEditorLinks(TEST_SHOP, TEST_API_KEY);
     expect(links.embed).toBe(
       `https://${TEST_SHOP}/admin/themes/current/editor?context=apps&template=index&activateAppId=${TEST_API_KEY}%2Fcontinue-cart-embed`,
@@ -41,11 +42,21 @@ describe("theme setup", () => {
   });
 
   it("counts only this app's embed, not another app's block with the same file name", () => {
-    const settings = (types: [string, boolean][]) => ({ current: { blocks: Object.fromEntries(types.map(([type, disabled], i) => [`b${i}`, { type, disabled }])) } });
+    const settings = (types: [string, boolean][]) => ({
+      current: { blocks: Object.fromEntries(types.map(([type, disabled], i) => [`b${i}`, { type, disabled }])) },
+    });
     const ours = "shopify://apps/merchant-integration/blocks/continue-cart-embed/5f0c-4b1e";
     const theirs = "shopify://apps/cart-tools/blocks/continue-cart-embed/9a9a-0101";
     expect(embedEnabled(settings([[ours, false]]), "merchant-integration")).toBe(true);
-    expect(embedEnabled(settings([[theirs, false], [ours, true]]), "merchant-integration")).toBe(false);
+    expect(
+      embedEnabled(
+        settings([
+          [theirs, false],
+          [ours, true],
+        ]),
+        "merchant-integration",
+      ),
+    ).toBe(false);
     expect(embedEnabled(settings([[theirs, false]]), "merchant-integration")).toBe(false);
     expect(embedEnabled(settings([[ours, false]]), ".*")).toBe(false); // a handle is never a pattern
   });
@@ -60,11 +71,18 @@ describe("theme setup", () => {
     expect(await embedStatus(adminGraphql, TEST_SHOP)).toEqual({ state: "off", themeName: "Refresh" });
     // Without read_themes Shopify answers with an access error: the page says it could not check, nothing breaks.
     mock.use(
-      graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("ThemeEmbedStatus", () =>
-        HttpResponse.json({ errors: [{ message: "Access denied for themes field.", extensions: { code: "ACCESS_DENIED" } }] }),
-      ),
+      graphql
+        .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+        .query("ThemeEmbedStatus", () =>
+          HttpResponse.json({
+            errors: [{ message: "Access denied for themes field.", extensions: { code: "ACCESS_DENIED" } }],
+          }),
+        ),
     );
-    expect(await embedStatus(adminGraphql, TEST_SHOP)).toMatchObject({ state: "unknown", why: expect.stringMatching(/read_themes/) });
+    expect(await embedStatus(adminGraphql, TEST_SHOP)).toMatchObject({
+      state: "unknown",
+      why: expect.stringMatching(/read_themes/),
+    });
   });
 
   it("shows on the home page whether the embed is on, with the deep links", async () => {
@@ -77,7 +95,9 @@ describe("theme setup", () => {
     expect(html).toMatch(new RegExp(`href="[^"]*addAppBlockId=${TEST_API_KEY}%2Fconnect-workspace`));
 
     mock.use(...themeHandlers("on", "Dawn"));
-    const on = await (await fetch(await embeddedUrl(h.app.url, "/app"), { headers: { "User-Agent": CHROME_USER_AGENT } })).text();
+    const on = await (
+      await fetch(await embeddedUrl(h.app.url, "/app"), { headers: { "User-Agent": CHROME_USER_AGENT } })
+    ).text();
     expect(on).toContain("App embed on in Dawn");
     expect(on).not.toMatch(/href="[^"]*activateAppId/); // nothing left to switch on
   });

@@ -33,21 +33,33 @@ const ORDER = {
 };
 
 // Shopify's Admin API (MSW): the customer's name and email as Shopify knows them, by "shop:customerId".
-const profiles = new Map<string, { name: string; email: string }>([[`${TEST_SHOP}:7001`, { name: "Ada Lovelace", email: "ada@example.com" }]]);
+const profiles = new Map<string, { name: string; email: string }>([
+  [`${TEST_SHOP}:7001`, { name: "Ada Lovelace", email: "ada@example.com" }],
+]);
 const shopify = setupServer(
   ...[TEST_SHOP, SHOP_B].map((shop) =>
-    graphql.link(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerProfile", ({ variables }) => {
-      const profile = profiles.get(`${shop}:${String(variables.id).split("/").pop()}`);
-      const customer = profile ? { displayName: profile.name, defaultEmailAddress: { emailAddress: profile.email } } : null;
-      return HttpResponse.json({ data: { customer } });
-    }),
+    graphql
+      .link(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+      .query("CustomerProfile", ({ variables }) => {
+        const profile = profiles.get(`${shop}:${String(variables.id).split("/").pop()}`);
+        const customer = profile
+          ? { displayName: profile.name, defaultEmailAddress: { emailAddress: profile.email } }
+          : null;
+        return HttpResponse.json({ data: { customer } });
+      }),
   ),
 );
 // Registered before the harness's hooks: MSW must listen before the app's build takes the global fetch.
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());
 
-const h = withHarness({ shops: [TEST_SHOP, SHOP_B], keyring, app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth", browser: true });
+const h = withHarness({
+  shops: [TEST_SHOP, SHOP_B],
+  keyring,
+  app: { env: { ENCRYPTION_KEYS: KEYS } },
+  emulator: "oauth",
+  browser: true,
+});
 
 // ---- small drivers over plain HTTP -------------------------------------------------------------------------
 
@@ -65,7 +77,11 @@ async function admin(path: string, init: RequestInit & { shop?: string } = {}) {
 }
 
 async function saveSettings(shop: string, fields: Record<string, string>) {
-  const res = await admin(SETTINGS_DATA, { method: "POST", shop, body: new URLSearchParams({ intent: "save", ...fields }) });
+  const res = await admin(SETTINGS_DATA, {
+    method: "POST",
+    shop,
+    body: new URLSearchParams({ intent: "save", ...fields }),
+  });
   return { status: res.status, body: await readData(res) };
 }
 
@@ -114,17 +130,22 @@ const COMPLETE = `https://${TEST_SHOP}/apps/workspace/connect/complete?state=`;
 async function storefront(location: string, customerId: string | null, shop = TEST_SHOP) {
   const url = new URL(location);
   const path = url.pathname.replace(/^\/apps\/workspace/, "");
-  const res = await fetch(proxyUrl(h.app.url, path, { customerId, shop, extra: Object.fromEntries(url.searchParams) }), {
-    redirect: "manual",
-    headers: { "User-Agent": CHROME_USER_AGENT },
-  });
+  const res = await fetch(
+    proxyUrl(h.app.url, path, { customerId, shop, extra: Object.fromEntries(url.searchParams) }),
+    {
+      redirect: "manual",
+      headers: { "User-Agent": CHROME_USER_AGENT },
+    },
+  );
   return { status: res.status, location: res.headers.get("location"), text: await res.text(), headers: res.headers };
 }
 
 /** The callback's redirect to the completion step, checked for its shape. */
 function completionOf(result: { status: number; location: string | null }) {
   expect(result.status).toBe(302);
-  expect(result.location).toMatch(/^https:\/\/test-shop\.myshopify\.com\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/);
+  expect(result.location).toMatch(
+    /^https:\/\/test-shop\.myshopify\.com\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/,
+  );
   return result.location!;
 }
 
@@ -132,14 +153,24 @@ function completionOf(result: { status: number; location: string | null }) {
 async function pendingTokens(state: string) {
   const row = await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
   expect(row.pendingTokensEnc).not.toBeNull();
-  return JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+  return JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring)) as {
+    accessToken: string;
+    refreshToken: string;
+  };
 }
 
 /** True while the service still honours this authorization. */
 async function stillValidAtService(tokens: { accessToken: string; refreshToken: string }) {
   const outcome = await importOrder(
     emulatorSettings(h.emulator.url),
-    new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write", "shipments:write"], boundOrigins: serviceOrigins(emulatorSettings(h.emulator.url)) }),
+    new MemoryGrantStore({
+      workspaceId: "unused",
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      accessTokenExpiresAt: null,
+      scopes: ["orders:write", "shipments:write"],
+      boundOrigins: serviceOrigins(emulatorSettings(h.emulator.url)),
+    }),
     { ...ORDER, external_order_id: `probe-${randomBytes(4).toString("hex")}` },
     { idempotencyKey: `probe-${randomBytes(8).toString("hex")}` },
   );
@@ -157,7 +188,9 @@ async function connectViaHttp(customerId: string, shop = TEST_SHOP, name = "") {
   const t2 = performance.now();
   const result = await callback(location);
   const t3 = performance.now();
-  expect(result.location).toMatch(new RegExp(`^https://${shop.replace(/\./g, "\\.")}/apps/workspace/connect/complete\\?state=`));
+  expect(result.location).toMatch(
+    new RegExp(`^https://${shop.replace(/\./g, "\\.")}/apps/workspace/connect/complete\\?state=`),
+  );
   const done = await storefront(result.location!, customerId, shop);
   const t4 = performance.now();
   expect(done.location).toBe(`https://${shop}/apps/workspace/connect?result=connected`);
@@ -181,7 +214,11 @@ describe("connect a workspace in the browser", () => {
   it("storefront page → consent → approve → back on the store, grant stored encrypted, shown on Customers", async () => {
     const context = await newContext(h.browser);
     const page = await context.newPage();
-    await routeStorefront(page, { appUrl: h.app.url, customerId: "7001", customer: { name: "Ada Lovelace", email: "ada@example.com" } });
+    await routeStorefront(page, {
+      appUrl: h.app.url,
+      customerId: "7001",
+      customer: { name: "Ada Lovelace", email: "ada@example.com" },
+    });
 
     const started = Date.now();
     await page.goto(`https://${TEST_SHOP}/apps/workspace/connect`);
@@ -206,16 +243,28 @@ describe("connect a workspace in the browser", () => {
 
     // Stored encrypted: ciphertexts under the current key; the decrypted access token works at the service.
     const row = await grantOf("7001");
-    expect(row).toMatchObject({ workspaceId: "ws-acme", scopes: "orders:write shipments:write", status: "active", customerName: "Ada Lovelace", customerEmail: "ada@example.com" });
+    expect(row).toMatchObject({
+      workspaceId: "ws-acme",
+      scopes: "orders:write shipments:write",
+      status: "active",
+      customerName: "Ada Lovelace",
+      customerEmail: "ada@example.com",
+    });
     expect(keyIdOf(row!.accessTokenEnc)).toBe("k1");
     expect(keyIdOf(row!.refreshTokenEnc!)).toBe("k1");
     const accessToken = openFor(bindings.customerGrant(row!, "accessTokenEnc"), row!.accessTokenEnc, keyring);
     expect(row!.accessTokenEnc).not.toContain(accessToken);
-    const dbDump = JSON.stringify(await h.db.prisma.customerGrant.findMany()) + JSON.stringify(await h.db.prisma.oAuthState.findMany());
+    const dbDump =
+      JSON.stringify(await h.db.prisma.customerGrant.findMany()) +
+      JSON.stringify(await h.db.prisma.oAuthState.findMany());
     expect(dbDump).not.toContain(accessToken);
-    expect(dbDump).not.toContain(openFor(bindings.customerGrant(row!, "refreshTokenEnc"), row!.refreshTokenEnc!, keyring));
+    expect(dbDump).not.toContain(
+      openFor(bindings.customerGrant(row!, "refreshTokenEnc"), row!.refreshTokenEnc!, keyring),
+    );
     const store = createPrismaGrantStore(h.db.prisma, { shop: TEST_SHOP, customerId: "7001" }, { keyring });
-    const imported = await importOrder(emulatorSettings(h.emulator.url), store, ORDER, { idempotencyKey: "flow-order-1" });
+    const imported = await importOrder(emulatorSettings(h.emulator.url), store, ORDER, {
+      idempotencyKey: "flow-order-1",
+    });
     expect(imported).toMatchObject({ ok: true, status: 201 });
 
     // The state row is used up and its verifier was encrypted.
@@ -244,7 +293,10 @@ describe("connect a workspace in the browser", () => {
   it("sends an anonymous visitor to the store's own sign-in, legacy or current customer accounts", async () => {
     for (const [accountLoginUrl, expected] of [
       [undefined, `https://${TEST_SHOP}/account/login?return_url=%2Fapps%2Fworkspace%2Fconnect`],
-      ["/customer_authentication/redirect?locale=en", `https://${TEST_SHOP}/customer_authentication/redirect?locale=en&return_url=%2Fapps%2Fworkspace%2Fconnect`],
+      [
+        "/customer_authentication/redirect?locale=en",
+        `https://${TEST_SHOP}/customer_authentication/redirect?locale=en&return_url=%2Fapps%2Fworkspace%2Fconnect`,
+      ],
     ] as const) {
       const context = await newContext(h.browser);
       const page = await context.newPage();
@@ -263,7 +315,11 @@ describe("connect a workspace in the browser", () => {
 describe("failure paths store nothing and say what happened", () => {
   it("anonymous visitor (GET and POST) → a sign-in page whose link the theme fills in", async () => {
     for (const method of ["GET", "POST"]) {
-      const res = await fetch(proxyUrl(h.app.url, "/connect", { customerId: null }), { method, redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+      const res = await fetch(proxyUrl(h.app.url, "/connect", { customerId: null }), {
+        method,
+        redirect: "manual",
+        headers: { "User-Agent": CHROME_USER_AGENT },
+      });
       expect(res.status).toBe(200);
       const body = await res.text();
       expect(body).toContain("{%- assign workspace_login = routes.account_login_url -%}");
@@ -275,7 +331,10 @@ describe("failure paths store nothing and say what happened", () => {
 
   it("bad proxy signature → 400, nothing started", async () => {
     const before = await h.db.prisma.oAuthState.count();
-    const forged = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7002", secret: "not-the-api-secret" }), { method: "POST", redirect: "manual" });
+    const forged = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7002", secret: "not-the-api-secret" }), {
+      method: "POST",
+      redirect: "manual",
+    });
     expect(forged.status).toBe(400);
     // A genuine signature with the customer id changed afterwards.
     const url = new URL(proxyUrl(h.app.url, "/connect", { customerId: "7002" }));
@@ -299,7 +358,11 @@ describe("failure paths store nothing and say what happened", () => {
     const authorize = await startFlow("7102");
     const location = new URL(await consent(authorize, "approve"));
     const state = location.searchParams.get("state")!;
-    for (const forged of [state.slice(0, -1) + (state.endsWith("A") ? "B" : "A"), randomBytes(32).toString("base64url"), ""]) {
+    for (const forged of [
+      state.slice(0, -1) + (state.endsWith("A") ? "B" : "A"),
+      randomBytes(32).toString("base64url"),
+      "",
+    ]) {
       const tampered = new URL(location);
       tampered.searchParams.set("state", forged);
       const res = await callback(tampered.toString());
@@ -405,31 +468,48 @@ describe("the completion step stores the grant only for the customer who started
 
     // The attacker, who knows the state (it is in the URL they copied), gets nothing either: not with the
     // victim's completion link, and not with the state alone.
-    expect((await storefront(completion, "7601")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=already_used`);
-    expect((await storefront(`${COMPLETE}${state}`, "7601")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
+    expect((await storefront(completion, "7601")).location).toBe(
+      `https://${TEST_SHOP}/apps/workspace/connect?result=already_used`,
+    );
+    expect((await storefront(`${COMPLETE}${state}`, "7601")).location).toBe(
+      `https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`,
+    );
     expect(await grantOf("7601")).toBeNull();
     // The pending tokens never reached the browser.
-    for (const answer of [victim, words]) expect(JSON.stringify([answer.text, answer.location])).not.toContain(pending.accessToken);
+    for (const answer of [victim, words])
+      expect(JSON.stringify([answer.text, answer.location])).not.toContain(pending.accessToken);
   });
 
   it("the attacker cannot finish with the state alone before the victim's browser does", async () => {
     const authorize = await startFlow("7611");
     const state = authorize.searchParams.get("state")!;
     const completion = completionOf(await callback(await consent(authorize, "approve")));
-    for (const guess of [`${COMPLETE}${state}`, `${COMPLETE}${state}&proof=${randomBytes(32).toString("base64url")}`, completion.replace(/proof=[\w-]+/, "proof=")]) {
-      expect((await storefront(guess, "7611")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
+    for (const guess of [
+      `${COMPLETE}${state}`,
+      `${COMPLETE}${state}&proof=${randomBytes(32).toString("base64url")}`,
+      completion.replace(/proof=[\w-]+/, "proof="),
+    ]) {
+      expect((await storefront(guess, "7611")).location).toBe(
+        `https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`,
+      );
     }
     expect(await grantOf("7611")).toBeNull();
     expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).not.toBeNull();
     // (Here the browser that approved is the owner's: it finishes.)
-    expect((await storefront(completion, "7611")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    expect((await storefront(completion, "7611")).location).toBe(
+      `https://${TEST_SHOP}/apps/workspace/connect?result=connected`,
+    );
   });
 
   it("in Chromium: the victim ends on the store with plain words, nothing connected", async () => {
     const authorize = await startFlow("7621");
     const context = await newContext(h.browser);
     const page = await context.newPage();
-    await routeStorefront(page, { appUrl: h.app.url, customerId: "7622", customer: { name: "Victim", email: "victim@example.com" } });
+    await routeStorefront(page, {
+      appUrl: h.app.url,
+      customerId: "7622",
+      customer: { name: "Victim", email: "victim@example.com" },
+    });
     await page.goto(authorize.toString());
     await page.click("button[value=approve]");
     await page.waitForURL(`https://${TEST_SHOP}/apps/workspace/connect?result=wrong_customer`);
@@ -440,7 +520,10 @@ describe("the completion step stores the grant only for the customer who started
     await context.close();
     expect(await grantOf("7621")).toBeNull();
     expect(await grantOf("7622")).toBeNull();
-    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state: authorize.searchParams.get("state")! } })).pendingTokensEnc).toBeNull();
+    expect(
+      (await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state: authorize.searchParams.get("state")! } }))
+        .pendingTokensEnc,
+    ).toBeNull();
   });
 
   it("an anonymous shopper is sent to log in and back to the completion step; the owner then finishes", async () => {
@@ -470,7 +553,9 @@ describe("the completion step stores the grant only for the customer who started
     await page.click("button[value=approve]");
     await page.click("[data-status=signed_out] [data-action=sign-in]");
     await page.waitForSelector("[data-page=login]");
-    expect(await page.textContent("[data-page=login]")).toMatch(/return_url=\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/);
+    expect(await page.textContent("[data-page=login]")).toMatch(
+      /return_url=\/apps\/workspace\/connect\/complete\?state=[\w-]+&proof=[\w-]+$/,
+    );
     await context.close();
     expect(await grantOf("7632")).toBeNull();
   });
@@ -478,7 +563,9 @@ describe("the completion step stores the grant only for the customer who started
   it("completing twice: the second says already used and changes nothing", async () => {
     const authorize = await startFlow("7641");
     const completion = completionOf(await callback(await consent(authorize, "approve")));
-    expect((await storefront(completion, "7641")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    expect((await storefront(completion, "7641")).location).toBe(
+      `https://${TEST_SHOP}/apps/workspace/connect?result=connected`,
+    );
     const before = await grantOf("7641");
     const again = await storefront(completion, "7641");
     expect(again.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=already_used`);
@@ -487,7 +574,11 @@ describe("the completion step stores the grant only for the customer who started
     const next = await startFlow("7642");
     const nextCompletion = completionOf(await callback(await consent(next, "approve")));
     const results = await Promise.all([0, 1, 2].map(() => storefront(nextCompletion, "7642")));
-    expect(results.map((r) => new URL(r.location!).searchParams.get("result")).sort()).toEqual(["already_used", "already_used", "connected"]);
+    expect(results.map((r) => new URL(r.location!).searchParams.get("result")).sort()).toEqual([
+      "already_used",
+      "already_used",
+      "connected",
+    ]);
     expect((await grantOf("7642"))?.tokenVersion).toBe(0);
   });
 
@@ -503,8 +594,14 @@ describe("the completion step stores the grant only for the customer who started
     expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } })).pendingTokensEnc).toBeNull();
     expect(await stillValidAtService(pending)).toBe(false);
     // An unknown or malformed state: plain words, nothing else.
-    for (const bad of [`${COMPLETE}${randomBytes(32).toString("base64url")}&proof=x`, `${COMPLETE}%7B%7B`, `https://${TEST_SHOP}/apps/workspace/connect/complete`]) {
-      expect((await storefront(bad, "7651")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
+    for (const bad of [
+      `${COMPLETE}${randomBytes(32).toString("base64url")}&proof=x`,
+      `${COMPLETE}%7B%7B`,
+      `https://${TEST_SHOP}/apps/workspace/connect/complete`,
+    ]) {
+      expect((await storefront(bad, "7651")).location).toBe(
+        `https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`,
+      );
     }
   });
 });
@@ -515,7 +612,9 @@ describe("Customers page", () => {
   const loaderData = async (query = "", shop = TEST_SHOP) => {
     const res = await admin(dataPath(`/app/customers?${query.replace(/^&/, "")}`, "routes/app.customers"), { shop });
     expect(res.status).toBe(200);
-    return (await readData(res)) as { grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number } };
+    return (await readData(res)) as {
+      grants: { items: Array<Record<string, unknown>>; total: number; page: number; pageCount: number };
+    };
   };
 
   it("searches and paginates; shows the customer id when no name is known", async () => {
@@ -527,7 +626,12 @@ describe("Customers page", () => {
           customerId: String(8000 + i),
           customerName: i === 0 ? null : `Bulk Customer ${i}`,
           workspaceId: "ws-globex",
-          tokens: { accessToken: `bulk-at-${i}`, refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] },
+          tokens: {
+            accessToken: `bulk-at-${i}`,
+            refreshToken: null,
+            accessTokenExpiresAt: null,
+            scopes: ["orders:write"],
+          },
         },
         { keyring, now: new Date(Date.UTC(2026, 0, 1, 0, i)) },
       );
@@ -546,14 +650,24 @@ describe("Customers page", () => {
   });
 
   it("search matches % and _ literally; a NUL in the search or the grant id is a clear answer, not a 500", async () => {
-    for (const [customerId, customerName] of [["8101", "Percent 100% Sure"], ["8102", "Under_Score"]]) {
+    for (const [customerId, customerName] of [
+      ["8101", "Percent 100% Sure"],
+      ["8102", "Under_Score"],
+    ]) {
       await storeGrant(
         h.db.prisma,
-        { shop: TEST_SHOP, customerId, customerName, workspaceId: "ws-literal", tokens: { accessToken: "lit", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
+        {
+          shop: TEST_SHOP,
+          customerId,
+          customerName,
+          workspaceId: "ws-literal",
+          tokens: { accessToken: "lit", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] },
+        },
         { keyring },
       );
     }
-    const names = async (q: string) => (await loaderData(`&q=${encodeURIComponent(q)}`)).grants.items.map((g) => g.displayName);
+    const names = async (q: string) =>
+      (await loaderData(`&q=${encodeURIComponent(q)}`)).grants.items.map((g) => g.displayName);
     expect(await names("%")).toEqual(["Percent 100% Sure"]);
     expect(await names("100%")).toEqual(["Percent 100% Sure"]);
     expect(await names("_")).toEqual(["Under_Score"]);
@@ -573,7 +687,17 @@ describe("Customers page", () => {
     for (let i = 0; i < 21; i++) {
       await storeGrant(
         h.db.prisma,
-        { shop: TEST_SHOP, customerId: String(8200 + i), workspaceId: "ws-pages", tokens: { accessToken: `page-at-${i}`, refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
+        {
+          shop: TEST_SHOP,
+          customerId: String(8200 + i),
+          workspaceId: "ws-pages",
+          tokens: {
+            accessToken: `page-at-${i}`,
+            refreshToken: null,
+            accessTokenExpiresAt: null,
+            scopes: ["orders:write"],
+          },
+        },
         { keyring },
       );
     }
@@ -591,11 +715,23 @@ describe("Customers page", () => {
     const settings = emulatorSettings(h.emulator.url);
     const row = await grantOf("7201");
     // The customer's authorization ends at the service; our access token has expired.
-    await revokeToken(settings, openFor(bindings.customerGrant(row!, "refreshTokenEnc"), row!.refreshTokenEnc!, keyring), { tokenTypeHint: "refresh_token" });
-    await h.db.prisma.customerGrant.update({ where: { id: row!.id }, data: { accessTokenExpiresAt: new Date(Date.now() - 1000) } });
-    const outcome = await importOrder(settings, grantStoreFor(h.db.prisma, { shop: TEST_SHOP, customerId: "7201" }, { keyring }), ORDER, {
-      idempotencyKey: "needs-reconnect-1",
+    await revokeToken(
+      settings,
+      openFor(bindings.customerGrant(row!, "refreshTokenEnc"), row!.refreshTokenEnc!, keyring),
+      { tokenTypeHint: "refresh_token" },
+    );
+    await h.db.prisma.customerGrant.update({
+      where: { id: row!.id },
+      data: { accessTokenExpiresAt: new Date(Date.now() - 1000) },
     });
+    const outcome = await importOrder(
+      settings,
+      grantStoreFor(h.db.prisma, { shop: TEST_SHOP, customerId: "7201" }, { keyring }),
+      ORDER,
+      {
+        idempotencyKey: "needs-reconnect-1",
+      },
+    );
     expect(outcome).toMatchObject({ ok: false, kind: "reconnect_required" });
     const data = await loaderData("&q=Hopper");
     expect(data.grants.items[0]).toMatchObject({ status: "needs_reconnect" });
@@ -638,7 +774,12 @@ describe("Customers page", () => {
     await context.close();
     expect(await grantOf("7301")).toBeNull();
     // The old tokens no longer work at the service.
-    const outcome = await importOrder(emulatorSettings(h.emulator.url), new MemoryGrantStore({ ...tokens, boundOrigins: serviceOrigins(emulatorSettings(h.emulator.url)) }), ORDER, { idempotencyKey: "after-disconnect" });
+    const outcome = await importOrder(
+      emulatorSettings(h.emulator.url),
+      new MemoryGrantStore({ ...tokens, boundOrigins: serviceOrigins(emulatorSettings(h.emulator.url)) }),
+      ORDER,
+      { idempotencyKey: "after-disconnect" },
+    );
     expect(outcome.ok).toBe(false);
 
     const missing = await admin(CUSTOMERS_DATA, {
@@ -658,7 +799,13 @@ describe("tenant isolation", () => {
   it("shop B's session sees none of shop A's customers and cannot disconnect them", async () => {
     await storeGrant(
       h.db.prisma,
-      { shop: TEST_SHOP, customerId: "7501", customerName: "Shop A Only", workspaceId: "ws-acme", tokens: { accessToken: "a-only", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] } },
+      {
+        shop: TEST_SHOP,
+        customerId: "7501",
+        customerName: "Shop A Only",
+        workspaceId: "ws-acme",
+        tokens: { accessToken: "a-only", refreshToken: null, accessTokenExpiresAt: null, scopes: ["orders:write"] },
+      },
       { keyring },
     );
     const a = await grantOf("7501");
@@ -682,13 +829,22 @@ describe("tenant isolation", () => {
     const data = await readData(res);
     expect(data.settings).toMatchObject({ configured: false, clientId: "", authUrl: "", clientSecret: { set: false } });
     expect(JSON.stringify(data)).not.toContain(h.emulator.url);
-    const check = await admin(SETTINGS_DATA, { method: "POST", shop: SHOP_B, body: new URLSearchParams({ intent: "check" }) });
-    expect((await readData(check)).check).toMatchObject({ ok: false, message: expect.stringContaining("Not configured") });
+    const check = await admin(SETTINGS_DATA, {
+      method: "POST",
+      shop: SHOP_B,
+      body: new URLSearchParams({ intent: "check" }),
+    });
+    expect((await readData(check)).check).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("Not configured"),
+    });
   });
 
   it("the same customer id in shop B is a different customer; B's proxy cannot complete A's state", async () => {
     // Shop A's customer 7001 is connected; shop B's customer 7001 is not, whatever the URL claims.
-    const pageB = await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7001", shop: SHOP_B, extra: { result: "connected" } }));
+    const pageB = await fetch(
+      proxyUrl(h.app.url, "/connect", { customerId: "7001", shop: SHOP_B, extra: { result: "connected" } }),
+    );
     const textB = await pageB.text();
     expect(textB).not.toContain('data-status="connected"');
     expect(textB).not.toContain("Your workspace is connected");
@@ -698,7 +854,10 @@ describe("tenant isolation", () => {
     const callbackUrl = new URL(await consent(authorize, "approve"));
     const extra = { code: callbackUrl.searchParams.get("code")!, state: callbackUrl.searchParams.get("state")! };
     for (const method of ["GET", "POST"]) {
-      await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7401", shop: SHOP_B, extra }), { method, redirect: "manual" });
+      await fetch(proxyUrl(h.app.url, "/connect", { customerId: "7401", shop: SHOP_B, extra }), {
+        method,
+        redirect: "manual",
+      });
     }
     expect(await grantOf("7401", SHOP_B)).toBeNull();
     expect(await grantOf("7401")).toBeNull();
@@ -710,8 +869,12 @@ describe("tenant isolation", () => {
     const viaB = await storefront(completion, "7401", SHOP_B);
     expect(viaB.location).toBe(`https://${SHOP_B}/apps/workspace/connect?result=invalid_state`);
     expect(await grantOf("7401", SHOP_B)).toBeNull();
-    expect((await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state: extra.state } })).pendingTokensEnc).not.toBeNull();
-    expect((await storefront(completion, "7401")).location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=connected`);
+    expect(
+      (await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state: extra.state } })).pendingTokensEnc,
+    ).not.toBeNull();
+    expect((await storefront(completion, "7401")).location).toBe(
+      `https://${TEST_SHOP}/apps/workspace/connect?result=connected`,
+    );
     expect(await grantOf("7401")).not.toBeNull();
     expect(await grantOf("7401", SHOP_B)).toBeNull();
   });

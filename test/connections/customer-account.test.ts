@@ -27,17 +27,30 @@ const EXTENSION_ORIGIN = "https://extensions.shopifycdn.com";
 
 // Shopify's Admin API (MSW): where the test shop's customer accounts live; shop B's answer is an error.
 const shopify = setupServer(
-  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
-    HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } } }),
-  ),
-  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerProfile", () =>
-    HttpResponse.json({ data: { customer: { displayName: "Ada Lovelace", defaultEmailAddress: { emailAddress: "ada@example.com" } } } }),
-  ),
+  graphql
+    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+    .query("CustomerAccounts", () =>
+      HttpResponse.json({
+        data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } },
+      }),
+    ),
+  graphql
+    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+    .query("CustomerProfile", () =>
+      HttpResponse.json({
+        data: { customer: { displayName: "Ada Lovelace", defaultEmailAddress: { emailAddress: "ada@example.com" } } },
+      }),
+    ),
 );
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());
 
-const h = withHarness({ shops: [TEST_SHOP, SHOP_B], keyring, app: { env: { ENCRYPTION_KEYS: KEYS } }, emulator: "oauth" });
+const h = withHarness({
+  shops: [TEST_SHOP, SHOP_B],
+  keyring,
+  app: { env: { ENCRYPTION_KEYS: KEYS } },
+  emulator: "oauth",
+});
 
 // ---- drivers ----------------------------------------------------------------------------------------------------
 
@@ -64,7 +77,8 @@ async function account(path: string, token: string | null, init: { method?: stri
   return { status: res.status, headers: res.headers, body };
 }
 
-const profile = async (customerId: string, shop = TEST_SHOP) => account("/customer-account/connection", await mintCustomerToken(customerId, shop));
+const profile = async (customerId: string, shop = TEST_SHOP) =>
+  account("/customer-account/connection", await mintCustomerToken(customerId, shop));
 const post = async (customerId: string, body: unknown, shop = TEST_SHOP) =>
   account("/customer-account/connection", await mintCustomerToken(customerId, shop), { body });
 
@@ -84,19 +98,36 @@ async function consentFor(customerId: string, decision: "approve" | "deny" = "ap
     body: form,
     redirect: "manual",
   });
-  const callback = await fetch(consent.headers.get("location")!, { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+  const callback = await fetch(consent.headers.get("location")!, {
+    redirect: "manual",
+    headers: { "User-Agent": CHROME_USER_AGENT },
+  });
   expect(callback.status).toBe(302);
   return { back: new URL(callback.headers.get("location")!), state: authorize.searchParams.get("state")! };
 }
 
-const paramsOf = (back: URL) => ({ state: back.searchParams.get("workspace_state"), proof: back.searchParams.get("workspace_proof") });
-const grantOf = (customerId: string, shop = TEST_SHOP) => h.db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
+const paramsOf = (back: URL) => ({
+  state: back.searchParams.get("workspace_state"),
+  proof: back.searchParams.get("workspace_proof"),
+});
+const grantOf = (customerId: string, shop = TEST_SHOP) =>
+  h.db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
 
 async function stillValidAtService(tokens: { accessToken: string; refreshToken: string }) {
   const outcome = await importOrder(
     emulatorSettings(h.emulator.url),
-    new MemoryGrantStore({ workspaceId: "unused", accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, accessTokenExpiresAt: null, scopes: ["orders:write"] }),
-    { external_order_id: `probe-${randomBytes(4).toString("hex")}`, ordered_at: "2026-11-01T10:00:00Z", lines: [{ external_line_id: "l", title: "Mug", quantity: 1 }] },
+    new MemoryGrantStore({
+      workspaceId: "unused",
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      accessTokenExpiresAt: null,
+      scopes: ["orders:write"],
+    }),
+    {
+      external_order_id: `probe-${randomBytes(4).toString("hex")}`,
+      ordered_at: "2026-11-01T10:00:00Z",
+      lines: [{ external_line_id: "l", title: "Mug", quantity: 1 }],
+    },
     { idempotencyKey: `probe-${randomBytes(8).toString("hex")}` },
   );
   return outcome.ok;
@@ -132,9 +163,13 @@ describe("setup guide", () => {
   it("says where Connect workspace goes from the store's customerAccountsV2 (before anyone connected)", async () => {
     expect(await surface(TEST_SHOP)).toBe("customer_accounts");
     shopify.use(
-      graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
-        HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "CLASSIC", url: ACCOUNT_URL } } } }),
-      ),
+      graphql
+        .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+        .query("CustomerAccounts", () =>
+          HttpResponse.json({
+            data: { shop: { customerAccountsV2: { customerAccountsVersion: "CLASSIC", url: ACCOUNT_URL } } },
+          }),
+        ),
     );
     try {
       expect(await surface(TEST_SHOP)).toBe("legacy_accounts");
@@ -166,7 +201,10 @@ describe("session token", () => {
     const before = await h.db.prisma.oAuthState.count();
     await refused(null, "missing");
     await refused("not-a-jwt", "garbage");
-    await refused(await mintCustomerToken("8001", TEST_SHOP, { lifetimeSeconds: -60, issuedAgoSeconds: 600 }), "expired");
+    await refused(
+      await mintCustomerToken("8001", TEST_SHOP, { lifetimeSeconds: -60, issuedAgoSeconds: 600 }),
+      "expired",
+    );
     await refused(await mintCustomerToken("8001", TEST_SHOP, { secret: "another-apps-secret" }), "wrong signature");
     await refused(await mintCustomerToken("8001", TEST_SHOP, { apiKey: "another-apps-key" }), "wrong audience");
     await refused(await mintSessionToken(TEST_SHOP), "an admin token (sub is a staff id, not a customer)");
@@ -176,7 +214,12 @@ describe("session token", () => {
   it("answers the CORS preflight", async () => {
     const res = await fetch(new URL("/customer-account/connection", h.app.url), {
       method: "OPTIONS",
-      headers: { Origin: EXTENSION_ORIGIN, "User-Agent": CHROME_USER_AGENT, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+      headers: {
+        Origin: EXTENSION_ORIGIN,
+        "User-Agent": CHROME_USER_AGENT,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type",
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
@@ -219,7 +262,12 @@ describe("connect from the account page", () => {
 
     const done = await post("8001", { intent: "complete", ...paramsOf(back) });
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ result: "connected", status: "connected", workspaceId: "ws-acme", scopes: ["orders:write", "shipments:write"] });
+    expect(done.body).toMatchObject({
+      result: "connected",
+      status: "connected",
+      workspaceId: "ws-acme",
+      scopes: ["orders:write", "shipments:write"],
+    });
     const grant = await grantOf("8001");
     expect(grant).toMatchObject({ status: "active", customerName: "Ada Lovelace" });
     expect((await profile("8001")).body).toMatchObject({ status: "connected", workspaceId: "ws-acme" });
@@ -286,7 +334,10 @@ describe("connect from the account page", () => {
   it("disconnect revokes at the service and deletes the tokens; another shop's same customer id changes nothing", async () => {
     await connect("8008");
     const row = (await grantOf("8008"))!;
-    const tokens = { accessToken: openFor(bindings.customerGrant(row, "accessTokenEnc"), row.accessTokenEnc, keyring), refreshToken: openFor(bindings.customerGrant(row, "refreshTokenEnc"), row.refreshTokenEnc!, keyring) };
+    const tokens = {
+      accessToken: openFor(bindings.customerGrant(row, "accessTokenEnc"), row.accessTokenEnc, keyring),
+      refreshToken: openFor(bindings.customerGrant(row, "refreshTokenEnc"), row.refreshTokenEnc!, keyring),
+    };
 
     const foreign = await post("8008", { intent: "disconnect" }, SHOP_B);
     expect(foreign.body).toMatchObject({ disconnected: false, status: "not_configured" });
@@ -314,11 +365,43 @@ describe("connect from the account page", () => {
 describe("order status", () => {
   beforeAll(async () => {
     const rows = [
-      { shop: TEST_SHOP, kind: "order", externalId: "5001", orderId: "5001", customerId: "8101", state: "imported", orderName: "#1001" },
+      {
+        shop: TEST_SHOP,
+        kind: "order",
+        externalId: "5001",
+        orderId: "5001",
+        customerId: "8101",
+        state: "imported",
+        orderName: "#1001",
+      },
       { shop: TEST_SHOP, kind: "shipment", externalId: "6001", orderId: "5001", customerId: "8101", state: "imported" },
-      { shop: TEST_SHOP, kind: "shipment", externalId: "6002", orderId: "5001", customerId: "8101", state: "failed", reason: "internal words" },
-      { shop: TEST_SHOP, kind: "order", externalId: "5002", orderId: "5002", customerId: "8102", state: "imported", orderName: "#1002" },
-      { shop: TEST_SHOP, kind: "order", externalId: "5003", orderId: "5003", customerId: "8101", state: "waiting", reasonCode: "needs_reconnect" as const },
+      {
+        shop: TEST_SHOP,
+        kind: "shipment",
+        externalId: "6002",
+        orderId: "5001",
+        customerId: "8101",
+        state: "failed",
+        reason: "internal words",
+      },
+      {
+        shop: TEST_SHOP,
+        kind: "order",
+        externalId: "5002",
+        orderId: "5002",
+        customerId: "8102",
+        state: "imported",
+        orderName: "#1002",
+      },
+      {
+        shop: TEST_SHOP,
+        kind: "order",
+        externalId: "5003",
+        orderId: "5003",
+        customerId: "8101",
+        state: "waiting",
+        reasonCode: "needs_reconnect" as const,
+      },
     ];
     for (const data of rows) await h.db.prisma.syncRecord.create({ data });
   });
@@ -331,13 +414,23 @@ describe("order status", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.body).toEqual({ status: "known", orderName: "#1001", order: "sent", shipments: ["sent", "failed"] });
-    expect((await status("8101", "5003")).body).toEqual({ status: "known", orderName: null, order: "waiting", shipments: [] });
+    expect((await status("8101", "5003")).body).toEqual({
+      status: "known",
+      orderName: null,
+      order: "waiting",
+      shipments: [],
+    });
   });
 
   it("another customer's order, another shop's token and an unknown order get the same answer (no IDOR)", async () => {
     const unknown = await status("8101", "gid://shopify/Order/5999");
     expect(unknown).toMatchObject({ status: 200, body: { status: "unknown" } });
-    const others = [await status("8101", "5002"), await status("8102", "5001"), await status("8101", "5001", SHOP_B), await status("8101", "../5001")];
+    const others = [
+      await status("8101", "5002"),
+      await status("8102", "5001"),
+      await status("8101", "5001", SHOP_B),
+      await status("8101", "../5001"),
+    ];
     for (const res of others) {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(unknown.body);

@@ -24,7 +24,10 @@ beforeAll(async () => {
   db = await createTestDatabase();
   emu = await startEmulator({
     port: 0,
-    config: { ...DEFAULT_CONFIG, clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [`${APP}/connect/callback`] }] },
+    config: {
+      ...DEFAULT_CONFIG,
+      clients: [{ ...DEFAULT_CONFIG.clients[0], redirect_uris: [`${APP}/connect/callback`] }],
+    },
   });
   const saved = await saveSettings(db.prisma, SHOP, { ...emulatorSettings(emu.url) }, { keyring });
   expect(saved.ok).toBe(true);
@@ -35,8 +38,16 @@ afterAll(async () => {
 });
 
 /** The storefront completion step the callback sent the browser to, as the proxy would hand it over. */
-async function finish(completionUrl: string, customerId: string | null, options: Parameters<typeof completeOnStorefront>[2] = {}) {
-  return completeOnStorefront(db.prisma, { shop: SHOP, customerId, url: completionUrl, prefix: "/apps/workspace" }, { keyring, ...options });
+async function finish(
+  completionUrl: string,
+  customerId: string | null,
+  options: Parameters<typeof completeOnStorefront>[2] = {},
+) {
+  return completeOnStorefront(
+    db.prisma,
+    { shop: SHOP, customerId, url: completionUrl, prefix: "/apps/workspace" },
+    { keyring, ...options },
+  );
 }
 
 async function approve(authorizationUrl: string) {
@@ -53,10 +64,16 @@ describe("oauth flow module", () => {
     const lines: string[] = [];
     const hooks: unknown[] = [];
     const t0 = new Date();
-    const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55", customerName: "{{ customer.name | escape }}" }, { appUrl: APP, keyring, now: t0 });
+    const started = await startConnect(
+      db.prisma,
+      { shop: SHOP, customerId: "55", customerName: "{{ customer.name | escape }}" },
+      { appUrl: APP, keyring, now: t0 },
+    );
     expect(started.ok).toBe(true);
     if (!started.ok) return;
-    const state = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
+    const state = await db.prisma.oAuthState.findUniqueOrThrow({
+      where: { state: new URL(started.authorizationUrl).searchParams.get("state")! },
+    });
     expect(state.expiresAt.getTime() - t0.getTime()).toBe(STATE_TTL_MS);
     expect(state.customerName).toBeNull(); // unrendered Liquid is not a name
     const verifier = openFor(bindings.oauthState(state, "codeVerifierEnc"), state.codeVerifierEnc, keyring);
@@ -67,25 +84,43 @@ describe("oauth flow module", () => {
       throw new Error("a failing hook must not fail the connection");
     };
     // The callback exchanges the code but stores no grant: it sends the browser to the store's completion step.
-    const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring, log, onConnected });
+    const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), {
+      keyring,
+      log,
+      onConnected,
+    });
     expect(callback).toMatchObject({ kind: "redirect", result: "pending" });
     if (callback.kind !== "redirect") return;
-    expect(callback.location).toMatch(new RegExp(`^https://${SHOP}/apps/workspace/connect/complete\\?state=${state.state}&proof=[\\w-]{43}$`));
+    expect(callback.location).toMatch(
+      new RegExp(`^https://${SHOP}/apps/workspace/connect/complete\\?state=${state.state}&proof=[\\w-]{43}$`),
+    );
     expect(hooks).toEqual([]);
     expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: "55" } })).toBe(0);
     const pendingRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: state.state } });
-    const pending = JSON.parse(openFor(bindings.oauthState(pendingRow, "pendingTokensEnc"), pendingRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+    const pending = JSON.parse(
+      openFor(bindings.oauthState(pendingRow, "pendingTokensEnc"), pendingRow.pendingTokensEnc!, keyring),
+    ) as { accessToken: string; refreshToken: string };
     expect(pendingRow.exchangedAt).not.toBeNull();
     expect(pendingRow.proofHash).not.toContain(new URL(callback.location).searchParams.get("proof")!);
 
     const result = await finish(callback.location, "55", { log, onConnected });
-    expect(result).toMatchObject({ kind: "redirect", result: "connected", location: `https://${SHOP}/apps/workspace/connect?result=connected` });
+    expect(result).toMatchObject({
+      kind: "redirect",
+      result: "connected",
+      location: `https://${SHOP}/apps/workspace/connect?result=connected`,
+    });
     expect(hooks).toEqual([{ shop: SHOP, customerId: "55" }]);
-    expect((await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: state.state } })).pendingTokensEnc).toBeNull();
+    expect(
+      (await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: state.state } })).pendingTokensEnc,
+    ).toBeNull();
 
-    const grant = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
+    const grant = await db.prisma.customerGrant.findUniqueOrThrow({
+      where: { shop_customerId: { shop: SHOP, customerId: "55" } },
+    });
     expect(grant.workspaceId).toBe("ws-globex");
-    expect(openFor(bindings.customerGrant(grant, "accessTokenEnc"), grant.accessTokenEnc, keyring)).toBe(pending.accessToken);
+    expect(openFor(bindings.customerGrant(grant, "accessTokenEnc"), grant.accessTokenEnc, keyring)).toBe(
+      pending.accessToken,
+    );
     const secrets = [verifier, pending.accessToken, pending.refreshToken, "sandbox-client-secret"];
     const logged = lines.join("\n") + JSON.stringify(result) + JSON.stringify(callback);
     for (const secret of secrets) expect(logged).not.toContain(secret);
@@ -97,13 +132,18 @@ describe("oauth flow module", () => {
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "56" }, { appUrl: APP, keyring, now: t0 });
     if (!started.ok) throw new Error("not started");
     const callback = await approve(started.authorizationUrl);
-    const late = await handleOAuthCallback(db.prisma, callback, { keyring, now: new Date(t0.getTime() + STATE_TTL_MS + 1) });
+    const late = await handleOAuthCallback(db.prisma, callback, {
+      keyring,
+      now: new Date(t0.getTime() + STATE_TTL_MS + 1),
+    });
     expect(late).toMatchObject({ kind: "redirect", result: "expired" });
     expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: "56" } })).toBe(0);
   });
 
   it("reconnecting revokes the previous authorization at the service", async () => {
-    const first = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: "55" } } });
+    const first = await db.prisma.customerGrant.findUniqueOrThrow({
+      where: { shop_customerId: { shop: SHOP, customerId: "55" } },
+    });
     const oldRefresh = openFor(bindings.customerGrant(first, "refreshTokenEnc"), first.refreshTokenEnc!, keyring);
     const started = await startConnect(db.prisma, { shop: SHOP, customerId: "55" }, { appUrl: APP, keyring });
     if (!started.ok) throw new Error("not started");
@@ -124,15 +164,22 @@ describe("oauth flow module", () => {
     if (!started.ok) throw new Error("not started");
     const callback = await handleOAuthCallback(db.prisma, await approve(started.authorizationUrl), { keyring, log });
     if (callback.kind !== "redirect") throw new Error("no redirect");
-    const stateRow = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: new URL(started.authorizationUrl).searchParams.get("state")! } });
-    const pending = JSON.parse(openFor(bindings.oauthState(stateRow, "pendingTokensEnc"), stateRow.pendingTokensEnc!, keyring)) as { accessToken: string; refreshToken: string };
+    const stateRow = await db.prisma.oAuthState.findUniqueOrThrow({
+      where: { state: new URL(started.authorizationUrl).searchParams.get("state")! },
+    });
+    const pending = JSON.parse(
+      openFor(bindings.oauthState(stateRow, "pendingTokensEnc"), stateRow.pendingTokensEnc!, keyring),
+    ) as { accessToken: string; refreshToken: string };
     const hooks: unknown[] = [];
     const result = await finish(callback.location, "58", { log, onConnected: async (e) => void hooks.push(e) });
     expect(result).toMatchObject({ kind: "redirect", result: "wrong_customer" });
     expect(hooks).toEqual([]);
     expect(await db.prisma.customerGrant.count({ where: { shop: SHOP, customerId: { in: ["57", "58"] } } })).toBe(0);
     const { refreshTokens } = await import("~/service/client.server");
-    expect(await refreshTokens(emulatorSettings(emu.url), pending.refreshToken)).toMatchObject({ ok: false, kind: "invalid_grant" });
+    expect(await refreshTokens(emulatorSettings(emu.url), pending.refreshToken)).toMatchObject({
+      ok: false,
+      kind: "invalid_grant",
+    });
     expect(lines.some((l) => l.includes("connect_complete_wrong_customer"))).toBe(true);
     const logged = lines.join("\n") + JSON.stringify(result) + JSON.stringify(callback);
     for (const secret of [pending.accessToken, pending.refreshToken]) expect(logged).not.toContain(secret);
@@ -141,7 +188,11 @@ describe("oauth flow module", () => {
   });
 
   it("a shop without settings gets not_configured and no state", async () => {
-    const result = await startConnect(db.prisma, { shop: "none.myshopify.com", customerId: "1" }, { appUrl: APP, keyring });
+    const result = await startConnect(
+      db.prisma,
+      { shop: "none.myshopify.com", customerId: "1" },
+      { appUrl: APP, keyring },
+    );
     expect(result).toMatchObject({ ok: false, code: "not_configured" });
     expect(await db.prisma.oAuthState.count({ where: { shop: "none.myshopify.com" } })).toBe(0);
   });
@@ -154,7 +205,12 @@ describe("storefront page", () => {
       configured: true,
       result: null,
       csrfToken: "t",
-      connection: { workspaceId: "{{ shop.secret }}<script>", scopes: ["orders:write"], status: "active", connectedAt: new Date().toISOString() },
+      connection: {
+        workspaceId: "{{ shop.secret }}<script>",
+        scopes: ["orders:write"],
+        status: "active",
+        connectedAt: new Date().toISOString(),
+      },
     });
     expect(html).not.toContain("{{ shop.secret }}");
     expect(html).not.toContain("<script>");
@@ -167,7 +223,11 @@ describe("settings module", () => {
     const otherKeys = parseKeyring(`other:${randomBytes(32).toString("base64")}`);
     const report = await checkServiceConnection(db.prisma, SHOP, { keyring: otherKeys });
     expect(report).toMatchObject({ ok: false, message: expect.stringContaining("cannot be decrypted") });
-    const startWithWrongKey = await startConnect(db.prisma, { shop: SHOP, customerId: "77" }, { appUrl: APP, keyring: otherKeys });
+    const startWithWrongKey = await startConnect(
+      db.prisma,
+      { shop: SHOP, customerId: "77" },
+      { appUrl: APP, keyring: otherKeys },
+    );
     expect(startWithWrongKey).toMatchObject({ ok: false, code: "not_configured" });
   });
 });

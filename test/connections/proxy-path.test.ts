@@ -39,7 +39,9 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
       await link.click();
       await s.page.waitForURL(`${storeUrl()}${PROXY_PATH}/connect`);
       // The page's own form posts to the changed path too.
-      expect(await s.page.locator("form:has([data-action=connect])").getAttribute("action")).toBe(`${PROXY_PATH}/connect/`);
+      expect(await s.page.locator("form:has([data-action=connect])").getAttribute("action")).toBe(
+        `${PROXY_PATH}/connect/`,
+      );
       await s.page.click("[data-action=connect]");
       await s.page.waitForURL(`${h.emulator.url}/oauth/authorize**`);
       await s.page.click("button[value=approve]");
@@ -53,7 +55,9 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
     }
     const state = await h.db.prisma.oAuthState.findFirstOrThrow({ where: { customerId: ADA.id } });
     expect(state.returnTo).toBe(`${PROXY_PATH}/connect`);
-    expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: ADA.id, status: "active" } })).toBe(1);
+    expect(
+      await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: ADA.id, status: "active" } }),
+    ).toBe(1);
   }, 90_000);
 
   it("Continue cart: the cart page's block posts to the changed path and lands on the claim page", async () => {
@@ -69,7 +73,9 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
       await s.page.waitForURL(`${h.emulator.url}/claim/**`, { timeout: 10_000 }).catch(async (e: unknown) => {
         throw new Error(`${String(e)}; message: ${await form.locator(".continue-cart__message").textContent()}`);
       });
-      const rows = await s.page.locator("table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
+      const rows = await s.page
+        .locator("table tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
       expect(rows).toEqual([["Blue mug", "1", "12.50 EUR"]]);
       expect(s.errors).toEqual([]);
     } finally {
@@ -78,13 +84,17 @@ describe(`a store whose app proxy path is ${PROXY_PATH}`, () => {
   }, 60_000);
 
   it("the old path is not the app's on this store", async () => {
-    const response = await fetch(`${storeUrl()}/apps/workspace/connect`, { headers: { cookie: `customer_id=${ADA.id}` }, redirect: "manual" });
+    const response = await fetch(`${storeUrl()}/apps/workspace/connect`, {
+      headers: { cookie: `customer_id=${ADA.id}` },
+      redirect: "manual",
+    });
     expect(response.status).toBe(404);
   });
 });
 
 describe("Shopify's signed path_prefix", () => {
-  const get = (path: string, prefix: string) => fetch(proxyUrl(h.app.url, path, { customerId: ADA.id, prefix }), { redirect: "manual" });
+  const get = (path: string, prefix: string) =>
+    fetch(proxyUrl(h.app.url, path, { customerId: ADA.id, prefix }), { redirect: "manual" });
 
   it("is used for the connect page's links when it has Shopify's shape", async () => {
     for (const prefix of ["/apps/workspace", "/a/x_1", "/community/team", "/tools/team-space"]) {
@@ -94,16 +104,24 @@ describe("Shopify's signed path_prefix", () => {
     }
   });
 
-  it.each(["", "/apps", "/apps/", "/other/workspace", "/apps/x/y", "/apps/..", "//evil.example/x", "/apps/a b", "https://evil.example/apps/x", "/apps/x?y=1"])(
-    "is refused (400) when it is %j, on every proxy route",
-    async (prefix) => {
-      for (const path of ["", "/connect", "/connect/complete"]) expect((await get(path, prefix)).status, path).toBe(400);
-      const cart = await fetch(proxyUrl(h.app.url, "/cart", { customerId: null, prefix }), {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({ token: "t", lines: [{ variant_id: "1", quantity: 1 }] }),
-      });
-      expect(cart.status).toBe(400);
-    },
-  );
+  it.each([
+    "",
+    "/apps",
+    "/apps/",
+    "/other/workspace",
+    "/apps/x/y",
+    "/apps/..",
+    "//evil.example/x",
+    "/apps/a b",
+    "https://evil.example/apps/x",
+    "/apps/x?y=1",
+  ])("is refused (400) when it is %j, on every proxy route", async (prefix) => {
+    for (const path of ["", "/connect", "/connect/complete"]) expect((await get(path, prefix)).status, path).toBe(400);
+    const cart = await fetch(proxyUrl(h.app.url, "/cart", { customerId: null, prefix }), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ token: "t", lines: [{ variant_id: "1", quantity: 1 }] }),
+    });
+    expect(cart.status).toBe(400);
+  });
 });

@@ -56,20 +56,30 @@ async function exchanged(customerId: string, now = new Date()) {
   form.set("decision", "approve");
   const consent = await fetch(new URL("/oauth/authorize", emu.url), { method: "POST", body: form, redirect: "manual" });
   const callback = await handleOAuthCallback(db.prisma, consent.headers.get("location")!, { keyring, now });
-  if (callback.kind !== "redirect" || callback.result !== "pending") throw new Error(`callback failed: ${JSON.stringify(callback)}`);
+  if (callback.kind !== "redirect" || callback.result !== "pending")
+    throw new Error(`callback failed: ${JSON.stringify(callback)}`);
   return callback.location;
 }
 
 const pendingRefreshToken = async (customerId: string) => {
   const row = await db.prisma.oAuthState.findFirstOrThrow({ where: { shop: SHOP, customerId } });
   const { bindings, openFor } = await import("~/crypto/secret-box.server");
-  return (JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring)) as { refreshToken: string }).refreshToken;
+  return (
+    JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring)) as {
+      refreshToken: string;
+    }
+  ).refreshToken;
 };
 
 describe("the revocation outbox", () => {
   it("retries with backoff while the service fails, then revokes; nothing else is kept", async () => {
     const workspace = await connectWorkspace(emu.url, { redirectUri: `${APP}/connect/callback` });
-    await queueRevocations(db.prisma, emulatorSettings(emu.url), [{ token: workspace.refreshToken, hint: "refresh_token" }], { keyring });
+    await queueRevocations(
+      db.prisma,
+      emulatorSettings(emu.url),
+      [{ token: workspace.refreshToken, hint: "refresh_token" }],
+      { keyring },
+    );
     const row = await db.prisma.tokenRevocation.findFirstOrThrow();
     expect(row.sealed).not.toContain(workspace.refreshToken);
     expect(row.sealed).not.toContain("sandbox-client-secret");
@@ -82,7 +92,9 @@ describe("the revocation outbox", () => {
     expect(waiting.runAt.getTime()).toBeGreaterThan(t0.getTime());
     expect(await drainRevocations(db.prisma, { keyring, now: t0 })).toEqual({ revoked: 0, retrying: 0, gaveUp: 0 }); // not due yet
 
-    expect(await drainRevocations(db.prisma, { keyring, now: new Date(waiting.runAt.getTime() + 1) })).toMatchObject({ revoked: 1 });
+    expect(await drainRevocations(db.prisma, { keyring, now: new Date(waiting.runAt.getTime() + 1) })).toMatchObject({
+      revoked: 1,
+    });
     expect(await db.prisma.tokenRevocation.count()).toBe(0);
     expect(await stillValid(workspace.refreshToken)).toBe(false);
   });
@@ -95,7 +107,10 @@ describe("the revocation outbox", () => {
       return { ok: false as const, kind: "network_error" as const, retryable: true, message: "down" };
     };
     let now = new Date();
-    const both = await Promise.all([drainRevocations(db.prisma, { keyring, now, revoke: failing }), drainRevocations(db.prisma, { keyring, now, revoke: failing })]);
+    const both = await Promise.all([
+      drainRevocations(db.prisma, { keyring, now, revoke: failing }),
+      drainRevocations(db.prisma, { keyring, now, revoke: failing }),
+    ]);
     expect(calls).toBe(1);
     expect(both.map((r) => r.retrying).sort()).toEqual([0, 1]);
     for (let i = 1; i < MAX_ATTEMPTS; i++) {
@@ -110,14 +125,25 @@ describe("the revocation outbox", () => {
 describe("the worker", () => {
   it("drains the outbox on its housekeeping timer, with no job to run", async () => {
     const workspace = await connectWorkspace(emu.url, { redirectUri: `${APP}/connect/callback` });
-    await queueRevocations(db.prisma, emulatorSettings(emu.url), [{ token: workspace.refreshToken, hint: "refresh_token" }]);
+    await queueRevocations(db.prisma, emulatorSettings(emu.url), [
+      { token: workspace.refreshToken, hint: "refresh_token" },
+    ]);
     const unused = () => Promise.reject(new Error("no imports in this test"));
     const worker = startWorker(
-      { prisma: db.prisma, loadSettings: async () => null, grantStore: () => { throw new Error("unused"); }, importOrder: unused, importShipment: unused },
+      {
+        prisma: db.prisma,
+        loadSettings: async () => null,
+        grantStore: () => {
+          throw new Error("unused");
+        },
+        importOrder: unused,
+        importShipment: unused,
+      },
       { periodic: [housekeepingTask(db.prisma, { everyMs: 20 })], pollMs: 20 },
     );
     try {
-      for (let i = 0; i < 100 && (await db.prisma.tokenRevocation.count()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && (await db.prisma.tokenRevocation.count()) > 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
     } finally {
       await worker.stop();
     }
@@ -135,11 +161,20 @@ describe("tokens the connect flow lets go of", () => {
     const later = new Date(t0.getTime() + STATE_TTL_MS + 1);
     const report = await runHousekeeping(db.prisma, { keyring, now: later });
     expect(report).toMatchObject({ abandoned: 1, revocations: { revoked: 1 }, errors: [] });
-    expect(await db.prisma.oAuthState.count({ where: { shop: SHOP, customerId: "801", pendingTokensEnc: { not: null } } })).toBe(0);
+    expect(
+      await db.prisma.oAuthState.count({ where: { shop: SHOP, customerId: "801", pendingTokensEnc: { not: null } } }),
+    ).toBe(0);
     expect(await stillValid(refresh)).toBe(false);
     // The start of another connection a day later deletes old states, but never one still holding tokens.
-    await db.prisma.oAuthState.updateMany({ where: { customerId: "801" }, data: { pendingTokensEnc: "enc:v1:r1:still-held" } });
-    await startConnect(db.prisma, { shop: SHOP, customerId: "802" }, { appUrl: APP, keyring, now: new Date(t0.getTime() + 2 * 86_400_000) });
+    await db.prisma.oAuthState.updateMany({
+      where: { customerId: "801" },
+      data: { pendingTokensEnc: "enc:v1:r1:still-held" },
+    });
+    await startConnect(
+      db.prisma,
+      { shop: SHOP, customerId: "802" },
+      { appUrl: APP, keyring, now: new Date(t0.getTime() + 2 * 86_400_000) },
+    );
     expect(await db.prisma.oAuthState.count({ where: { customerId: "801" } })).toBe(1);
     await db.prisma.oAuthState.deleteMany();
   });
@@ -149,19 +184,34 @@ describe("tokens the connect flow lets go of", () => {
     const completion = await exchanged("810", t0);
     const row = await db.prisma.oAuthState.findFirstOrThrow({ where: { shop: SHOP, customerId: "810" } });
     expect(row.boundOrigins).toBe(serviceOrigins(emulatorSettings(emu.url)));
-    for (const boundOrigins of ["auth=https://old.example base=https://old.example sandbox=https://old.example", null]) {
+    for (const boundOrigins of [
+      "auth=https://old.example base=https://old.example sandbox=https://old.example",
+      null,
+    ]) {
       // Issued by another service than the one configured now (or by no known one).
-      await db.prisma.oAuthState.update({ where: { state: row.state }, data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc, expiresAt: row.expiresAt } });
-      const result = await completeOnStorefront(db.prisma, { shop: SHOP, customerId: "810", url: completion, prefix: "/apps/workspace" }, { keyring, now: t0 });
+      await db.prisma.oAuthState.update({
+        where: { state: row.state },
+        data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc, expiresAt: row.expiresAt },
+      });
+      const result = await completeOnStorefront(
+        db.prisma,
+        { shop: SHOP, customerId: "810", url: completion, prefix: "/apps/workspace" },
+        { keyring, now: t0 },
+      );
       expect(result).toMatchObject({ kind: "redirect" });
       expect(JSON.stringify(result)).toContain("failed");
       expect(await db.prisma.customerGrant.count({ where: { customerId: "810" } })).toBe(0);
       // Abandoned: the sweep erases them and sends them nowhere (no revocation at today's service).
-      await db.prisma.oAuthState.update({ where: { state: row.state }, data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc } });
+      await db.prisma.oAuthState.update({
+        where: { state: row.state },
+        data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc },
+      });
       const report = await runHousekeeping(db.prisma, { keyring, now: new Date(t0.getTime() + STATE_TTL_MS + 1) });
       expect(report.errors).toEqual([]);
       expect(await db.prisma.tokenRevocation.count()).toBe(0);
-      expect(await db.prisma.oAuthState.count({ where: { customerId: "810", pendingTokensEnc: { not: null } } })).toBe(0);
+      expect(await db.prisma.oAuthState.count({ where: { customerId: "810", pendingTokensEnc: { not: null } } })).toBe(
+        0,
+      );
     }
     await db.prisma.oAuthState.deleteMany();
   });
@@ -173,14 +223,19 @@ describe("tokens the connect flow lets go of", () => {
       get(target, property) {
         if (property === "customerGrant") {
           return new Proxy(target.customerGrant, {
-            get: (grants, name) => (name === "upsert" ? () => Promise.reject(new Error("database went away")) : Reflect.get(grants, name)),
+            get: (grants, name) =>
+              name === "upsert" ? () => Promise.reject(new Error("database went away")) : Reflect.get(grants, name),
           });
         }
         const value = Reflect.get(target, property);
         return typeof value === "function" ? value.bind(target) : value;
       },
     }) as PrismaClient;
-    const result = await completeOnStorefront(broken, { shop: SHOP, customerId: "803", url: completion, prefix: "/apps/workspace" }, { keyring });
+    const result = await completeOnStorefront(
+      broken,
+      { shop: SHOP, customerId: "803", url: completion, prefix: "/apps/workspace" },
+      { keyring },
+    );
     expect(result).toMatchObject({ kind: "redirect", result: "failed" });
     expect(await db.prisma.customerGrant.count({ where: { customerId: "803" } })).toBe(0);
     expect(await db.prisma.tokenRevocation.count()).toBe(1);
@@ -190,10 +245,24 @@ describe("tokens the connect flow lets go of", () => {
 
   it("a disconnect while the service is down deletes here at once and revokes later", async () => {
     const workspace = await connectWorkspace(emu.url, { redirectUri: `${APP}/connect/callback` });
-    const { id } = await storeGrant(db.prisma, { shop: SHOP, customerId: "804", workspaceId: workspace.workspaceId, tokens: workspace.tokens, boundOrigins: serviceOrigins(emulatorSettings(emu.url)) }, { keyring });
+    const { id } = await storeGrant(
+      db.prisma,
+      {
+        shop: SHOP,
+        customerId: "804",
+        workspaceId: workspace.workspaceId,
+        tokens: workspace.tokens,
+        boundOrigins: serviceOrigins(emulatorSettings(emu.url)),
+      },
+      { keyring },
+    );
     await fault({ path: "/oauth/revoke", status: 503, times: 1 });
     const settings = emulatorSettings(emu.url);
-    const result = await disconnectGrant(db.prisma, SHOP, id, { settings, keyring, deps: { retry: { maxAttempts: 1 } } });
+    const result = await disconnectGrant(db.prisma, SHOP, id, {
+      settings,
+      keyring,
+      deps: { retry: { maxAttempts: 1 } },
+    });
     expect(result).toMatchObject({ ok: true, revoked: false, message: expect.stringContaining("keeps trying") });
     expect(await db.prisma.customerGrant.count({ where: { id } })).toBe(0);
     expect(await drainRevocations(db.prisma, { keyring })).toMatchObject({ revoked: 1 });

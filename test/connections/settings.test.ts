@@ -24,7 +24,11 @@ async function admin(pathAndQuery: string, init: RequestInit = {}) {
   return fetch(new URL(pathAndQuery, h.app.url), {
     ...init,
     redirect: "manual",
-    headers: { Authorization: `Bearer ${await mintSessionToken()}`, "User-Agent": CHROME_USER_AGENT, ...(init.headers ?? {}) },
+    headers: {
+      Authorization: `Bearer ${await mintSessionToken()}`,
+      "User-Agent": CHROME_USER_AGENT,
+      ...(init.headers ?? {}),
+    },
   });
 }
 
@@ -48,7 +52,11 @@ function validFields(overrides: Record<string, string> = {}) {
 async function check() {
   const res = await post({ intent: "check" });
   expect(res.status).toBe(200);
-  return (await readData(res)).check as { ok: boolean; message: string; lines: { name: string; ok: boolean; message: string }[] };
+  return (await readData(res)).check as {
+    ok: boolean;
+    message: string;
+    lines: { name: string; ok: boolean; message: string }[];
+  };
 }
 
 describe("settings form", () => {
@@ -84,7 +92,11 @@ describe("settings form", () => {
 
   it("text with a NUL or other control character gets field errors, not a 500", async () => {
     const res = await post(
-      validFields({ baseUrl: "https://api.example.com/v\u00001", authUrl: "https://auth.example.com/\u0007", clientId: "client\u0000id" }),
+      validFields({
+        baseUrl: "https://api.example.com/v\u00001",
+        authUrl: "https://auth.example.com/\u0007",
+        clientId: "client\u0000id",
+      }),
     );
     expect(res.status).toBe(422);
     const body = await readData(res);
@@ -131,7 +143,10 @@ describe("settings form", () => {
     const saved = await res.text();
     expect(saved).not.toContain(CLIENT_SECRET);
     expect(saved).not.toContain(SIGNING_SECRET);
-    expect(await readData(new Response(saved))).toMatchObject({ ok: true, changedSecrets: ["clientSecret", "signingSecret"] });
+    expect(await readData(new Response(saved))).toMatchObject({
+      ok: true,
+      changedSecrets: ["clientSecret", "signingSecret"],
+    });
 
     const row = await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     expect(keyIdOf(row.clientSecretEnc!)).toBe("s1");
@@ -151,7 +166,10 @@ describe("settings form", () => {
     const loader = await (await admin(DATA)).text();
     expect(loader).not.toContain(CLIENT_SECRET);
     expect(loader).not.toContain(SIGNING_SECRET);
-    expect((await readData(new Response(loader))).settings.clientSecret).toEqual({ set: true, changedAt: row.clientSecretChangedAt!.toISOString() });
+    expect((await readData(new Response(loader))).settings.clientSecret).toEqual({
+      set: true,
+      changedAt: row.clientSecretChangedAt!.toISOString(),
+    });
 
     // The rendered page (server HTML with its embedded loader data) in a browser.
     const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
@@ -180,9 +198,21 @@ describe("settings form", () => {
     const before = await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } });
     const elsewhere = "https://collector.example.net";
     const cases: { change: Record<string, string>; field: string; message: string }[] = [
-      { change: { authUrl: elsewhere }, field: "clientSecret", message: "Enter the client secret again: the Auth URL changed" },
-      { change: { baseUrl: elsewhere }, field: "signingSecret", message: "Enter the signing secret again: the base URL changed" },
-      { change: { sandboxBaseUrl: elsewhere }, field: "signingSecret", message: "Enter the signing secret again: the sandbox base URL changed" },
+      {
+        change: { authUrl: elsewhere },
+        field: "clientSecret",
+        message: "Enter the client secret again: the Auth URL changed",
+      },
+      {
+        change: { baseUrl: elsewhere },
+        field: "signingSecret",
+        message: "Enter the signing secret again: the base URL changed",
+      },
+      {
+        change: { sandboxBaseUrl: elsewhere },
+        field: "signingSecret",
+        message: "Enter the signing secret again: the sandbox base URL changed",
+      },
     ];
     for (const { change, field, message } of cases) {
       const res = await post(validFields({ ...change, clientSecret: "", signingSecret: "" }));
@@ -190,7 +220,10 @@ describe("settings form", () => {
       const body = await readData(res);
       expect(body.fieldErrors).toEqual({ [field]: message });
       // Typing the other secret is not enough.
-      const other = field === "clientSecret" ? { signingSecret: SIGNING_SECRET, clientSecret: "" } : { clientSecret: CLIENT_SECRET, signingSecret: "" };
+      const other =
+        field === "clientSecret"
+          ? { signingSecret: SIGNING_SECRET, clientSecret: "" }
+          : { clientSecret: CLIENT_SECRET, signingSecret: "" };
       const still = await post(validFields({ ...change, ...other }));
       expect(still.status).toBe(422);
       expect((await readData(still)).fieldErrors).toEqual({ [field]: message });
@@ -199,7 +232,15 @@ describe("settings form", () => {
     expect(await h.db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: TEST_SHOP } })).toEqual(before);
 
     // All three changed at once: both fields, each with its reason.
-    const all = await post(validFields({ authUrl: elsewhere, baseUrl: elsewhere, sandboxBaseUrl: elsewhere, clientSecret: "", signingSecret: "" }));
+    const all = await post(
+      validFields({
+        authUrl: elsewhere,
+        baseUrl: elsewhere,
+        sandboxBaseUrl: elsewhere,
+        clientSecret: "",
+        signingSecret: "",
+      }),
+    );
     expect((await readData(all)).fieldErrors).toEqual({
       clientSecret: "Enter the client secret again: the Auth URL changed",
       signingSecret: "Enter the signing secret again: the base URL and sandbox base URL changed",
@@ -229,11 +270,26 @@ describe("settings form", () => {
 
   it("saving wakes imports that waited for the settings, instead of leaving them to their 10-minute timer", async () => {
     const record = await h.db.prisma.syncRecord.create({
-      data: { shop: TEST_SHOP, kind: "order", externalId: "settings-wait-1", orderId: "settings-wait-1", state: "waiting", reasonCode: "settings_missing", reason: reasonText("settings_missing") },
+      data: {
+        shop: TEST_SHOP,
+        kind: "order",
+        externalId: "settings-wait-1",
+        orderId: "settings-wait-1",
+        state: "waiting",
+        reasonCode: "settings_missing",
+        reason: reasonText("settings_missing"),
+      },
     });
     const later = new Date(Date.now() + 10 * 60_000);
     const job = await h.db.prisma.job.create({
-      data: { shop: TEST_SHOP, kind: "order", orderKey: "order:settings-wait-1", payload: {}, runAt: later, recordId: record.id },
+      data: {
+        shop: TEST_SHOP,
+        kind: "order",
+        orderKey: "order:settings-wait-1",
+        payload: {},
+        runAt: later,
+        recordId: record.id,
+      },
     });
     expect((await post(validFields())).status).toBe(200);
     const woken = await h.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
@@ -265,7 +321,9 @@ describe("settings form", () => {
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) {
       const text = readFileSync(file, "latin1");
-      expect(text.includes(CLIENT_SECRET) || text.includes(SIGNING_SECRET) || text.includes(KEYS.split(":")[1])).toBe(false);
+      expect(text.includes(CLIENT_SECRET) || text.includes(SIGNING_SECRET) || text.includes(KEYS.split(":")[1])).toBe(
+        false,
+      );
     }
   });
 });
@@ -281,8 +339,12 @@ describe("check connection", () => {
     await post(validFields({ signingSecret: "whsec-wrong-secret", clientSecret: "wrong-client-secret" }));
     const result = await check();
     expect(result.ok).toBe(false);
-    expect(result.lines.find((l) => l.name === "signature")?.message).toMatch(/^signature rejected: check the .*signing secret/);
-    expect(result.lines.find((l) => l.name === "client")?.message).toMatch(/client rejected: check the client ID and client secret/);
+    expect(result.lines.find((l) => l.name === "signature")?.message).toMatch(
+      /^signature rejected: check the .*signing secret/,
+    );
+    expect(result.lines.find((l) => l.name === "client")?.message).toMatch(
+      /client rejected: check the client ID and client secret/,
+    );
     expect(JSON.stringify(result)).not.toMatch(/whsec-wrong-secret|wrong-client-secret/);
     await post(validFields());
     expect((await check()).ok).toBe(true);
@@ -301,7 +363,9 @@ describe("check connection", () => {
 
   it("a replaced signing secret is used from the next check on (emulator rotation)", async () => {
     const rotate = async () => {
-      const res = await fetch(`${h.emulator.url}/_emulator/clients/sandbox-client/rotate-signing-secret`, { method: "POST" });
+      const res = await fetch(`${h.emulator.url}/_emulator/clients/sandbox-client/rotate-signing-secret`, {
+        method: "POST",
+      });
       return ((await res.json()) as { signing_secret: string }).signing_secret;
     };
     expect((await check()).ok).toBe(true);

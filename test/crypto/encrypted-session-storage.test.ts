@@ -23,7 +23,13 @@ describe("Shopify sessions encrypted at rest", () => {
   afterAll(() => db?.close());
 
   it("stores the offline access token encrypted and loads it back in plain text", async () => {
-    const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: "", isOnline: false, accessToken: "shpat_secret_1" });
+    const session = new Session({
+      id: `offline_${SHOP}`,
+      shop: SHOP,
+      state: "",
+      isOnline: false,
+      accessToken: "shpat_secret_1",
+    });
     session.refreshToken = "shprt_secret_1";
     expect(await storage.storeSession(session)).toBe(true);
 
@@ -40,7 +46,12 @@ describe("Shopify sessions encrypted at rest", () => {
 
   it("still loads a session stored in plain text before encryption, and the rotation command encrypts it", async () => {
     await db.prisma.session.create({
-      data: { id: "offline_legacy.myshopify.com", shop: "legacy.myshopify.com", state: "", accessToken: "shpat_legacy" },
+      data: {
+        id: "offline_legacy.myshopify.com",
+        shop: "legacy.myshopify.com",
+        state: "",
+        accessToken: "shpat_legacy",
+      },
     });
     expect((await storage.loadSession("offline_legacy.myshopify.com"))?.accessToken).toBe("shpat_legacy");
 

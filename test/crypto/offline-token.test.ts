@@ -23,7 +23,8 @@ const shopify = setupServer(
     const body = (await request.json()) as Record<string, unknown>;
     seen.refresh.push(body);
     await new Promise((resolve) => setTimeout(resolve, 50)); // long enough for a second caller to arrive
-    if (!valid.delete(String(body.refresh_token))) return HttpResponse.json({ error: "invalid_grant" }, { status: 400 });
+    if (!valid.delete(String(body.refresh_token)))
+      return HttpResponse.json({ error: "invalid_grant" }, { status: 400 });
     valid.add("shprt_fresh");
     return HttpResponse.json({
       access_token: "shpat_fresh",
@@ -36,7 +37,8 @@ const shopify = setupServer(
   http.post(`https://${TEST_SHOP}/admin/api/:version/graphql.json`, ({ request }) => {
     const token = request.headers.get("X-Shopify-Access-Token");
     seen.graphqlTokens.push(token);
-    if (token !== "shpat_fresh") return HttpResponse.json({ errors: "Invalid API key or access token" }, { status: 401 });
+    if (token !== "shpat_fresh")
+      return HttpResponse.json({ errors: "Invalid API key or access token" }, { status: 401 });
     return HttpResponse.json({ data: { shop: { name: "Test shop" } } });
   }),
 );
@@ -121,7 +123,10 @@ describe("expiring offline access tokens", () => {
   it("refreshes once when two calls find the session expired at the same time: both get the new token", async () => {
     resetStandIn();
     await shopifyServer.sessionStorage.storeSession(expiredSession());
-    const call = async () => (await (await shopifyServer.unauthenticated.admin(TEST_SHOP)).admin.graphql("#graphql\nquery { shop { name } }")).json();
+    const call = async () =>
+      (
+        await (await shopifyServer.unauthenticated.admin(TEST_SHOP)).admin.graphql("#graphql\nquery { shop { name } }")
+      ).json();
     const answers = await Promise.all([call(), call(), call()]);
     for (const answer of answers) expect(answer).toMatchObject({ data: { shop: { name: "Test shop" } } });
     expect(seen.refresh).toHaveLength(1);
@@ -130,31 +135,53 @@ describe("expiring offline access tokens", () => {
     expect(openFor(bindings.session(stored, "refreshToken"), stored.refreshToken!, keyring)).toBe("shprt_fresh");
   });
 
-  it.runIf(usingPostgres())("refreshes once across two processes sharing PostgreSQL (advisory lock): both get the new token", async () => {
-    resetStandIn();
-    await shopifyServer.sessionStorage.storeSession(expiredSession());
-    // A second process: its own connection pool and its own in-process refresher, on the same database.
-    const other = openDatabase({ url: db.url!, poolSize: 2 });
-    try {
-      await other.ready;
-      const refresher = (prisma: typeof db.prisma) =>
-        createOfflineTokenRefresher({
-          prisma: () => prisma,
-          sharedDatabase: () => true,
-          keyring: () => keyring,
-          refresh: async (shop, refreshToken) => {
-            const response = await fetch(`https://${shop}/admin/oauth/access_token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ grant_type: "refresh_token", refresh_token: refreshToken }) });
-            if (!response.ok) throw new Error(`refresh refused: ${response.status}`);
-            const body = (await response.json()) as { access_token: string; refresh_token: string; expires_in: number };
-            return new Session({ id: `offline_${shop}`, shop, state: "", isOnline: false, accessToken: body.access_token, refreshToken: body.refresh_token, expires: new Date(Date.now() + body.expires_in * 1000) });
-          },
-        });
-      const [a, b] = await Promise.all([refresher(db.prisma)(expiredSession()), refresher(other.prisma)(expiredSession())]);
-      expect(seen.refresh).toHaveLength(1);
-      expect([a.accessToken, b.accessToken]).toEqual(["shpat_fresh", "shpat_fresh"]);
-      expect([a.refreshToken, b.refreshToken]).toEqual(["shprt_fresh", "shprt_fresh"]);
-    } finally {
-      await other.close();
-    }
-  });
+  it.runIf(usingPostgres())(
+    "refreshes once across two processes sharing PostgreSQL (advisory lock): both get the new token",
+    async () => {
+      resetStandIn();
+      await shopifyServer.sessionStorage.storeSession(expiredSession());
+      // A second process: its own connection pool and its own in-process refresher, on the same database.
+      const other = openDatabase({ url: db.url!, poolSize: 2 });
+      try {
+        await other.ready;
+        const refresher = (prisma: typeof db.prisma) =>
+          createOfflineTokenRefresher({
+            prisma: () => prisma,
+            sharedDatabase: () => true,
+            keyring: () => keyring,
+            refresh: async (shop, refreshToken) => {
+              const response = await fetch(`https://${shop}/admin/oauth/access_token`, {
+                method: "POST",
+                headers: { "Content-Type": "application/json" },
+                body: JSON.stringify({ grant_type: "refresh_token", refresh_token: refreshToken }),
+              });
+              if (!response.ok) throw new Error(`refresh refused: ${response.status}`);
+              const body = (await response.json()) as {
+                access_token: string;
+                refresh_token: string;
+                expires_in: number;
+              };
+              return new Session({
+                id: `offline_${shop}`,
+                shop,
+                state: "",
+                isOnline: false,
+                accessToken: body.access_token,
+                refreshToken: body.refresh_token,
+                expires: new Date(Date.now() + body.expires_in * 1000),
+              });
+            },
+          });
+        const [a, b] = await Promise.all([
+          refresher(db.prisma)(expiredSession()),
+          refresher(other.prisma)(expiredSession()),
+        ]);
+        expect(seen.refresh).toHaveLength(1);
+        expect([a.accessToken, b.accessToken]).toEqual(["shpat_fresh", "shpat_fresh"]);
+        expect([a.refreshToken, b.refreshToken]).toEqual(["shprt_fresh", "shprt_fresh"]);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });

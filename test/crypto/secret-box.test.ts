@@ -81,11 +81,15 @@ describe("secret box", () => {
       bindings.tokenRevocation("1"),
     ];
     for (const binding of elsewhere) {
-      expect(() => openFor(binding, value, ring), `${binding.table}.${binding.column}`).toThrow(/failed authentication.*moved from another row/);
+      expect(() => openFor(binding, value, ring), `${binding.table}.${binding.column}`).toThrow(
+        /failed authentication.*moved from another row/,
+      );
     }
     // No separator games: parts are encoded unambiguously (a shop ending in the id's first characters is another row).
     const a = sealFor(bindings.oauthState({ shop: "x:y", state: "z" }, "codeVerifierEnc"), "v", ring);
-    expect(() => openFor(bindings.oauthState({ shop: "x", state: "y:z" }, "codeVerifierEnc"), a, ring)).toThrow(SecretBoxError);
+    expect(() => openFor(bindings.oauthState({ shop: "x", state: "y:z" }, "codeVerifierEnc"), a, ring)).toThrow(
+      SecretBoxError,
+    );
     // Sealing or opening without a row key is refused, not bound to "nothing".
     expect(() => sealFor(bindings.tokenRevocation(""), "v", ring)).toThrow(/bound to its row/);
   });
@@ -209,7 +213,9 @@ describe("key rotation", () => {
     expect(openAll(after, NEW)).toEqual(PLAINTEXTS);
     // Now bound: the grant's access token no longer opens as its refresh token, or as another shop's secret.
     const access = after.find((v) => v.binding.column === "accessTokenEnc")!.value;
-    expect(() => openFor(bindings.customerGrant({ shop: SHOP_A, customerId: "1" }, "refreshTokenEnc"), access, parseKeyring(NEW))).toThrow(SecretBoxError);
+    expect(() =>
+      openFor(bindings.customerGrant({ shop: SHOP_A, customerId: "1" }, "refreshTokenEnc"), access, parseKeyring(NEW)),
+    ).toThrow(SecretBoxError);
     // Running it again changes nothing.
     const again = await rotateEncryptionKeys(db.prisma, both);
     expect(Object.values(again.reencrypted).every((n) => n === 0)).toBe(true);
@@ -217,26 +223,42 @@ describe("key rotation", () => {
 
   it("with the same key, rewrites v1 values as v2 (binding only, no new key needed)", async () => {
     await db.prisma.customerGrant.create({
-      data: { shop: SHOP_A, customerId: "same-key", workspaceId: "ws", scopes: "", accessTokenEnc: legacySeal("access-same", parseKeyring(NEW)) },
+      data: {
+        shop: SHOP_A,
+        customerId: "same-key",
+        workspaceId: "ws",
+        scopes: "",
+        accessTokenEnc: legacySeal("access-same", parseKeyring(NEW)),
+      },
     });
     const ring = parseKeyring(NEW);
     expect(await countStale(db.prisma, ring)).toBe(1);
     const report = await rotateEncryptionKeys(db.prisma, ring);
     expect(report.reencrypted["customerGrant.accessTokenEnc"]).toBe(1);
     expect(report.remaining).toBe(0);
-    const row = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP_A, customerId: "same-key" } } });
+    const row = await db.prisma.customerGrant.findUniqueOrThrow({
+      where: { shop_customerId: { shop: SHOP_A, customerId: "same-key" } },
+    });
     expect(row.accessTokenEnc).toMatch(/^enc:v2:new:/);
     expect(openFor(bindings.customerGrant(row, "accessTokenEnc"), row.accessTokenEnc, ring)).toBe("access-same");
   });
 
   it("never launders a value moved to another row: it is left undecryptable and counted as remaining", async () => {
-    const victim = sealFor(bindings.customerGrant({ shop: SHOP_A, customerId: "victim" }, "accessTokenEnc"), "victim-token", parseKeyring(OLD));
+    const victim = sealFor(
+      bindings.customerGrant({ shop: SHOP_A, customerId: "victim" }, "accessTokenEnc"),
+      "victim-token",
+      parseKeyring(OLD),
+    );
     // Moved into another customer's row, under the old key: the rotation has to open it to move it to the new one.
-    await db.prisma.customerGrant.create({ data: { shop: SHOP_A, customerId: "thief", workspaceId: "ws", scopes: "", accessTokenEnc: victim } });
+    await db.prisma.customerGrant.create({
+      data: { shop: SHOP_A, customerId: "thief", workspaceId: "ws", scopes: "", accessTokenEnc: victim },
+    });
     const report = await rotateEncryptionKeys(db.prisma, parseKeyring(`${NEW},${OLD}`));
     expect(report.skipped["customerGrant.accessTokenEnc"]).toBe(1);
     expect(report.remaining).toBe(1);
-    const row = await db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP_A, customerId: "thief" } } });
+    const row = await db.prisma.customerGrant.findUniqueOrThrow({
+      where: { shop_customerId: { shop: SHOP_A, customerId: "thief" } },
+    });
     expect(row.accessTokenEnc).toBe(victim);
     await db.prisma.customerGrant.delete({ where: { id: row.id } });
   });
@@ -254,7 +276,9 @@ describe("key rotation", () => {
         expiresAt: new Date(Date.now() + 60_000),
       },
     });
-    await db.prisma.session.create({ data: { id: `offline_${SHOP_A}`, shop: SHOP_A, state: "", accessToken: legacySeal("shpat_old", ring) } });
+    await db.prisma.session.create({
+      data: { id: `offline_${SHOP_A}`, shop: SHOP_A, state: "", accessToken: legacySeal("shpat_old", ring) },
+    });
     const outbox = await db.prisma.tokenRevocation.create({ data: { sealed: legacySeal('{"token":"t"}', ring) } });
     const both = parseKeyring(`${NEW},${OLD}`);
     expect(await countStale(db.prisma, both)).toBe(4);
@@ -266,7 +290,9 @@ describe("key rotation", () => {
     const onlyNew = parseKeyring(NEW);
     const row = await db.prisma.oAuthState.findUniqueOrThrow({ where: { state: "p".repeat(43) } });
     expect(keyIdOf(row.pendingTokensEnc!)).toBe("new");
-    expect(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, onlyNew)).toBe('{"accessToken":"pending-access"}');
+    expect(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, onlyNew)).toBe(
+      '{"accessToken":"pending-access"}',
+    );
     const session = await db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${SHOP_A}` } });
     expect(openFor(bindings.session(session, "accessToken"), session.accessToken, onlyNew)).toBe("shpat_old");
     const sealed = (await db.prisma.tokenRevocation.findUniqueOrThrow({ where: { id: outbox.id } })).sealed;
@@ -301,19 +327,23 @@ describe("key rotation", () => {
     }
   }, 180_000);
 
-  it.runIf(Boolean(process.env.TEST_DATABASE_URL))("`npm run rotate-key` on PostgreSQL", async () => {
-    const pgdb = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
-    try {
-      await seed(pgdb.prisma, OLD);
-      const stdout = await runRotateKey({ DATABASE_URL: pgdb.url! });
-      expect(stdout).toContain("re-encrypted 5 value(s)");
-      const after = await allCiphertexts(pgdb.prisma);
-      expect(after.every(({ value }) => value.startsWith("enc:v2:new:"))).toBe(true);
-      expect(openAll(after, NEW)).toEqual(PLAINTEXTS);
-    } finally {
-      await pgdb.close();
-    }
-  }, 180_000);
+  it.runIf(Boolean(process.env.TEST_DATABASE_URL))(
+    "`npm run rotate-key` on PostgreSQL",
+    async () => {
+      const pgdb = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+      try {
+        await seed(pgdb.prisma, OLD);
+        const stdout = await runRotateKey({ DATABASE_URL: pgdb.url! });
+        expect(stdout).toContain("re-encrypted 5 value(s)");
+        const after = await allCiphertexts(pgdb.prisma);
+        expect(after.every(({ value }) => value.startsWith("enc:v2:new:"))).toBe(true);
+        expect(openAll(after, NEW)).toEqual(PLAINTEXTS);
+      } finally {
+        await pgdb.close();
+      }
+    },
+    180_000,
+  );
 });
 
 async function runRotateKey(database: Record<string, string>): Promise<string> {

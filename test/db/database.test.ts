@@ -50,7 +50,9 @@ describe("migration runner", () => {
 
   it("rolls a failing migration back and does not record it", async () => {
     const pglite = new PGlite();
-    const bad = [{ name: "20990101000000_bad", sql: "CREATE TABLE a (id int); SELECT nope FROM missing;", checksum: "x" }];
+    const bad = [
+      { name: "20990101000000_bad", sql: "CREATE TABLE a (id int); SELECT nope FROM missing;", checksum: "x" },
+    ];
     await expect(applyMigrations(pglite, bad)).rejects.toThrow(/20990101000000_bad failed/);
     const tables = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'a'`);
     expect(tables.rows[0].n).toBe(0);
@@ -74,7 +76,9 @@ describe("PGlite's memory", () => {
       await db.ready;
       const [settings] = await rawQuery<{ shared_buffers: string }>(db.prisma, Prisma.sql`SHOW shared_buffers`);
       expect(settings.shared_buffers).toBe(PGLITE_SETTINGS.shared_buffers);
-      await db.prisma.webhookDelivery.create({ data: { id: "d1", shop: "s.myshopify.com", topic: "ORDERS_CREATE", eventId: "e1", payload: {} } });
+      await db.prisma.webhookDelivery.create({
+        data: { id: "d1", shop: "s.myshopify.com", topic: "ORDERS_CREATE", eventId: "e1", payload: {} },
+      });
       expect(await rawQuery(db.prisma, Prisma.sql`SELECT id FROM "WebhookDelivery"`)).toEqual([{ id: "d1" }]);
     } finally {
       await db.close();

@@ -26,13 +26,11 @@ const ORDER = { id: "7401", name: "#7401", customerId: ADA.id };
 let accountUrl = "";
 
 const shopify = setupServer(
-  graphql
-    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
-    .query("CustomerAccounts", () =>
-      HttpResponse.json({
-        data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: accountUrl } } },
-      }),
-    ),
+  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
+    HttpResponse.json({
+      data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: accountUrl } } },
+    }),
+  ),
 );
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());

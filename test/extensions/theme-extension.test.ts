@@ -14,7 +14,9 @@ function keys(value: unknown, prefix = ""): string[] {
 }
 
 function lookup(obj: unknown, dotted: string): unknown {
-  return dotted.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
+  return dotted
+    .split(".")
+    .reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
 describe("theme app extension", () => {
@@ -36,9 +38,13 @@ describe("theme app extension", () => {
     for (const key of tKeys) expect(lookup(schemaLocale, key), key).toEqual(expect.any(String));
 
     const storefrontLocale = JSON.parse(read("locales/en.default.json"));
-    for (const m of liquid.matchAll(/'([a-z_.]+)' \| t\b/g)) expect(lookup(storefrontLocale, m[1]), m[1]).toEqual(expect.any(String));
+    for (const m of liquid.matchAll(/'([a-z_.]+)' \| t\b/g))
+      expect(lookup(storefrontLocale, m[1]), m[1]).toEqual(expect.any(String));
     // The page's path: the "App proxy path" setting, /apps/workspace unless the merchant changed the proxy's path.
-    expect(schema.settings.find((s: { id: string }) => s.id === "proxy_path")).toMatchObject({ type: "text", default: "/apps/workspace" });
+    expect(schema.settings.find((s: { id: string }) => s.id === "proxy_path")).toMatchObject({
+      type: "text",
+      default: "/apps/workspace",
+    });
     expect(liquid).toContain("render 'app-proxy-path', value: block.settings.proxy_path");
   });
 
@@ -46,10 +52,13 @@ describe("theme app extension", () => {
     const block = loadAppBlocks().find((b) => b.name === "connect-workspace")!;
     const globals = { routes: { root_url: "/", account_login_url: "/account/login" }, customer: { name: "Ada" } };
     const href = async (proxy_path?: string) =>
-      /href="([^"]*)"/.exec(await renderAppBlock(block, globals, "b1", proxy_path === undefined ? {} : { proxy_path }))?.[1];
+      /href="([^"]*)"/.exec(
+        await renderAppBlock(block, globals, "b1", proxy_path === undefined ? {} : { proxy_path }),
+      )?.[1];
     expect(await href()).toBe("/apps/workspace/connect");
     expect(await href("/tools/team-space")).toBe("/tools/team-space/connect");
-    for (const bad of ["//evil.example/x", "/apps/x/y", "javascript:alert(1)", "/other/x", ""]) expect(await href(bad), bad).toBe("/apps/workspace/connect");
+    for (const bad of ["//evil.example/x", "/apps/x/y", "javascript:alert(1)", "/other/x", ""])
+      expect(await href(bad), bad).toBe("/apps/workspace/connect");
   });
 
   it("has at least one more locale, with the same keys as the default", () => {

@@ -17,7 +17,10 @@ describe("UI extensions", () => {
     const found = findUiExtensions();
     const blocks = found.find((e) => e.handle === "workspace-account");
     const page = found.find((e) => e.handle === "workspace-connect");
-    expect(blocks?.targets.map((t) => t.target)).toEqual(["customer-account.profile.block.render", "customer-account.order-status.block.render"]);
+    expect(blocks?.targets.map((t) => t.target)).toEqual([
+      "customer-account.profile.block.render",
+      "customer-account.order-status.block.render",
+    ]);
     // Shopify allows no other target beside a full-page one in the same extension.
     expect(page?.targets.map((t) => t.target)).toEqual(["customer-account.page.render"]);
     for (const ext of [blocks, page]) {
@@ -38,14 +41,20 @@ describe("UI extensions", () => {
         expect(/\bimport\s*[{*\w][^;]*from\s*["']/.test(code), "an import left to resolve at run time").toBe(false);
         expect(/export\s*\{[^}]*as default\s*\}/.test(code), "a default export").toBe(true);
         if (ext.handle.startsWith("workspace-")) {
-          expect(code.includes('"https://app.example.com"') && code.includes("/customer-account/"), "calls the given app URL").toBe(true);
+          expect(
+            code.includes('"https://app.example.com"') && code.includes("/customer-account/"),
+            "calls the given app URL",
+          ).toBe(true);
         }
       }
     }
   });
 
   it("package.json lists each package once, @shopify/ui-extensions at the extensions' api_version", () => {
-    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.dependencies).filter((name) => name in pkg.devDependencies)).toEqual([]);
     const [year, month] = pkg.dependencies["@shopify/ui-extensions"].replace(/^[~^]/, "").split(".");
     for (const ext of findUiExtensions()) expect(ext.apiVersion).toBe(`${year}-${month.padStart(2, "0")}`);
@@ -57,7 +66,10 @@ describe("UI extensions", () => {
       const base = keysOf(JSON.parse(readFileSync(path.join(dir, "en.default.json"), "utf8"))).sort();
       const others = readdirSync(dir).filter((f) => f.endsWith(".json") && f !== "en.default.json");
       expect(others.sort()).toEqual(["de.json", "fr.json"]);
-      for (const file of others) expect(keysOf(JSON.parse(readFileSync(path.join(dir, file), "utf8"))).sort(), `${ext.handle} ${file}`).toEqual(base);
+      for (const file of others)
+        expect(keysOf(JSON.parse(readFileSync(path.join(dir, file), "utf8"))).sort(), `${ext.handle} ${file}`).toEqual(
+          base,
+        );
     }
   });
 });

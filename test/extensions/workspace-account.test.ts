@@ -26,9 +26,13 @@ const PAGE = "customer-account.page.render";
 const CONNECT_PAGE_URL = `${ACCOUNT_URL}/pages/f1d2c3b4-workspace-connect`;
 
 const shopify = setupServer(
-  graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
-    HttpResponse.json({ data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } } }),
-  ),
+  graphql
+    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
+    .query("CustomerAccounts", () =>
+      HttpResponse.json({
+        data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } },
+      }),
+    ),
 );
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());
@@ -49,7 +53,10 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
 });
 
-const tokens = (customerId: string, shop = TEST_SHOP) => () => mintCustomerToken(customerId, shop);
+const tokens =
+  (customerId: string, shop = TEST_SHOP) =>
+  () =>
+    mintCustomerToken(customerId, shop);
 
 // Every extension rendered in a test used only the API Shopify gives its target.
 const rendered: Rendered[] = [];
@@ -82,7 +89,8 @@ function connectPage(customerId: string, options: { url?: string; locale?: strin
 }
 
 const stateOf = (r: Rendered) => r.query("[data-workspace-state]")?.getAttribute("data-workspace-state");
-const settled = (r: Rendered, state: string) => waitFor(() => stateOf(r) === state, `profile state ${state} (now ${stateOf(r)}: ${r.text()})`);
+const settled = (r: Rendered, state: string) =>
+  waitFor(() => stateOf(r) === state, `profile state ${state} (now ${stateOf(r)}: ${r.text()})`);
 const click = (r: Rendered, action: string) => (r.query(`[data-action=${action}]`) as HTMLElement).click();
 
 /** The emulator's consent for an authorization URL the block navigated to; returns the callback's redirect. */
@@ -97,7 +105,10 @@ async function consentAndCallback(authorizationUrl: string, decision: "approve" 
     body: form,
     redirect: "manual",
   });
-  const callback = await fetch(consent.headers.get("location")!, { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } });
+  const callback = await fetch(consent.headers.get("location")!, {
+    redirect: "manual",
+    headers: { "User-Agent": CHROME_USER_AGENT },
+  });
   return callback.headers.get("location")!;
 }
 
@@ -139,7 +150,10 @@ describe("profile block", () => {
   it("a connection that needs renewing offers Reconnect", async () => {
     const r = await connectThroughPage("9006");
     await settled(r, "connected");
-    await h.db.prisma.customerGrant.updateMany({ where: { customerId: "9006" }, data: { status: "needs_reconnect", statusReason: "the token was revoked" } });
+    await h.db.prisma.customerGrant.updateMany({
+      where: { customerId: "9006" },
+      data: { status: "needs_reconnect", statusReason: "the token was revoked" },
+    });
     const again = await profileBlock("9006");
     await settled(again, "needs_reconnect");
     expect(again.text()).toContain("Your workspace ws-acme needs to be connected again");
@@ -180,7 +194,9 @@ describe("Connect workspace page", () => {
     const r = await connectThroughPage("9002");
     await settled(r, "connected");
     expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is connected.");
-    expect(r.text()).toMatch(/Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./);
+    expect(r.text()).toMatch(
+      /Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./,
+    );
     expect(r.query("[data-action=back]")?.getAttribute("href")).toBe("shopify:customer-account/profile");
     expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(1);
 
@@ -193,7 +209,9 @@ describe("Connect workspace page", () => {
     await settled(profile, "connected");
     click(profile, "disconnect");
     await settled(profile, "not_connected");
-    expect(profile.query("[data-notice]")?.textContent).toBe("Your workspace is disconnected. This store no longer sends anything to it.");
+    expect(profile.query("[data-notice]")?.textContent).toBe(
+      "Your workspace is disconnected. This store no longer sends anything to it.",
+    );
     expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(0);
   });
 
@@ -221,17 +239,30 @@ describe("Connect workspace page", () => {
     const r = await connectPage("9005", { url: back });
     await settled(r, "ready");
     expect(r.query("[data-notice]")?.textContent).toBe("You declined the connection, so nothing was connected.");
-    expect(r.query("[data-action=consent]")?.getAttribute("href")).toMatch(new RegExp(`^${h.emulator.url}/oauth/authorize\\?`));
+    expect(r.query("[data-action=consent]")?.getAttribute("href")).toMatch(
+      new RegExp(`^${h.emulator.url}/oauth/authorize\\?`),
+    );
   });
 
   it("returns only to a page of the store's own customer account pages", async () => {
     const start = async (returnTo: unknown) =>
       fetch(new URL("/customer-account/connection", h.app.url), {
         method: "POST",
-        headers: { Authorization: `Bearer ${await mintCustomerToken("9007")}`, "Content-Type": "application/json", "User-Agent": CHROME_USER_AGENT },
+        headers: {
+          Authorization: `Bearer ${await mintCustomerToken("9007")}`,
+          "Content-Type": "application/json",
+          "User-Agent": CHROME_USER_AGENT,
+        },
         body: JSON.stringify({ intent: "connect", returnTo }),
       });
-    for (const bad of ["https://evil.example/account/pages/x", "https://shopify.com/99999/account/pages/x", `${ACCOUNT_URL}`, "javascript:alert(1)", 42, undefined]) {
+    for (const bad of [
+      "https://evil.example/account/pages/x",
+      "https://shopify.com/99999/account/pages/x",
+      `${ACCOUNT_URL}`,
+      "javascript:alert(1)",
+      42,
+      undefined,
+    ]) {
       const res = await start(bad);
       expect(res.status, String(bad)).toBe(400);
       expect(await res.json()).toMatchObject({ error: "bad_request" });
@@ -259,7 +290,14 @@ describe("order status block", () => {
       { kind: "shipment", externalId: "7101", orderId: "7001", customerId: "9101", state: "imported" },
       { kind: "shipment", externalId: "7102", orderId: "7001", customerId: "9101", state: "pending" },
       { kind: "order", externalId: "7002", orderId: "7002", customerId: "9101", state: "waiting" },
-      { kind: "order", externalId: "7003", orderId: "7003", customerId: "9101", state: "failed", reason: "rejected: invalid_payload (HTTP 422)" },
+      {
+        kind: "order",
+        externalId: "7003",
+        orderId: "7003",
+        customerId: "9101",
+        state: "failed",
+        reason: "rejected: invalid_payload (HTTP 422)",
+      },
       { kind: "order", externalId: "7004", orderId: "7004", customerId: "9101", state: "skipped" },
       { kind: "order", externalId: "7005", orderId: "7005", customerId: "9102", state: "imported" },
     ];
@@ -269,7 +307,11 @@ describe("order status block", () => {
   const orderBlock = (
     customerId: string,
     orderId: string,
-    options: { from?: BundledExtension[]; locale?: string; authenticationState?: "fully_authenticated" | "pre_authenticated" } = {},
+    options: {
+      from?: BundledExtension[];
+      locale?: string;
+      authenticationState?: "fully_authenticated" | "pre_authenticated";
+    } = {},
   ) =>
     track(
       renderExtension(bundleOf(options.from ?? bundles, "workspace-account", ORDER), {
@@ -280,7 +322,8 @@ describe("order status block", () => {
       }),
     );
   const orderState = (r: Rendered) => r.query("[data-workspace-order]")?.getAttribute("data-workspace-order");
-  const orderSettled = (r: Rendered, state: string) => waitFor(() => orderState(r) === state, `order state ${state} (now ${orderState(r)})`);
+  const orderSettled = (r: Rendered, state: string) =>
+    waitFor(() => orderState(r) === state, `order state ${state} (now ${orderState(r)})`);
 
   it("sent, with each shipment's state", async () => {
     const r = await orderBlock("9101", "7001");
@@ -307,7 +350,11 @@ describe("order status block", () => {
   });
 
   it("another customer's order shows nothing, like an order the app never saw", async () => {
-    for (const [customer, order] of [["9101", "7005"], ["9102", "7001"], ["9101", "7999"]]) {
+    for (const [customer, order] of [
+      ["9101", "7005"],
+      ["9102", "7001"],
+      ["9101", "7999"],
+    ]) {
       const r = await orderBlock(customer, order);
       await waitFor(() => !r.query("[data-workspace-order]"), `the block to hide for ${customer}/${order}`);
       expect(r.text()).toBe("");
@@ -348,4 +395,3 @@ describe("order status block", () => {
     expect(r.text()).toContain("Diese Bestellung wurde an Ihren Arbeitsbereich geschickt.");
   });
 });
-

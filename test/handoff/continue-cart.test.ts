@@ -37,7 +37,10 @@ const catalog = createCatalog();
 const FILLER = addFillerVariants(catalog, 201);
 // The Storefront API knows none of these carts (cart: null): the handoffs carry the Admin API's base prices.
 const mock = setupServer(
-  ...[TEST_SHOP, SHOP_NO_SETTINGS, SHOP_BAD_SECRET].flatMap((shop) => [...adminApiHandlers(catalog, shop), ...storefrontApiHandlers(catalog, shop, new Map())]),
+  ...[TEST_SHOP, SHOP_NO_SETTINGS, SHOP_BAD_SECRET].flatMap((shop) => [
+    ...adminApiHandlers(catalog, shop),
+    ...storefrontApiHandlers(catalog, shop, new Map()),
+  ]),
 );
 
 let db: TestDatabase;
@@ -48,7 +51,10 @@ let browser: Browser;
 type Line = { variant_id: string; quantity: number } & Record<string, unknown>;
 
 /** The block script's request, through the app proxy signer. */
-async function continueCart(lines: Line[], options: { token?: string; shop?: string; locale?: string; url?: string } = {}) {
+async function continueCart(
+  lines: Line[],
+  options: { token?: string; shop?: string; locale?: string; url?: string } = {},
+) {
   const res = await fetch(options.url ?? proxyUrl(app.url, "/cart", { shop: options.shop, customerId: null }), {
     method: "POST",
     redirect: "manual",
@@ -56,7 +62,15 @@ async function continueCart(lines: Line[], options: { token?: string; shop?: str
     body: JSON.stringify({ token: options.token ?? `tok-${randomUUID()}`, locale: options.locale ?? "en", lines }),
   });
   const text = await res.text();
-  return { status: res.status, body: (text.startsWith("{") ? JSON.parse(text) : text) as { ok: boolean; claim_url?: string; code?: string; message?: string } };
+  return {
+    status: res.status,
+    body: (text.startsWith("{") ? JSON.parse(text) : text) as {
+      ok: boolean;
+      claim_url?: string;
+      code?: string;
+      message?: string;
+    },
+  };
 }
 
 async function handoffRequests() {
@@ -64,7 +78,9 @@ async function handoffRequests() {
 }
 
 async function storedHandoffs() {
-  return (await emulatorState(emu.url)).handoffs as { body: { lines: { title: string; quantity: number; unit_price_minor?: number; currency?: string }[] } }[];
+  return (await emulatorState(emu.url)).handoffs as {
+    body: { lines: { title: string; quantity: number; unit_price_minor?: number; currency?: string }[] };
+  }[];
 }
 
 beforeAll(async () => {
@@ -75,7 +91,9 @@ beforeAll(async () => {
   for (const shop of [TEST_SHOP, SHOP_NO_SETTINGS, SHOP_BAD_SECRET]) await seedOfflineSession(db.prisma, shop);
   const s = emulatorSettings(emu.url);
   expect((await saveSettings(db.prisma, TEST_SHOP, { ...s }, { keyring })).ok).toBe(true);
-  expect((await saveSettings(db.prisma, SHOP_BAD_SECRET, { ...s, signingSecret: "not-the-signing-secret" }, { keyring })).ok).toBe(true);
+  expect(
+    (await saveSettings(db.prisma, SHOP_BAD_SECRET, { ...s, signingSecret: "not-the-signing-secret" }, { keyring })).ok,
+  ).toBe(true);
   browser = await launchBrowser();
 }, 240_000);
 
@@ -100,12 +118,20 @@ describe("the storefront button in a browser", () => {
 
   for (const javaScriptEnabled of [true, false]) {
     it(`Continue cart lands on the claim page with the catalog's titles, quantities and prices (JavaScript ${javaScriptEnabled ? "on" : "off"})`, async () => {
-      const state: CartState = { token: `tok-${randomUUID()}`, items: [{ variant_id: MUG, quantity: 2 }, { variant_id: TEA_L, quantity: 1 }] };
+      const state: CartState = {
+        token: `tok-${randomUUID()}`,
+        items: [
+          { variant_id: MUG, quantity: 2 },
+          { variant_id: TEA_L, quantity: 1 },
+        ],
+      };
       const { page, close } = await openCart(state, javaScriptEnabled);
       try {
         await page.getByRole("button", { name: "Continue cart" }).click();
         await page.waitForURL(`${emu.url}/claim/**`);
-        const rows = await page.locator("table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
+        const rows = await page
+          .locator("table tbody tr")
+          .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
         expect(rows).toEqual([
           ["Blue mug", "2", "12.50 EUR"],
           ["Tea tin - Large", "1", "8.00 EUR"],
@@ -126,7 +152,9 @@ describe("the storefront button in a browser", () => {
     try {
       await page.goto(`https://${TEST_SHOP}/cart`);
       await page.getByRole("button", { name: "Continuer le panier" }).click();
-      await expect.poll(() => page.getByRole("alert").textContent()).toContain("Ces articles ne sont plus disponibles : item 41999999999");
+      await expect
+        .poll(() => page.getByRole("alert").textContent())
+        .toContain("Ces articles ne sont plus disponibles : item 41999999999");
       expect(page.url()).toBe(`https://${TEST_SHOP}/cart`);
       expect(await page.getByRole("button", { name: "Continuer le panier" }).isEnabled()).toBe(true);
     } finally {
@@ -138,17 +166,28 @@ describe("the storefront button in a browser", () => {
 
 describe("the app proxy route", () => {
   it("takes titles and prices from the Admin API, not from the request", async () => {
-    const out = await continueCart([{ variant_id: MUG, quantity: 3, price: "0.01", unit_price_minor: 1, title: "Free mug", currency: "XXX" }]);
+    const out = await continueCart([
+      { variant_id: MUG, quantity: 3, price: "0.01", unit_price_minor: 1, title: "Free mug", currency: "XXX" },
+    ]);
     expect(out).toMatchObject({ status: 200, body: { ok: true } });
     const [handoff] = await storedHandoffs();
     expect(handoff.body.lines).toEqual([
-      expect.objectContaining({ title: "Blue mug", quantity: 3, unit_price_minor: 1250, currency: "EUR", merchant_sku: "MUG-BLUE", external_product_id: "8000000001" }),
+      expect.objectContaining({
+        title: "Blue mug",
+        quantity: 3,
+        unit_price_minor: 1250,
+        currency: "EUR",
+        merchant_sku: "MUG-BLUE",
+        external_product_id: "8000000001",
+      }),
     ]);
   });
 
   it("refuses a bad or missing proxy signature, sending and recording nothing", async () => {
     const before = await db.prisma.cartHandoff.count();
-    const bad = await continueCart([{ variant_id: MUG, quantity: 1 }], { url: proxyUrl(app.url, "/cart", { secret: "not-the-api-secret" }) });
+    const bad = await continueCart([{ variant_id: MUG, quantity: 1 }], {
+      url: proxyUrl(app.url, "/cart", { secret: "not-the-api-secret" }),
+    });
     const unsigned = new URL(proxyUrl(app.url, "/cart"));
     unsigned.searchParams.delete("signature");
     const missing = await continueCart([{ variant_id: MUG, quantity: 1 }], { url: unsigned.toString() });
@@ -159,10 +198,16 @@ describe("the app proxy route", () => {
 
   it("refuses an empty cart and one over 200 lines with a clear message and a record; 200 lines go through", async () => {
     const empty = await continueCart([]);
-    expect(empty).toMatchObject({ status: 400, body: { ok: false, code: "empty_cart", message: expect.stringContaining("Your cart is empty") } });
+    expect(empty).toMatchObject({
+      status: 400,
+      body: { ok: false, code: "empty_cart", message: expect.stringContaining("Your cart is empty") },
+    });
     const lines = FILLER.map((id) => ({ variant_id: id, quantity: 1 }));
     const over = await continueCart(lines);
-    expect(over).toMatchObject({ status: 413, body: { ok: false, code: "too_many_lines", message: expect.stringContaining("at most 200") } });
+    expect(over).toMatchObject({
+      status: 413,
+      body: { ok: false, code: "too_many_lines", message: expect.stringContaining("at most 200") },
+    });
     expect(await handoffRequests()).toHaveLength(0);
     const full = await continueCart(lines.slice(0, 200));
     expect(full).toMatchObject({ status: 200, body: { ok: true } });
@@ -175,7 +220,11 @@ describe("the app proxy route", () => {
   it("names a deleted variant and one no longer for sale, and sends nothing", async () => {
     catalog.variants.get(APRON)!.availableForSale = false;
     try {
-      const out = await continueCart([{ variant_id: MUG, quantity: 1 }, { variant_id: "41999999999", quantity: 1 }, { variant_id: APRON, quantity: 1 }]);
+      const out = await continueCart([
+        { variant_id: MUG, quantity: 1 },
+        { variant_id: "41999999999", quantity: 1 },
+        { variant_id: APRON, quantity: 1 },
+      ]);
       expect(out).toMatchObject({ status: 409, body: { code: "unavailable" } });
       expect(out.body.message).toContain("item 41999999999, Linen apron");
     } finally {
@@ -183,16 +232,27 @@ describe("the app proxy route", () => {
     }
     expect(await handoffRequests()).toHaveLength(0);
     const [latest] = await listHandoffs(db.prisma, TEST_SHOP, { take: 1 });
-    expect(latest).toMatchObject({ state: "failed", reasonCode: "unavailable", reason: "No longer available: item 41999999999, Linen apron." });
+    expect(latest).toMatchObject({
+      state: "failed",
+      reasonCode: "unavailable",
+      reason: "No longer available: item 41999999999, Linen apron.",
+    });
   });
 
   it("refuses a draft, archived or unpublished variant without naming it, and sends nothing", async () => {
     const mug = catalog.variants.get(MUG)!;
-    for (const change of [{ productStatus: "DRAFT" as const }, { productStatus: "ARCHIVED" as const }, { published: false }]) {
+    for (const change of [
+      { productStatus: "DRAFT" as const },
+      { productStatus: "ARCHIVED" as const },
+      { published: false },
+    ]) {
       const before = { ...mug, published: true };
       Object.assign(mug, change);
       try {
-        const out = await continueCart([{ variant_id: MUG, quantity: 1 }, { variant_id: APRON, quantity: 1 }]);
+        const out = await continueCart([
+          { variant_id: MUG, quantity: 1 },
+          { variant_id: APRON, quantity: 1 },
+        ]);
         expect(out, JSON.stringify(change)).toMatchObject({ status: 409, body: { code: "unavailable" } });
         expect(out.body.message).toContain(`item ${MUG}`);
         expect(out.body.message).not.toContain(mug.productTitle);
@@ -217,7 +277,14 @@ describe("the app proxy route", () => {
     await injectFault(emu.url, { path: HANDOFFS, status: 503, body: { error: "unavailable" }, times: 3 });
     const token = `tok-${randomUUID()}`;
     const down = await continueCart([{ variant_id: MUG, quantity: 1 }], { token, locale: "de" });
-    expect(down).toMatchObject({ status: 502, body: { ok: false, code: "service_unavailable", message: expect.stringContaining("Der Dienst antwortet gerade nicht") } });
+    expect(down).toMatchObject({
+      status: 502,
+      body: {
+        ok: false,
+        code: "service_unavailable",
+        message: expect.stringContaining("Der Dienst antwortet gerade nicht"),
+      },
+    });
     const [failed] = await listHandoffs(db.prisma, TEST_SHOP, { take: 1 });
     expect(failed).toMatchObject({ state: "failed", reasonCode: "server_error", attempts: 3 });
 
@@ -243,7 +310,9 @@ describe("the app proxy route", () => {
   });
 
   it("never hands out a handoff that is about to expire", async () => {
-    expect((await saveHandoffSettings(db.prisma, TEST_SHOP, { cartButtonEnabled: "on", handoffExpirySeconds: "60" })).ok).toBe(true);
+    expect(
+      (await saveHandoffSettings(db.prisma, TEST_SHOP, { cartButtonEnabled: "on", handoffExpirySeconds: "60" })).ok,
+    ).toBe(true);
     try {
       const token = `tok-${randomUUID()}`;
       const first = await continueCart([{ variant_id: TEA_L, quantity: 1 }], { token });
@@ -257,9 +326,16 @@ describe("the app proxy route", () => {
 
   it("settings missing or the button turned off: a clear message and nothing sent", async () => {
     const missing = await continueCart([{ variant_id: MUG, quantity: 1 }], { shop: SHOP_NO_SETTINGS });
-    expect(missing).toMatchObject({ status: 503, body: { code: "settings_missing", message: expect.stringContaining("not available in this store yet") } });
+    expect(missing).toMatchObject({
+      status: 503,
+      body: { code: "settings_missing", message: expect.stringContaining("not available in this store yet") },
+    });
     const [row] = await listHandoffs(db.prisma, SHOP_NO_SETTINGS, { take: 1 });
-    expect(row).toMatchObject({ state: "failed", reasonCode: "settings_missing", reason: "The service settings are missing: nothing was sent." });
+    expect(row).toMatchObject({
+      state: "failed",
+      reasonCode: "settings_missing",
+      reason: "The service settings are missing: nothing was sent.",
+    });
 
     await saveHandoffSettings(db.prisma, TEST_SHOP, { handoffExpirySeconds: "1800" }); // unticked box: off
     try {
@@ -274,7 +350,8 @@ describe("the app proxy route", () => {
   it("a shopper hammering the button is stopped by the per-cart budget", async () => {
     const token = `tok-${randomUUID()}`;
     const statuses: number[] = [];
-    for (let i = 1; i <= 12; i++) statuses.push((await continueCart([{ variant_id: MUG, quantity: i }], { token })).status);
+    for (let i = 1; i <= 12; i++)
+      statuses.push((await continueCart([{ variant_id: MUG, quantity: i }], { token })).status);
     expect(statuses.slice(0, 8)).toEqual(Array(8).fill(200));
     expect(statuses.slice(8)).toEqual([429, 429, 429, 429]);
     expect(await storedHandoffs()).toHaveLength(8);
@@ -302,14 +379,26 @@ describe("the app proxy route", () => {
   // scheduler the imports share), which the bursts of the tests above would run into.
   it("rate limiting and a rejected signature each get a message for the shopper and a reason for the merchant", async () => {
     const rejected = await continueCart([{ variant_id: MUG, quantity: 1 }], { shop: SHOP_BAD_SECRET });
-    expect(rejected).toMatchObject({ status: 502, body: { code: "signature_rejected", message: expect.stringContaining("could not be verified") } });
+    expect(rejected).toMatchObject({
+      status: 502,
+      body: { code: "signature_rejected", message: expect.stringContaining("could not be verified") },
+    });
     const [row] = await listHandoffs(db.prisma, SHOP_BAD_SECRET, { take: 1 });
     expect(row).toMatchObject({ state: "failed", reasonCode: "invalid_signature" });
     expect(row.reason).toMatch(/signature/i);
 
-    await injectFault(emu.url, { path: HANDOFFS, status: 429, headers: { "retry-after": "30" }, body: { error: "rate_limited" }, times: 1 });
+    await injectFault(emu.url, {
+      path: HANDOFFS,
+      status: 429,
+      headers: { "retry-after": "30" },
+      body: { error: "rate_limited" },
+      times: 1,
+    });
     const limited = await continueCart([{ variant_id: MUG, quantity: 1 }]);
-    expect(limited).toMatchObject({ status: 503, body: { code: "rate_limited", message: expect.stringContaining("busy") } });
+    expect(limited).toMatchObject({
+      status: 503,
+      body: { code: "rate_limited", message: expect.stringContaining("busy") },
+    });
     // Until the service's Retry-After has passed, a handoff is refused without being sent.
     const sent = (await handoffRequests()).length;
     const held = await continueCart([{ variant_id: TEA_L, quantity: 1 }]);

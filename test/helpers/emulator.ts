@@ -9,7 +9,10 @@ const urlOf = (target: Target) => (typeof target === "string" ? target : target.
 
 /** An emulator whose rate limit is out of the way (tests of the limit itself configure their own). */
 export function startTestEmulator(overrides: Partial<EmulatorConfig> = {}): Promise<RunningEmulator> {
-  return startEmulator({ port: 0, config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 10_000, leak_per_second: 10_000 }, ...overrides } });
+  return startEmulator({
+    port: 0,
+    config: { ...DEFAULT_CONFIG, rate_limit: { capacity: 10_000, leak_per_second: 10_000 }, ...overrides },
+  });
 }
 
 export interface EmulatorState {

@@ -40,14 +40,18 @@ export function withHarness(options: HarnessOptions = {}): Harness {
   beforeAll(async () => {
     const db = (started.db = await createTestDatabase());
     closers.push(() => db.close());
-    for (const shop of options.shops ?? [TEST_SHOP]) await seedOfflineSession(db.prisma, shop, { keyring: options.keyring });
+    for (const shop of options.shops ?? [TEST_SHOP])
+      await seedOfflineSession(db.prisma, shop, { keyring: options.keyring });
     if (options.app) {
       const app = (started.app = await startApp(db, options.app.env, { logger: options.app.logger }));
       closers.push(() => app.close());
     }
     if (options.emulator) {
-      if (options.emulator === "oauth" && !started.app) throw new Error('emulator "oauth" needs the app (its callback URL)');
-      const emulator = (started.emulator = await (options.emulator === "oauth" ? startEmulatorFor(started.app!.url) : startTestEmulator()));
+      if (options.emulator === "oauth" && !started.app)
+        throw new Error('emulator "oauth" needs the app (its callback URL)');
+      const emulator = (started.emulator = await (options.emulator === "oauth"
+        ? startEmulatorFor(started.app!.url)
+        : startTestEmulator()));
       closers.push(() => emulator.close());
     }
     if (options.browser) {

@@ -7,7 +7,10 @@ import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-stor
 import type { Keyring } from "../../app/crypto/secret-box.server";
 import type { AdminGraphql } from "../../app/shopify/admin-api.server";
 import { LOCAL_API_KEY, LOCAL_API_SECRET, LOCAL_SHOP } from "../../dev/shopify/app-proxy";
-import { mintCustomerAccountToken as devMintCustomerAccountToken, mintSessionToken as devMintSessionToken } from "../../dev/shopify/session-token";
+import {
+  mintCustomerAccountToken as devMintCustomerAccountToken,
+  mintSessionToken as devMintSessionToken,
+} from "../../dev/shopify/session-token";
 import { sendWebhook as devSendWebhook, webhookHmac as devWebhookHmac } from "../../dev/shopify/webhooks";
 
 export const TEST_API_KEY = LOCAL_API_KEY;
@@ -15,7 +18,10 @@ export const TEST_API_SECRET = LOCAL_API_SECRET;
 export const TEST_SHOP = LOCAL_SHOP;
 
 /** A session token as App Bridge would mint it (HS256 with the app's API secret). */
-export function mintSessionToken(shop = TEST_SHOP, options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {}) {
+export function mintSessionToken(
+  shop = TEST_SHOP,
+  options: { secret?: string; apiKey?: string; lifetimeSeconds?: number } = {},
+) {
   return devMintSessionToken(shop, {
     apiKey: options.apiKey ?? TEST_API_KEY,
     secret: options.secret ?? TEST_API_SECRET,
@@ -83,7 +89,11 @@ export function sendWebhook(
   payload: unknown,
   options: { shop?: string; eventId?: string; hmac?: string; webhookId?: string; path?: string } = {},
 ) {
-  return devSendWebhook(appUrl, topic, payload, { ...options, shop: options.shop ?? TEST_SHOP, secret: TEST_API_SECRET });
+  return devSendWebhook(appUrl, topic, payload, {
+    ...options,
+    shop: options.shop ?? TEST_SHOP,
+    secret: TEST_API_SECRET,
+  });
 }
 
 // The local stand-in's defaults are the test app's credentials and shop.
@@ -109,6 +119,9 @@ export function mintCustomerToken(
  * is first imported.
  */
 export async function adminGraphqlViaShopify(): Promise<AdminGraphql> {
-  const [{ adminGraphqlVia }, { unauthenticated }] = await Promise.all([import("../../app/shopify/admin-api.server"), import("../../app/shopify.server")]);
+  const [{ adminGraphqlVia }, { unauthenticated }] = await Promise.all([
+    import("../../app/shopify/admin-api.server"),
+    import("../../app/shopify.server"),
+  ]);
   return adminGraphqlVia(unauthenticated.admin);
 }

@@ -23,7 +23,13 @@ export function withStorefrontStandIn(options: { proxyPrefix?: string } = {}) {
 
   beforeAll(async () => {
     expect((await saveSettings(h.db.prisma, TEST_SHOP, emulatorSettings(h.emulator.url))).ok).toBe(true);
-    const server = createStandIn({ appUrl: h.app.url, shop: TEST_SHOP, apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET, ...options });
+    const server = createStandIn({
+      appUrl: h.app.url,
+      shop: TEST_SHOP,
+      apiKey: TEST_API_KEY,
+      apiSecret: TEST_API_SECRET,
+      ...options,
+    });
     standIn = server;
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -31,7 +37,9 @@ export function withStorefrontStandIn(options: { proxyPrefix?: string } = {}) {
 
   afterAll(async () => {
     mock.close();
-    await new Promise<void>((resolve) => (standIn ? (standIn.close(() => resolve()), standIn.closeAllConnections()) : resolve()));
+    await new Promise<void>((resolve) =>
+      standIn ? (standIn.close(() => resolve()), standIn.closeAllConnections()) : resolve(),
+    );
   });
 
   return { h, store: () => url };

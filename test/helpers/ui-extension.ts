@@ -68,7 +68,10 @@ export interface Rendered {
 
 let copies = 0;
 
-export async function renderExtension(bundle: { ext: BundledExtension; file: string; target: string }, options: RenderOptions): Promise<Rendered> {
+export async function renderExtension(
+  bundle: { ext: BundledExtension; file: string; target: string },
+  options: RenderOptions,
+): Promise<Rendered> {
   const locale = options.locale ?? "en";
   const url = options.url ?? "https://shopify.com/1/account/profile";
   const navigated: string[] = [];
@@ -78,7 +81,10 @@ export async function renderExtension(bundle: { ext: BundledExtension; file: str
   const api = targetApi(bundle.target, bundle.ext.apiVersion);
   // The extension's own origin (Shopify runs it on its CDN's); plain http, as the app under test is (an https page
   // would have its calls to http refused as mixed content).
-  const window = new Window({ url: "http://extensions.localhost/", settings: { navigator: { userAgent: CHROME_USER_AGENT } } });
+  const window = new Window({
+    url: "http://extensions.localhost/",
+    settings: { navigator: { userAgent: CHROME_USER_AGENT } },
+  });
   const implementation = createShopifyGlobal({
     sessionToken: options.sessionToken,
     translations: translationsOf(bundle.ext.dir, locale === "en" ? "en.default" : locale),

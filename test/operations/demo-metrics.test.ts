@@ -152,7 +152,7 @@ async function exercise(demo: RunningDemo): Promise<Run> {
   // And each process says it is ready, on the same address as its metrics.
   for (const url of urls) {
     const readyz = url.replace(/\/metrics$/, "/readyz");
-    for (const deadline = Date.now() + 30_000; (await fetch(readyz)).status !== 200; ) {
+    for (const deadline = Date.now() + 30_000; (await fetch(readyz)).status !== 200;) {
       if (Date.now() > deadline) throw new Error(`${readyz} did not answer 200`);
       await new Promise((r) => setTimeout(r, 500));
     }

@@ -69,7 +69,15 @@ async function connect(shop: string, shopper: Shopper) {
     tokens: workspace.tokens,
     boundOrigins: serviceOrigins(emulatorSettings(emu.url)),
   });
-  stores.set(String(shopper.id), new MemoryGrantStore({ ...workspace.tokens, refreshToken: workspace.refreshToken, workspaceId: workspace.workspaceId, boundOrigins: serviceOrigins(emulatorSettings(emu.url)) }));
+  stores.set(
+    String(shopper.id),
+    new MemoryGrantStore({
+      ...workspace.tokens,
+      refreshToken: workspace.refreshToken,
+      workspaceId: workspace.workspaceId,
+      boundOrigins: serviceOrigins(emulatorSettings(emu.url)),
+    }),
+  );
   return workspace;
 }
 
@@ -79,7 +87,8 @@ let event = 0;
 const deliver = (shop: string, topic: string, payload: unknown) =>
   recordSyncDelivery(db.prisma, { shop, topic, eventId: `evt-${++event}`, payload });
 
-const runWorker = () => drainJobs({ ...syncDeps(db.prisma, emu, stores), loadSettings: async () => emulatorSettings(emu.url) });
+const runWorker = () =>
+  drainJobs({ ...syncDeps(db.prisma, emu, stores), loadSettings: async () => emulatorSettings(emu.url) });
 
 /** Everything busy shoppers leave behind in one shop: imported orders, then work that has not run yet and more. */
 async function history(shop: string, shoppers: Shopper[]) {
@@ -130,7 +139,12 @@ async function unfinished(shop: string, shopper: Shopper) {
     },
   });
   await db.prisma.backfill.create({ data: { shop, customerId: String(shopper.id), days: 60 } });
-  await recordDataRequest(db.prisma, { shop, customerId: String(shopper.id), requestId: `dr-${shopper.id}`, ordersRequested: [] });
+  await recordDataRequest(db.prisma, {
+    shop,
+    customerId: String(shopper.id),
+    requestId: `dr-${shopper.id}`,
+    ordersRequested: [],
+  });
   return waiting;
 }
 
@@ -144,8 +158,19 @@ describe("an ordinary order import", () => {
     await deliver(SHOP, "ORDERS_CREATE", order);
     await deliver(SHOP, "FULFILLMENTS_CREATE", fulfillmentWithContactData(shopper, order));
     await runWorker();
-    expect(await db.prisma.syncRecord.findMany({ select: { state: true } })).toEqual([{ state: "imported" }, { state: "imported" }]);
-    for (const value of [shopper.email, shopper.phone, shopper.street, "Arlington", "22201", shopper.ip, shopper.lastName]) {
+    expect(await db.prisma.syncRecord.findMany({ select: { state: true } })).toEqual([
+      { state: "imported" },
+      { state: "imported" },
+    ]);
+    for (const value of [
+      shopper.email,
+      shopper.phone,
+      shopper.street,
+      "Arlington",
+      "22201",
+      shopper.ip,
+      shopper.lastName,
+    ]) {
       expect(await findEverywhere(db.prisma, value), value).toEqual([]);
     }
   });
@@ -163,9 +188,20 @@ describe("customers/redact", () => {
     const before = await findEverywhere(db.prisma, shopper.email);
     expect(before.length).toBeGreaterThan(0); // grant, connection attempt, data request: what the search must catch
 
-    const report = await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id), ordersToRedact: [String(guest.id)] });
+    const report = await redactCustomer(db.prisma, {
+      shop: SHOP,
+      customerId: String(shopper.id),
+      ordersToRedact: [String(guest.id)],
+    });
     expect(report).toMatchObject({ grantsDeleted: 1, revocationsQueued: 1 });
-    for (const value of [shopper.email, shopper.phone, `${shopper.firstName} ${shopper.lastName}`, shopper.lastName, "Grace H.", claimUrlOf(shopper)]) {
+    for (const value of [
+      shopper.email,
+      shopper.phone,
+      `${shopper.firstName} ${shopper.lastName}`,
+      shopper.lastName,
+      "Grace H.",
+      claimUrlOf(shopper),
+    ]) {
       const hits = await findEverywhere(db.prisma, value);
       // The bystander shares the first name: only their own rows may say "Grace H.".
       if (value === "Grace H.") {
@@ -179,14 +215,21 @@ describe("customers/redact", () => {
     expect(await db.prisma.customerGrant.count({ where: { customerId: String(shopper.id) } })).toBe(0);
     expect(await db.prisma.customerGrant.count({ where: { customerId: String(bystander.id) } })).toBe(1);
     // Their cart handoffs are gone (lines and claim link); the bystander's stay.
-    expect(await db.prisma.cartHandoff.findMany({ select: { claimUrl: true } })).toEqual([{ claimUrl: claimUrlOf(bystander) }]);
+    expect(await db.prisma.cartHandoff.findMany({ select: { claimUrl: true } })).toEqual([
+      { claimUrl: claimUrlOf(bystander) },
+    ]);
 
     // The sync log keeps ids, states and times; what had not run is not sent, and says why.
     const imported = await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(order.id) } });
     expect(imported).toMatchObject({ state: "imported", customerId: null });
     expect(imported.importedAt).not.toBeNull();
-    expect(await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(waiting.id) } })).toMatchObject({ state: "skipped", reason: REDACTED_REASON });
-    expect(await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(guest.id) } })).toMatchObject({ state: "skipped" });
+    expect(await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(waiting.id) } })).toMatchObject({
+      state: "skipped",
+      reason: REDACTED_REASON,
+    });
+    expect(await db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(guest.id) } })).toMatchObject({
+      state: "skipped",
+    });
     const cancelled = await db.prisma.job.findMany({ where: { status: "cancelled" } });
     expect(cancelled.map((j) => j.status)).toEqual(["cancelled", "cancelled"]); // the waiting order and the guest order
     expect(await runWorker()).toBe(1); // the bystander's waiting order only
@@ -223,7 +266,15 @@ describe("a job running during customers/redact", () => {
         importOrder: async (settings, store, request, options) => {
           sends += 1;
           await redactCustomer(db.prisma, { shop: SHOP, customerId: String(shopper.id) });
-          if (stateAfter === "skipped") return { ok: false, kind: "server_error", retryable: true, status: 503, message: "The service failed.", attempts: 1 };
+          if (stateAfter === "skipped")
+            return {
+              ok: false,
+              kind: "server_error",
+              retryable: true,
+              status: 503,
+              message: "The service failed.",
+              attempts: 1,
+            };
           return deps.importOrder(settings, store, request, options);
         },
       },
@@ -243,7 +294,12 @@ describe("customers/data_request", () => {
     await configure(SHOP);
     const shopper = newShopper();
     const [{ order, waiting }] = await history(SHOP, [shopper, newShopper()]);
-    const { id } = await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [String(order.id)] });
+    const { id } = await recordDataRequest(db.prisma, {
+      shop: SHOP,
+      customerId: String(shopper.id),
+      requestId: "dr-full",
+      ordersRequested: [String(order.id)],
+    });
     const { export: data } = await db.prisma.dataRequest.findUniqueOrThrow({ where: { id } });
     expect(data).toMatchObject({
       customerId: String(shopper.id),
@@ -252,14 +308,31 @@ describe("customers/data_request", () => {
       cartHandoffs: [{ lineCount: 1, totalMinor: "0" }],
       pastOrderImports: [{ days: 60 }],
     });
-    const exported = data as { imports: { shopifyId: string; state: string }[]; storedWebhookData: { topic: string; fields: { id: unknown } }[] };
+    const exported = data as {
+      imports: { shopifyId: string; state: string }[];
+      storedWebhookData: { topic: string; fields: { id: unknown } }[];
+    };
     expect(exported.imports.map((i) => [i.shopifyId, i.state])).toEqual(
-      expect.arrayContaining([[String(order.id), "imported"], [String(waiting.id), "pending"]]),
+      expect.arrayContaining([
+        [String(order.id), "imported"],
+        [String(waiting.id), "pending"],
+      ]),
     );
-    expect(exported.storedWebhookData.map((d) => d.topic).sort()).toEqual(["FULFILLMENTS_CREATE", "ORDERS_CREATE", "ORDERS_CREATE"]);
+    expect(exported.storedWebhookData.map((d) => d.topic).sort()).toEqual([
+      "FULFILLMENTS_CREATE",
+      "ORDERS_CREATE",
+      "ORDERS_CREATE",
+    ]);
     expect(JSON.stringify(data)).not.toMatch(/access_?token|refresh_?token|enc:v\d:/i);
     // A redelivery of the same request adds nothing.
-    expect(await recordDataRequest(db.prisma, { shop: SHOP, customerId: String(shopper.id), requestId: "dr-full", ordersRequested: [] })).toEqual({ id, duplicate: true });
+    expect(
+      await recordDataRequest(db.prisma, {
+        shop: SHOP,
+        customerId: String(shopper.id),
+        requestId: "dr-full",
+        ordersRequested: [],
+      }),
+    ).toEqual({ id, duplicate: true });
   });
 });
 
@@ -269,7 +342,14 @@ describe("shop/redact", () => {
     await configure(OTHER_SHOP);
     const [a, b] = await history(SHOP, [newShopper(), newShopper()]);
     await history(OTHER_SHOP, [newShopper()]);
-    await db.prisma.session.create({ data: { id: `offline_${SHOP}`, shop: SHOP, state: "", accessToken: sealFor(bindings.session({ shop: SHOP, id: `offline_${SHOP}` }, "accessToken"), "shpat_x") } });
+    await db.prisma.session.create({
+      data: {
+        id: `offline_${SHOP}`,
+        shop: SHOP,
+        state: "",
+        accessToken: sealFor(bindings.session({ shop: SHOP, id: `offline_${SHOP}` }, "accessToken"), "shpat_x"),
+      },
+    });
 
     const models = Object.values(Prisma.ModelName);
     const scoped = shopScopedModels();
@@ -283,8 +363,13 @@ describe("shop/redact", () => {
     }
     const otherBefore = await Promise.all(scoped.map((m) => count(m, OTHER_SHOP)));
 
-    const deliveries = await db.prisma.webhookDelivery.findMany({ where: { shop: SHOP }, select: { eventId: true, topic: true, receivedAt: true } });
-    await db.prisma.webhookReceipt.create({ data: { key: `event:${SHOP}:APP_UNINSTALLED:evt-bye`, shop: SHOP, topic: "APP_UNINSTALLED" } });
+    const deliveries = await db.prisma.webhookDelivery.findMany({
+      where: { shop: SHOP },
+      select: { eventId: true, topic: true, receivedAt: true },
+    });
+    await db.prisma.webhookReceipt.create({
+      data: { key: `event:${SHOP}:APP_UNINSTALLED:evt-bye`, shop: SHOP, topic: "APP_UNINSTALLED" },
+    });
     const report = await redactShop(db.prisma, SHOP);
     expect(report.revocationsQueued).toBe(2);
     for (const model of scoped.filter((m) => m !== "WebhookReceipt")) expect(await count(model, SHOP), model).toBe(0);
@@ -294,11 +379,18 @@ describe("shop/redact", () => {
     expect(receipts.map((r) => r.key)).toEqual(
       [`event:${SHOP}:APP_UNINSTALLED:evt-bye`, ...deliveries.map((d) => `delivery:${SHOP}:${d.eventId}`)].sort(),
     );
-    for (const r of receipts) expect(r.expiresAt!.getTime() - r.receivedAt.getTime()).toBe(DEFAULT_RETENTION_DAYS * 86_400_000);
+    for (const r of receipts)
+      expect(r.expiresAt!.getTime() - r.receivedAt.getTime()).toBe(DEFAULT_RETENTION_DAYS * 86_400_000);
     expect(await findEverywhere(db.prisma, SHOP)).toEqual(["WebhookReceipt.key", "WebhookReceipt.shop"]);
-    for (const shopper of [a, b]) expect(await findEverywhere(db.prisma, String(shopper.order.customer.id))).toEqual([]);
+    for (const shopper of [a, b])
+      expect(await findEverywhere(db.prisma, String(shopper.order.customer.id))).toEqual([]);
     expect(await Promise.all(scoped.map((m) => count(m, OTHER_SHOP)))).toEqual(otherBefore);
-    const replayed = await recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: deliveries[0].eventId, payload: a.order });
+    const replayed = await recordSyncDelivery(db.prisma, {
+      shop: SHOP,
+      topic: "ORDERS_CREATE",
+      eventId: deliveries[0].eventId,
+      payload: a.order,
+    });
     expect(replayed).toMatchObject({ duplicate: true });
     expect(await db.prisma.syncRecord.count({ where: { shop: SHOP } })).toBe(0);
     expect(await db.prisma.job.count({ where: { shop: SHOP } })).toBe(0);
@@ -309,19 +401,27 @@ describe("shop/redact", () => {
     await db.prisma.syncRecord.deleteMany({ where: { shop: SHOP } });
     await db.prisma.webhookDelivery.deleteMany({ where: { shop: SHOP } });
     // Once they expire, housekeeping's retention deletes them.
-    const [earliest, latest] = [Math.min(...receipts.map((r) => r.expiresAt!.getTime())), Math.max(...receipts.map((r) => r.expiresAt!.getTime()))];
+    const [earliest, latest] = [
+      Math.min(...receipts.map((r) => r.expiresAt!.getTime())),
+      Math.max(...receipts.map((r) => r.expiresAt!.getTime())),
+    ];
     expect(await pruneExpired(db.prisma, { now: new Date(earliest - 1) })).toMatchObject({ receiptsDeleted: 0 });
-    expect(await pruneExpired(db.prisma, { now: new Date(latest + 1) })).toMatchObject({ receiptsDeleted: receipts.length });
+    expect(await pruneExpired(db.prisma, { now: new Date(latest + 1) })).toMatchObject({
+      receiptsDeleted: receipts.length,
+    });
     expect(await findEverywhere(db.prisma, SHOP)).toEqual([]);
 
     expect(await drainRevocations(db.prisma)).toMatchObject({ revoked: 2 });
-    for (const { workspace } of [a, b]) expect((await refreshTokens(emulatorSettings(emu.url), workspace.refreshToken)).ok).toBe(false);
+    for (const { workspace } of [a, b])
+      expect((await refreshTokens(emulatorSettings(emu.url), workspace.refreshToken)).ok).toBe(false);
     expect(await redactShop(db.prisma, SHOP)).toEqual({ revocationsQueued: 0, rowsDeleted: 0 });
     expect(await db.prisma.webhookReceipt.count({ where: { shop: SHOP } })).toBe(0);
   });
 });
 
 function count(model: string, shop: string): Promise<number> {
-  const delegate = (db.prisma as unknown as Record<string, { count(args: object): Promise<number> }>)[model.charAt(0).toLowerCase() + model.slice(1)];
+  const delegate = (db.prisma as unknown as Record<string, { count(args: object): Promise<number> }>)[
+    model.charAt(0).toLowerCase() + model.slice(1)
+  ];
   return delegate.count({ where: { shop } });
 }

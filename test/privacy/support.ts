@@ -66,7 +66,10 @@ export function orderWithContactData(s: Shopper, overrides: Record<string, unkno
       note: `VIP ${s.email}`,
       default_address: address(s),
     },
-    line_items: order.line_items.map((line) => ({ ...line, properties: [{ name: "Engraving", value: `${s.firstName} ${s.lastName}` }] })),
+    line_items: order.line_items.map((line) => ({
+      ...line,
+      properties: [{ name: "Engraving", value: `${s.firstName} ${s.lastName}` }],
+    })),
     ...overrides,
   };
 }

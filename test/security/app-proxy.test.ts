@@ -27,7 +27,13 @@ beforeAll(async () => {
     },
   });
   await db.prisma.customerGrant.create({
-    data: { shop: TEST_SHOP, customerId: VICTIM, workspaceId: "ws-victim", scopes: "orders:write", accessTokenEnc: sealFor(bindings.customerGrant({ shop: TEST_SHOP, customerId: VICTIM }, "accessTokenEnc"), "t") },
+    data: {
+      shop: TEST_SHOP,
+      customerId: VICTIM,
+      workspaceId: "ws-victim",
+      scopes: "orders:write",
+      accessTokenEnc: sealFor(bindings.customerGrant({ shop: TEST_SHOP, customerId: VICTIM }, "accessTokenEnc"), "t"),
+    },
   });
 }, 240_000);
 afterAll(async () => {
@@ -124,7 +130,11 @@ describe("a storefront POST", () => {
   });
 
   it("with the token of the page the customer was shown starts the connection; names typed into the form are ignored", async () => {
-    const response = await post(ATTACKER, { csrf_token: await pageToken(ATTACKER), customer_name: "Someone Else", customer_email: "x@example.com" });
+    const response = await post(ATTACKER, {
+      csrf_token: await pageToken(ATTACKER),
+      customer_name: "Someone Else",
+      customer_email: "x@example.com",
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toMatch(/^https:\/\/auth\.service\.example\/oauth\/authorize\?/);
     const state = await db.prisma.oAuthState.findFirstOrThrow({ where: { customerId: ATTACKER } });

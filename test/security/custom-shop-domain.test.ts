@@ -10,13 +10,22 @@ const CUSTOM = "acme.shops.example.net";
 const ELSEWHERE = "acme.shops.example.org";
 
 describe("SHOP_CUSTOM_DOMAIN", () => {
-  const h = withHarness({ shops: [TEST_SHOP, CUSTOM, ELSEWHERE], app: { env: { SHOP_CUSTOM_DOMAIN: "shops.example.net" } } });
-  const open = async (shop: string) => fetch(await embeddedUrl(h.app.url, "/app", shop), { headers: { "User-Agent": CHROME_USER_AGENT }, redirect: "manual" });
+  const h = withHarness({
+    shops: [TEST_SHOP, CUSTOM, ELSEWHERE],
+    app: { env: { SHOP_CUSTOM_DOMAIN: "shops.example.net" } },
+  });
+  const open = async (shop: string) =>
+    fetch(await embeddedUrl(h.app.url, "/app", shop), {
+      headers: { "User-Agent": CHROME_USER_AGENT },
+      redirect: "manual",
+    });
 
   it("accepts a shop at the custom domain and at myshopify.com, and refuses one at another domain", async () => {
     const custom = await open(CUSTOM);
     expect(custom.status).toBe(200);
-    expect(custom.headers.get("content-security-policy")).toMatch(/^frame-ancestors https:\/\/acme\.shops\.example\.net /);
+    expect(custom.headers.get("content-security-policy")).toMatch(
+      /^frame-ancestors https:\/\/acme\.shops\.example\.net /,
+    );
     expect((await open(TEST_SHOP)).status).toBe(200);
     // Another domain: Shopify's library sends the request to the login page instead of the app.
     const elsewhere = await open(ELSEWHERE);
@@ -28,7 +37,9 @@ describe("SHOP_CUSTOM_DOMAIN", () => {
     const base = { NODE_ENV: "test" };
     expect(parseEnv({ ...base, SHOP_CUSTOM_DOMAIN: "Shops.Example.net" }).SHOP_CUSTOM_DOMAIN).toBe("shops.example.net");
     for (const bad of ["https://shops.example.net", "shops.example.net/admin", "*.example.net", "localhost"]) {
-      expect(() => parseEnv({ ...base, SHOP_CUSTOM_DOMAIN: bad }), bad).toThrowError(/SHOP_CUSTOM_DOMAIN: must be a bare domain/);
+      expect(() => parseEnv({ ...base, SHOP_CUSTOM_DOMAIN: bad }), bad).toThrowError(
+        /SHOP_CUSTOM_DOMAIN: must be a bare domain/,
+      );
     }
   });
 });

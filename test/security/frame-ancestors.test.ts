@@ -25,8 +25,12 @@ describe("frame-ancestors", () => {
   });
 
   it("the embedded admin may be framed by its shop's admin only", async () => {
-    const page = await fetch(await embeddedUrl(h.app.url, "/app"), { headers: { "User-Agent": "Mozilla/5.0 Chrome/131" } });
+    const page = await fetch(await embeddedUrl(h.app.url, "/app"), {
+      headers: { "User-Agent": "Mozilla/5.0 Chrome/131" },
+    });
     expect(page.status).toBe(200);
-    expect(csp(page)).toMatch(new RegExp(`^frame-ancestors https://${TEST_SHOP.replace(/\./g, "\\.")} https://admin\\.shopify\\.com`));
+    expect(csp(page)).toMatch(
+      new RegExp(`^frame-ancestors https://${TEST_SHOP.replace(/\./g, "\\.")} https://admin\\.shopify\\.com`),
+    );
   });
 });

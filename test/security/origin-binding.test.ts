@@ -48,7 +48,12 @@ beforeAll(async () => {
     shop: SHOP,
     customerId: CUSTOMER,
     workspaceId: "ws-origin",
-    tokens: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, accessTokenExpiresAt: new Date(Date.now() + 3600_000), scopes: ["orders:write"] },
+    tokens: {
+      accessToken: tokens.access_token,
+      refreshToken: tokens.refresh_token,
+      accessTokenExpiresAt: new Date(Date.now() + 3600_000),
+      scopes: ["orders:write"],
+    },
     boundOrigins: serviceOrigins(settings),
   });
 });
@@ -59,12 +64,15 @@ afterAll(async () => {
 });
 
 const moved = () => ({ ...settingsFor(emulator), baseUrl: otherUrl, sandboxBaseUrl: otherUrl, authUrl: otherUrl });
-const grant = () => db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: CUSTOMER } } });
+const grant = () =>
+  db.prisma.customerGrant.findUniqueOrThrow({ where: { shop_customerId: { shop: SHOP, customerId: CUSTOMER } } });
 const store = () => grantStoreFor(db.prisma, { shop: SHOP, customerId: CUSTOMER });
 
 describe("after the service's origin changes", () => {
   it("works while the settings name the issuing service (the control)", async () => {
-    const outcome = await importOrder((await loadServiceSettings(db.prisma, SHOP))!, store(), ORDER, { idempotencyKey: "origin-control" });
+    const outcome = await importOrder((await loadServiceSettings(db.prisma, SHOP))!, store(), ORDER, {
+      idempotencyKey: "origin-control",
+    });
     expect(outcome).toMatchObject({ ok: true });
   });
 
@@ -89,8 +97,14 @@ describe("after the service's origin changes", () => {
     expect(await grant()).toMatchObject({ status: "needs_reconnect", statusReason: ORIGIN_CHANGED_REASON });
 
     // An expired access token would be refreshed at the auth URL: not at this one.
-    await db.prisma.customerGrant.updateMany({ where: { shop: SHOP }, data: { status: "active", accessTokenExpiresAt: new Date(Date.now() - 1000) } });
-    expect(await importOrder(settings, store(), ORDER, { idempotencyKey: "origin-refresh" })).toMatchObject({ ok: false, kind: "reconnect_required" });
+    await db.prisma.customerGrant.updateMany({
+      where: { shop: SHOP },
+      data: { status: "active", accessTokenExpiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(await importOrder(settings, store(), ORDER, { idempotencyKey: "origin-refresh" })).toMatchObject({
+      ok: false,
+      kind: "reconnect_required",
+    });
 
     const row = await grant();
     const disconnected = await disconnectGrant(db.prisma, SHOP, row.id, { settings });
@@ -106,16 +120,29 @@ describe("after the service's origin changes", () => {
 
 describe("grants from before the binding", () => {
   it("are bound by the migration to the origins the app computes for the settings of the time", async () => {
-    const sql = readFileSync(path.resolve(__dirname, "../../prisma/migrations/20261123110000_hardening/migration.sql"), "utf8");
+    const sql = readFileSync(
+      path.resolve(__dirname, "../../prisma/migrations/20261123110000_hardening/migration.sql"),
+      "utf8",
+    );
     const backfill = sql.slice(sql.indexOf("UPDATE"));
     const cases = [
-      { authUrl: "https://Auth.Example.COM:443/oauth/", baseUrl: "https://api.example.com/v1", sandboxBaseUrl: "http://127.0.0.1:8787" },
-      { authUrl: "https://auth.example.com:8443", baseUrl: "http://localhost:80/", sandboxBaseUrl: "https://sandbox.example.com" },
+      {
+        authUrl: "https://Auth.Example.COM:443/oauth/",
+        baseUrl: "https://api.example.com/v1",
+        sandboxBaseUrl: "http://127.0.0.1:8787",
+      },
+      {
+        authUrl: "https://auth.example.com:8443",
+        baseUrl: "http://localhost:80/",
+        sandboxBaseUrl: "https://sandbox.example.com",
+      },
     ];
     for (const [i, urls] of cases.entries()) {
       const shop = `legacy-${i}.myshopify.com`;
       await db.prisma.shopSettings.create({ data: { shop, ...urls } });
-      await db.prisma.customerGrant.create({ data: { shop, customerId: "1", workspaceId: "ws", scopes: "", accessTokenEnc: "x" } });
+      await db.prisma.customerGrant.create({
+        data: { shop, customerId: "1", workspaceId: "ws", scopes: "", accessTokenEnc: "x" },
+      });
     }
     await db.prisma.$executeRawUnsafe(backfill);
     for (const [i, urls] of cases.entries()) {

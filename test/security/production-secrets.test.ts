@@ -18,7 +18,13 @@ async function run(command: string, args: string[], env: Record<string, string>)
     cwd: ROOT,
     detached: true, // its own process group: a stop reaches npm's child too
     // NODE_ENV only when the case sets it (the app's typings make it required).
-    env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", PGLITE_DATA_DIR: path.join(dataDir, "pglite"), ...env } as unknown as NodeJS.ProcessEnv,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      PGLITE_DATA_DIR: path.join(dataDir, "pglite"),
+      ...env,
+    } as unknown as NodeJS.ProcessEnv,
   });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -35,7 +41,9 @@ describe("a production start without secrets", () => {
   beforeAll(() => ensureServerBuild(), 300_000); // build/server-*.js, under the build lock other test files share
 
   it("stops before listening, naming SHOPIFY_API_KEY, SHOPIFY_API_SECRET and ENCRYPTION_KEYS", async () => {
-    const { code, output } = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], { NODE_ENV: "production" });
+    const { code, output } = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], {
+      NODE_ENV: "production",
+    });
     expect(code).toBe(1);
     expect(output).not.toMatch(/listening on/);
     for (const name of REQUIRED) expect(output).toMatch(new RegExp(`${name}: is required with NODE_ENV=production`));
@@ -44,15 +52,21 @@ describe("a production start without secrets", () => {
   it.each([
     ["npm start", "npm", ["start"]],
     ["node build/server-main.js", process.execPath, ["build/server-main.js"]],
-  ])("%s without NODE_ENV is a production start too", async (_, command, args) => {
-    const { code, output } = await run(command, args, {});
-    expect(output).not.toMatch(/listening on/);
-    expect(code).not.toBe(0);
-    for (const name of REQUIRED) expect(output).toMatch(new RegExp(`${name}: is required with NODE_ENV=production`));
-  }, 120_000);
+  ])(
+    "%s without NODE_ENV is a production start too",
+    async (_, command, args) => {
+      const { code, output } = await run(command, args, {});
+      expect(output).not.toMatch(/listening on/);
+      expect(code).not.toBe(0);
+      for (const name of REQUIRED) expect(output).toMatch(new RegExp(`${name}: is required with NODE_ENV=production`));
+    },
+    120_000,
+  );
 
   it("npm run start:worker without NODE_ENV is a production start too", async () => {
-    const { code, output } = await run("npm", ["run", "start:worker"], { DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none" });
+    const { code, output } = await run("npm", ["run", "start:worker"], {
+      DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none",
+    });
     expect(output).not.toMatch(/ready/);
     expect(code).not.toBe(0);
     for (const name of REQUIRED) expect(output).toMatch(new RegExp(`${name}: is required with NODE_ENV=production`));

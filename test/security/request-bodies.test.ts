@@ -38,7 +38,8 @@ function head(path: string, headers: Record<string, string>) {
   return `POST ${path} HTTP/1.1\r\n${lines.join("\r\n")}\r\n\r\n`;
 }
 
-const webhookHeaders = (extra: Record<string, string>) => shopifyWebhookHeaders({ "X-Shopify-Api-Version": "2026-10", ...extra });
+const webhookHeaders = (extra: Record<string, string>) =>
+  shopifyWebhookHeaders({ "X-Shopify-Api-Version": "2026-10", ...extra });
 
 const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,7 +58,9 @@ describe("an aborted request", () => {
     for (const framing of framings) {
       const socket = await open();
       socket.write(head(path, webhookHeaders(framing)));
-      socket.write("Transfer-Encoding" in framing ? '20\r\n{"id": 1, "line_items": [ {"id": ' : '{"id": 1, "line_items": [');
+      socket.write(
+        "Transfer-Encoding" in framing ? '20\r\n{"id": 1, "line_items": [ {"id": ' : '{"id": 1, "line_items": [',
+      );
       await settle(100);
       socket.destroy();
       await settle();
@@ -69,7 +72,12 @@ describe("an aborted request", () => {
   it("to a storefront form leaves the server answering", async () => {
     const url = new URL(proxyUrl(app.url, "/connect", { customerId: "42" }));
     const socket = await open();
-    socket.write(head(url.pathname + url.search, { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": "5000" }));
+    socket.write(
+      head(url.pathname + url.search, {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Content-Length": "5000",
+      }),
+    );
     socket.write("customer_name=a");
     await settle(100);
     socket.destroy();
@@ -99,7 +107,9 @@ async function upload(path: string, headers: Record<string, string>, total: numb
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   void (async () => {
     while (sent < total && !answer && !socket.destroyed) {
-      const frame = chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]) : chunk;
+      const frame = chunked
+        ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])
+        : chunk;
       sent += chunk.length;
       if (!socket.write(frame)) await new Promise((resolve) => socket.once("drain", resolve).once("close", resolve));
     }
@@ -122,7 +132,9 @@ describe("a 64 MiB body", () => {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 5);
-    const framing: Record<string, string> = chunked ? { "Transfer-Encoding": "chunked" } : { "Content-Length": String(SIZE) };
+    const framing: Record<string, string> = chunked
+      ? { "Transfer-Encoding": "chunked" }
+      : { "Content-Length": String(SIZE) };
     try {
       const { status, sent } = await upload("/webhooks/orders/create", webhookHeaders(framing), SIZE, chunked);
       expect(status).toBe("HTTP/1.1 413 Payload Too Large");
@@ -159,7 +171,12 @@ describe("a body without a Content-Length", () => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 5);
     try {
-      const { status, sent } = await upload("/auth/login", { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked" }, 64 * 1024 * 1024, true);
+      const { status, sent } = await upload(
+        "/auth/login",
+        { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked" },
+        64 * 1024 * 1024,
+        true,
+      );
       expect(status).toBe("HTTP/1.1 413 Payload Too Large");
       expect(sent).toBeLessThan(8 * 1024 * 1024);
     } finally {
@@ -172,27 +189,53 @@ describe("a body without a Content-Length", () => {
   // Every route file with an action, as its URL: a chunked body one byte past the limit is refused before any
   // route (or a library it calls) reads it, signed in or not.
   const routes = readdirSync(path.resolve("app/routes"))
-    .filter((name) => /export (const|async function) action\b/.test(readFileSync(path.resolve("app/routes", statSync(path.resolve("app/routes", name)).isDirectory() ? `${name}/route.tsx` : name), "utf8")))
-    .map((name) => `/${name.replace(/\.tsx?$/, "").replace(/\._index$/, "").replace(/\$\w+/g, "x").replace(/\./g, "/")}`);
+    .filter((name) =>
+      /export (const|async function) action\b/.test(
+        readFileSync(
+          path.resolve(
+            "app/routes",
+            statSync(path.resolve("app/routes", name)).isDirectory() ? `${name}/route.tsx` : name,
+          ),
+          "utf8",
+        ),
+      ),
+    )
+    .map(
+      (name) =>
+        `/${name
+          .replace(/\.tsx?$/, "")
+          .replace(/\._index$/, "")
+          .replace(/\$\w+/g, "x")
+          .replace(/\./g, "/")}`,
+    );
 
-  it.each(routes.map((route) => [route]))("to %s is refused one byte past its limit, and accepted for counting below it", async (route) => {
-    const webhook = route.startsWith("/webhooks/");
-    const limit = webhook ? 5 * 1024 * 1024 : 64 * 1024;
-    // A webhook route reads no body without Shopify's headers for its topic (a 400 before the body).
-    const headers = webhook
-      ? webhookHeaders({ "X-Shopify-Topic": route.slice("/webhooks/".length), "Transfer-Encoding": "chunked" })
-      : { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked" };
-    const { status } = await upload(route, headers, limit + 64 * 1024, true);
-    expect(status).toBe("HTTP/1.1 413 Payload Too Large");
-    expect(await healthy()).toBe(200);
-  });
+  it.each(routes.map((route) => [route]))(
+    "to %s is refused one byte past its limit, and accepted for counting below it",
+    async (route) => {
+      const webhook = route.startsWith("/webhooks/");
+      const limit = webhook ? 5 * 1024 * 1024 : 64 * 1024;
+      // A webhook route reads no body without Shopify's headers for its topic (a 400 before the body).
+      const headers = webhook
+        ? webhookHeaders({ "X-Shopify-Topic": route.slice("/webhooks/".length), "Transfer-Encoding": "chunked" })
+        : { "Content-Type": "application/x-www-form-urlencoded", "Transfer-Encoding": "chunked" };
+      const { status } = await upload(route, headers, limit + 64 * 1024, true);
+      expect(status).toBe("HTTP/1.1 413 Payload Too Large");
+      expect(await healthy()).toBe(200);
+    },
+  );
 
   it("within the limit reaches the route whole", async () => {
     const response = await fetch(`${app.url}/auth/login`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
       // A stream: fetch sends it chunked, with no Content-Length.
-      body: new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode("shop=")); c.enqueue(new TextEncoder().encode("not a shop")); c.close(); } }),
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode("shop="));
+          c.enqueue(new TextEncoder().encode("not a shop"));
+          c.close();
+        },
+      }),
       duplex: "half",
     } as RequestInit);
     expect(response.status).toBe(200);

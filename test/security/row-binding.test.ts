@@ -23,14 +23,24 @@ import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
 const keyring = parseKeyring(`rb:${randomBytes(32).toString("base64")}`);
 const SHOP = "binding-a.myshopify.com";
 const OTHER_SHOP = "binding-b.myshopify.com";
-const ORDER = { ordered_at: "2026-11-01T10:00:00Z", lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }] };
+const ORDER = {
+  ordered_at: "2026-11-01T10:00:00Z",
+  lines: [{ external_line_id: "line-1", title: "Blue mug", quantity: 1 }],
+};
 
 let db: TestDatabase;
 let emu: RunningEmulator;
 let settings: ServiceSettings;
 
 beforeAll(async () => {
-  const workspaces = ["ws-victim", "ws-attacker", "ws-other-shop", "ws-this-shop", "ws-pending-victim", "ws-columns"].map((id) => ({ id, name: id }));
+  const workspaces = [
+    "ws-victim",
+    "ws-attacker",
+    "ws-other-shop",
+    "ws-this-shop",
+    "ws-pending-victim",
+    "ws-columns",
+  ].map((id) => ({ id, name: id }));
   [db, emu] = await Promise.all([createTestDatabase(), startTestEmulator({ workspaces })]);
   settings = emulatorSettings(emu.url);
   for (const shop of [SHOP, OTHER_SHOP]) await configure(shop);
@@ -58,7 +68,11 @@ async function configure(shop: string) {
 /** A customer connected for real at the emulator (tokens it honours), stored the way the completion step stores it. */
 async function connected(shop: string, customerId: string, workspaceId: string) {
   const w = await connectWorkspace(emu.url, { workspaceId });
-  await storeGrant(db.prisma, { shop, customerId, workspaceId, tokens: w.tokens, boundOrigins: serviceOrigins(settings) }, { keyring });
+  await storeGrant(
+    db.prisma,
+    { shop, customerId, workspaceId, tokens: w.tokens, boundOrigins: serviceOrigins(settings) },
+    { keyring },
+  );
   return w;
 }
 
@@ -82,7 +96,12 @@ async function importFor(shop: string, customerId: string, workspaceId: string) 
   const externalId = `order-${randomBytes(4).toString("hex")}`;
   const store = createPrismaGrantStore(db.prisma, { shop, customerId }, { keyring });
   const before = (await emulatorState(emu)).requests.length;
-  const outcome = await importOrder(settings, store, { ...ORDER, external_order_id: externalId }, { idempotencyKey: externalId });
+  const outcome = await importOrder(
+    settings,
+    store,
+    { ...ORDER, external_order_id: externalId },
+    { idempotencyKey: externalId },
+  );
   const state = await emulatorState(emu);
   const landed = state.orders.filter((o) => o.external_id === externalId && o.workspace_id === workspaceId);
   return { outcome, landed, sent: state.requests.length - before };
@@ -133,18 +152,46 @@ describe("a token moved to another row does not decrypt there", () => {
     const w = await connectWorkspace(emu.url, { workspaceId: "ws-pending-victim" });
     const state = (s: string) => s.repeat(43);
     const proof = randomBytes(32).toString("base64url");
-    const common = { shop: SHOP, redirectUri: "http://app.test/connect/callback", expiresAt: new Date(Date.now() + 600_000), boundOrigins: serviceOrigins(settings) };
-    const victimSealed = sealFor(bindings.oauthState({ shop: SHOP, state: state("v") }, "pendingTokensEnc"), JSON.stringify(w.tokens), keyring);
+    const common = {
+      shop: SHOP,
+      redirectUri: "http://app.test/connect/callback",
+      expiresAt: new Date(Date.now() + 600_000),
+      boundOrigins: serviceOrigins(settings),
+    };
+    const victimSealed = sealFor(
+      bindings.oauthState({ shop: SHOP, state: state("v") }, "pendingTokensEnc"),
+      JSON.stringify(w.tokens),
+      keyring,
+    );
     await db.prisma.oAuthState.create({
-      data: { ...common, state: state("v"), customerId: "pending-victim", codeVerifierEnc: "unused", pendingTokensEnc: victimSealed },
+      data: {
+        ...common,
+        state: state("v"),
+        customerId: "pending-victim",
+        codeVerifierEnc: "unused",
+        pendingTokensEnc: victimSealed,
+      },
     });
     await db.prisma.oAuthState.create({
-      data: { ...common, state: state("a"), customerId: "pending-attacker", codeVerifierEnc: "unused", pendingTokensEnc: victimSealed, proofHash: proofHash(proof), exchangedAt: new Date() },
+      data: {
+        ...common,
+        state: state("a"),
+        customerId: "pending-attacker",
+        codeVerifierEnc: "unused",
+        pendingTokensEnc: victimSealed,
+        proofHash: proofHash(proof),
+        exchangedAt: new Date(),
+      },
     });
     const events: string[] = [];
     const result = await completeOnStorefront(
       db.prisma,
-      { shop: SHOP, customerId: "pending-attacker", url: `https://${SHOP}/apps/workspace/connect/complete?state=${state("a")}&proof=${proof}`, prefix: "/apps/workspace" },
+      {
+        shop: SHOP,
+        customerId: "pending-attacker",
+        url: `https://${SHOP}/apps/workspace/connect/complete?state=${state("a")}&proof=${proof}`,
+        prefix: "/apps/workspace",
+      },
       { keyring, log: (event) => events.push(event) },
     );
     expect(result).toMatchObject({ kind: "redirect", result: "failed" });
@@ -155,7 +202,9 @@ describe("a token moved to another row does not decrypt there", () => {
   it("another shop's offline Shopify session token is treated as no session, never handed out", async () => {
     const storage = new EncryptedSessionStorage(new PrismaSessionStorage(db.prisma), () => keyring);
     for (const shop of [SHOP, OTHER_SHOP]) {
-      await storage.storeSession(new Session({ id: `offline_${shop}`, shop, state: "", isOnline: false, accessToken: `shpat_${shop}` }));
+      await storage.storeSession(
+        new Session({ id: `offline_${shop}`, shop, state: "", isOnline: false, accessToken: `shpat_${shop}` }),
+      );
     }
     const source = await db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${OTHER_SHOP}` } });
     await db.prisma.session.update({ where: { id: `offline_${SHOP}` }, data: { accessToken: source.accessToken } });
@@ -166,7 +215,15 @@ describe("a token moved to another row does not decrypt there", () => {
   });
 
   it("a revocation outbox row's sealed token copied into another row is not presented from there", async () => {
-    await queueRevocations(db.prisma, settings, [{ token: "outbox-token-1", hint: "refresh_token" }, { token: "outbox-token-2", hint: "refresh_token" }], { keyring });
+    await queueRevocations(
+      db.prisma,
+      settings,
+      [
+        { token: "outbox-token-1", hint: "refresh_token" },
+        { token: "outbox-token-2", hint: "refresh_token" },
+      ],
+      { keyring },
+    );
     const [first, second] = await db.prisma.tokenRevocation.findMany({ orderBy: { id: "asc" } });
     await db.prisma.tokenRevocation.update({ where: { id: second.id }, data: { sealed: first.sealed } });
     const presented: string[] = [];
@@ -191,16 +248,24 @@ describe("a value moved to another column does not decrypt there", () => {
     expect(outcome).toMatchObject({ ok: false, kind: "reconnect_required" });
     expect(landed).toEqual([]);
     expect(sent).toBe(0); // neither the refresh token as a bearer token nor a refresh with it
-    expect(await grantRow(SHOP, "columns")).toMatchObject({ status: "needs_reconnect", statusReason: UNREADABLE_REASON });
+    expect(await grantRow(SHOP, "columns")).toMatchObject({
+      status: "needs_reconnect",
+      statusReason: UNREADABLE_REASON,
+    });
   });
 
   it("the signing secret copied over the client secret: the settings refuse to load and the check says so in plain words", async () => {
     const row = await db.prisma.shopSettings.findUniqueOrThrow({ where: { shop: OTHER_SHOP } });
-    await db.prisma.shopSettings.update({ where: { shop: OTHER_SHOP }, data: { clientSecretEnc: row.signingSecretEnc } });
+    await db.prisma.shopSettings.update({
+      where: { shop: OTHER_SHOP },
+      data: { clientSecretEnc: row.signingSecretEnc },
+    });
     await expect(loadServiceSettings(db.prisma, OTHER_SHOP, keyring)).rejects.toBeInstanceOf(SecretBoxError);
     const check = await checkServiceConnection(db.prisma, OTHER_SHOP, { keyring });
     expect(check.ok).toBe(false);
-    expect(check.message).toMatch(/stored secret cannot be decrypted.*enter the client secret and signing secret again/);
+    expect(check.message).toMatch(
+      /stored secret cannot be decrypted.*enter the client secret and signing secret again/,
+    );
     expect(check.message).not.toContain(settings.signingSecret);
   });
 });

@@ -22,7 +22,9 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     received += 1;
     req.resume();
-    res.writeHead(418, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "teapot", message: "INTERNAL-SECRET-42" }));
+    res
+      .writeHead(418, { "Content-Type": "application/json" })
+      .end(JSON.stringify({ error: "teapot", message: "INTERNAL-SECRET-42" }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
@@ -76,23 +78,33 @@ describe("saving service URLs in a deployment", () => {
 });
 
 describe("with ALLOW_LOOPBACK_SERVICE_URLS=true (local development, the demo, the tests)", () => {
-  it.each(["http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787", "https://127.0.0.1"])("accepts %s", async (url) => {
-    expect(await sandboxError(url, OPT_IN)).toBeNull();
-  });
-
-  it.each(["http://169.254.169.254", "https://169.254.169.254", "https://10.1.2.3", "https://100.64.0.1", "http://0.0.0.0:8787"])(
-    "still refuses %s",
+  it.each(["http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787", "https://127.0.0.1"])(
+    "accepts %s",
     async (url) => {
-      expect(await sandboxError(url, OPT_IN)).not.toBeNull();
+      expect(await sandboxError(url, OPT_IN)).toBeNull();
     },
   );
+
+  it.each([
+    "http://169.254.169.254",
+    "https://169.254.169.254",
+    "https://10.1.2.3",
+    "https://100.64.0.1",
+    "http://0.0.0.0:8787",
+  ])("still refuses %s", async (url) => {
+    expect(await sandboxError(url, OPT_IN)).not.toBeNull();
+  });
 });
 
 describe("when the server connects", () => {
   it("a name that resolves to a refused address is refused on the connection itself (DNS rebinding)", async () => {
     // Public when the settings were saved, loopback at connect time.
     let calls = 0;
-    const rebinding = ((_host: string, _options: unknown, callback: (e: null, a: { address: string; family: number }[]) => void) => {
+    const rebinding = ((
+      _host: string,
+      _options: unknown,
+      callback: (e: null, a: { address: string; family: number }[]) => void,
+    ) => {
       calls += 1;
       callback(null, [{ address: calls === 1 ? "93.184.216.34" : "127.0.0.1", family: 4 }]);
     }) as unknown as Parameters<typeof guardedLookup>[1];
@@ -115,7 +127,12 @@ describe("when the server connects", () => {
 
   it("Check connection against stored loopback URLs sends nothing in a deployment and names host and cause", async () => {
     const shop = "stored-loopback.myshopify.com";
-    const saved = await saveSettings(db.prisma, shop, { ...form(`http://127.0.0.1:${port}`), authUrl: `http://127.0.0.1:${port}` }, { policy: OPT_IN });
+    const saved = await saveSettings(
+      db.prisma,
+      shop,
+      { ...form(`http://127.0.0.1:${port}`), authUrl: `http://127.0.0.1:${port}` },
+      { policy: OPT_IN },
+    );
     expect(saved.ok).toBe(true);
     const before = received;
     const report = await checkServiceConnection(db.prisma, shop, { deps: { fetch: guardedFetch(PRODUCTION) } });
@@ -129,7 +146,12 @@ describe("when the server connects", () => {
 
   it("an unexpected answer is named by host and status, never by its body", async () => {
     const shop = "unexpected-answer.myshopify.com";
-    await saveSettings(db.prisma, shop, { ...form(`http://127.0.0.1:${port}`), authUrl: `http://127.0.0.1:${port}` }, { policy: OPT_IN });
+    await saveSettings(
+      db.prisma,
+      shop,
+      { ...form(`http://127.0.0.1:${port}`), authUrl: `http://127.0.0.1:${port}` },
+      { policy: OPT_IN },
+    );
     const report = await checkServiceConnection(db.prisma, shop, { deps: { fetch: guardedFetch(OPT_IN) } });
     const shown = JSON.stringify(report);
     expect(report.lines[0].message).toBe(`unexpected answer from 127.0.0.1:${port} (HTTP 418, teapot)`);
@@ -137,7 +159,9 @@ describe("when the server connects", () => {
   });
 
   it("redirects are not followed", async () => {
-    const target = createServer((_req, res) => res.writeHead(302, { Location: "http://169.254.169.254/latest/meta-data" }).end());
+    const target = createServer((_req, res) =>
+      res.writeHead(302, { Location: "http://169.254.169.254/latest/meta-data" }).end(),
+    );
     await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
     try {
       const response = await guardedFetch(OPT_IN)(`http://127.0.0.1:${(target.address() as AddressInfo).port}/`);

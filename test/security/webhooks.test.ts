@@ -48,7 +48,12 @@ beforeEach(async () => {
 
 describe("a compliance webhook naming another shop than its header", () => {
   it("shop/redact: a signed body for another shop erases nothing, in either shop", async () => {
-    const response = await sendWebhook(app.url, "shop/redact", { shop_id: 2, shop_domain: OTHER_SHOP }, { shop: TEST_SHOP });
+    const response = await sendWebhook(
+      app.url,
+      "shop/redact",
+      { shop_id: 2, shop_domain: OTHER_SHOP },
+      { shop: TEST_SHOP },
+    );
     expect(response.status).toBe(400);
     expect(await held(TEST_SHOP)).toEqual({ settings: 1, grants: 1 });
     expect(await held(OTHER_SHOP)).toEqual({ settings: 1, grants: 1 });
@@ -72,7 +77,12 @@ describe("a topic header that is not the route's", () => {
     const body = { shop_id: 1, shop_domain: TEST_SHOP };
     // A signed customers/redact body posted to the shop/redact route, and the other way round.
     const toShopRoute = await sendWebhook(app.url, "customers/redact", body, { path: "/webhooks/shop/redact" });
-    const toCustomerRoute = await sendWebhook(app.url, "shop/redact", { ...body, customer: { id: Number(CUSTOMER) } }, { path: "/webhooks/customers/redact" });
+    const toCustomerRoute = await sendWebhook(
+      app.url,
+      "shop/redact",
+      { ...body, customer: { id: Number(CUSTOMER) } },
+      { path: "/webhooks/customers/redact" },
+    );
     expect([toShopRoute.status, toCustomerRoute.status]).toEqual([400, 400]);
     expect(await held(TEST_SHOP)).toEqual({ settings: 1, grants: 1 });
   });
@@ -85,7 +95,10 @@ describe("a replayed delivery", () => {
     expect((await held(TEST_SHOP)).grants).toBe(0);
 
     await connect(TEST_SHOP, CUSTOMER); // the customer connects again afterwards
-    const replay = await sendWebhook(app.url, "customers/redact", body, { eventId: randomUUID(), webhookId: randomUUID() });
+    const replay = await sendWebhook(app.url, "customers/redact", body, {
+      eventId: randomUUID(),
+      webhookId: randomUUID(),
+    });
     expect(replay.status).toBe(200);
     expect((await held(TEST_SHOP)).grants).toBe(1);
   });

@@ -73,7 +73,12 @@ describe("cart handoffs against the emulator", () => {
   });
 
   it("429 with Retry-After: 2 really waits at least 2 s before the retry", async () => {
-    await injectFault(emu.url, { path: PATH, status: 429, body: { error: "rate_limited" }, headers: { "retry-after": "2" } });
+    await injectFault(emu.url, {
+      path: PATH,
+      status: 429,
+      body: { error: "rate_limited" },
+      headers: { "retry-after": "2" },
+    });
     const slept: number[] = [];
     const started = performance.now();
     const out = await createCartHandoff(settings, CART, {
@@ -132,7 +137,13 @@ describe("cart handoffs against the emulator", () => {
   });
 
   it("rate limited beyond the budget: the outcome carries the wait", async () => {
-    await injectFault(emu.url, { path: PATH, status: 429, body: { error: "rate_limited" }, headers: { "retry-after": "7" }, times: 3 });
+    await injectFault(emu.url, {
+      path: PATH,
+      status: 429,
+      body: { error: "rate_limited" },
+      headers: { "retry-after": "7" },
+      times: 3,
+    });
     const { time, deps: d } = deps(fetch, { retry: { maxAttempts: 2 } });
     const out = await createCartHandoff(settings, CART, { idempotencyKey: "cart-rl", deps: d });
     expect(out).toMatchObject({ ok: false, kind: "rate_limited", retryable: true, retryAfterMs: 7000, attempts: 2 });
@@ -142,13 +153,19 @@ describe("cart handoffs against the emulator", () => {
 
   it("server errors beyond the budget are a retryable server_error", async () => {
     await injectFault(emu.url, { path: PATH, status: 503, times: 5 });
-    const out = await createCartHandoff(settings, CART, { idempotencyKey: "cart-503", deps: deps(fetch, { retry: { maxAttempts: 3 } }).deps });
+    const out = await createCartHandoff(settings, CART, {
+      idempotencyKey: "cart-503",
+      deps: deps(fetch, { retry: { maxAttempts: 3 } }).deps,
+    });
     expect(out).toMatchObject({ ok: false, kind: "server_error", retryable: true, status: 503, attempts: 3 });
   });
 
   it("uses the production base URL in production", async () => {
     const prod = { ...settings, environment: "production" as const, baseUrl: `${emu.url}/prod-prefix` };
-    const out = await createCartHandoff(prod, CART, { idempotencyKey: "cart-prod", deps: deps(fetch, { retry: { maxAttempts: 1 } }).deps });
+    const out = await createCartHandoff(prod, CART, {
+      idempotencyKey: "cart-prod",
+      deps: deps(fetch, { retry: { maxAttempts: 1 } }).deps,
+    });
     // The prefix is not served by the emulator: proves the production URL (not the sandbox one) was used.
     expect(out).toMatchObject({ ok: false, status: 404 });
   });
@@ -157,7 +174,9 @@ describe("cart handoffs against the emulator", () => {
 describe("checkConnection", () => {
   it("ok with the right secret", async () => {
     const res = await checkConnection(settings);
-    expect(res).toEqual(expect.objectContaining({ ok: true, message: `ok: ${new URL(emu.url).host} accepted the signed request` }));
+    expect(res).toEqual(
+      expect.objectContaining({ ok: true, message: `ok: ${new URL(emu.url).host} accepted the signed request` }),
+    );
     const state = await emulatorState(emu.url);
     expect(state.handoffs).toHaveLength(1);
     expect(state.handoffs[0]).toMatchObject({ body: { expires_in_seconds: 60, lines: [expect.anything()] } });
@@ -182,6 +201,8 @@ describe("checkConnection", () => {
   it("names incomplete settings without sending anything", async () => {
     const res = await checkConnection({ ...settings, signingSecret: "", sandboxBaseUrl: "not a url" });
     expect(res.ok).toBe(false);
-    expect(res.message).toMatch(/^settings incomplete: sandboxBaseUrl: must be an http\(s\) address.*; signingSecret: is required$/);
+    expect(res.message).toMatch(
+      /^settings incomplete: sandboxBaseUrl: must be an http\(s\) address.*; signingSecret: is required$/,
+    );
   });
 });

@@ -59,7 +59,12 @@ describe("imports against the emulator", () => {
   it("imports an order; the same key again is a replay; a new key updates", async () => {
     const { store } = await connectedStore();
     const first = await importOrder(settings, store, ORDER, { idempotencyKey: "order-1001-v1", deps: fast().deps });
-    expect(first).toMatchObject({ ok: true, status: 201, replayed: false, data: { status: "imported", external_id: "order-1001" } });
+    expect(first).toMatchObject({
+      ok: true,
+      status: 201,
+      replayed: false,
+      data: { status: "imported", external_id: "order-1001" },
+    });
     const replay = await importOrder(settings, store, ORDER, { idempotencyKey: "order-1001-v1", deps: fast().deps });
     expect(replay).toMatchObject({ ok: true, replayed: true });
     const update = await importOrder(settings, store, ORDER, { idempotencyKey: "order-1001-v2", deps: fast().deps });
@@ -111,7 +116,12 @@ describe("imports against the emulator", () => {
 
   it("429 with Retry-After: 2 asks for a 2 s wait (injected clock) before retrying", async () => {
     const { store } = await connectedStore();
-    await injectFault(emu.url, { path: ORDERS, status: 429, body: { error: "rate_limited" }, headers: { "retry-after": "2" } });
+    await injectFault(emu.url, {
+      path: ORDERS,
+      status: 429,
+      body: { error: "rate_limited" },
+      headers: { "retry-after": "2" },
+    });
     const { time, deps } = fast();
     const before = time.now();
     const out = await importOrder(settings, store, ORDER, { idempotencyKey: "order-429", deps });
@@ -177,7 +187,10 @@ describe("tokens against the emulator", () => {
     const soon = new Date(Date.now() + 30_000); // inside the 60 s refresh window
     const { c, store } = await connectedStore(undefined, soon);
     const rec = recordingFetch();
-    const out = await importOrder(settings, store, ORDER, { idempotencyKey: "o-exp", deps: fast({ fetch: rec.fetch }).deps });
+    const out = await importOrder(settings, store, ORDER, {
+      idempotencyKey: "o-exp",
+      deps: fast({ fetch: rec.fetch }).deps,
+    });
     expect(out).toMatchObject({ ok: true, attempts: 1 });
     expect(rec.sent.map((s) => new URL(s.url).pathname)).toEqual(["/oauth/token", ORDERS]);
     const g = store.grant!;
@@ -192,23 +205,35 @@ describe("tokens against the emulator", () => {
 
   it("refreshes once on 401 invalid_token, then resends with the same key", async () => {
     const { c, store } = await connectedStore();
-    expect(await revokeToken(settings, c.accessToken, { tokenTypeHint: "access_token" })).toEqual({ ok: true, value: undefined });
+    expect(await revokeToken(settings, c.accessToken, { tokenTypeHint: "access_token" })).toEqual({
+      ok: true,
+      value: undefined,
+    });
     const rec = recordingFetch();
-    const out = await importOrder(settings, store, ORDER, { idempotencyKey: "o-401", deps: fast({ fetch: rec.fetch }).deps });
+    const out = await importOrder(settings, store, ORDER, {
+      idempotencyKey: "o-401",
+      deps: fast({ fetch: rec.fetch }).deps,
+    });
     expect(out).toMatchObject({ ok: true, attempts: 2 });
     expect(rec.sent.map((s) => new URL(s.url).pathname)).toEqual([ORDERS, "/oauth/token", ORDERS]);
     expect(rec.sent[2].headers.get("idempotency-key")).toBe("o-401");
     expect(store.grant).toMatchObject({ tokenVersion: 1, status: "active" });
     expect(store.grant!.refreshToken).not.toBe(c.refreshToken);
     const log = (await emulatorState(emu.url)).requests.map((r) => [r.status, r.error]);
-    expect(log).toEqual([[401, "invalid_token"], [201, null]]);
+    expect(log).toEqual([
+      [401, "invalid_token"],
+      [201, null],
+    ]);
   });
 
   it("a 401 that survives a refresh is invalid_token (final), refreshed only once", async () => {
     const { store } = await connectedStore();
     await injectFault(emu.url, { path: ORDERS, status: 401, body: { error: "invalid_token" }, times: 5 });
     const rec = recordingFetch();
-    const out = await importOrder(settings, store, ORDER, { idempotencyKey: "o-401x2", deps: fast({ fetch: rec.fetch }).deps });
+    const out = await importOrder(settings, store, ORDER, {
+      idempotencyKey: "o-401x2",
+      deps: fast({ fetch: rec.fetch }).deps,
+    });
     expect(out).toMatchObject({ ok: false, kind: "invalid_token", retryable: false, attempts: 2 });
     expect(rec.sent.filter((s) => s.url.endsWith("/oauth/token"))).toHaveLength(1);
   });
@@ -223,7 +248,10 @@ describe("tokens against the emulator", () => {
     expect(store.grant!.statusReason).toMatch(/customer must reconnect/);
 
     const rec = recordingFetch();
-    const later = await importOrder(settings, store, ORDER, { idempotencyKey: "o-dead-2", deps: fast({ fetch: rec.fetch }).deps });
+    const later = await importOrder(settings, store, ORDER, {
+      idempotencyKey: "o-dead-2",
+      deps: fast({ fetch: rec.fetch }).deps,
+    });
     expect(later).toMatchObject({ ok: false, kind: "reconnect_required", attempts: 0 });
     expect(rec.sent).toHaveLength(0);
   });

@@ -60,7 +60,10 @@ describe("mapping answers to outcomes", () => {
   });
 
   it("a 422 carries the service's message as detail", async () => {
-    const out = await mapOne("orders", json(422, { error: "invalid_payload", message: "lines[0].quantity: must be > 0" }));
+    const out = await mapOne(
+      "orders",
+      json(422, { error: "invalid_payload", message: "lines[0].quantity: must be > 0" }),
+    );
     expect(out).toMatchObject({ kind: "invalid_payload", detail: "lines[0].quantity: must be > 0" });
   });
 
@@ -84,12 +87,20 @@ describe("validation before sending", () => {
   it("names the failing fields in plain words and sends nothing", async () => {
     const { calls, fetch } = scriptedFetch([json(201, {})]);
     const { deps } = controlled(fetch);
-    const out = await importOrder(SETTINGS, grant(), {
-      ...ORDER,
-      currency: "EURO",
-      lines: [{ external_line_id: "l1", title: "Mug", quantity: 0 }, { title: "Cup", quantity: "2" }],
-      note: "x",
-    }, { idempotencyKey: "order-1001", deps });
+    const out = await importOrder(
+      SETTINGS,
+      grant(),
+      {
+        ...ORDER,
+        currency: "EURO",
+        lines: [
+          { external_line_id: "l1", title: "Mug", quantity: 0 },
+          { title: "Cup", quantity: "2" },
+        ],
+        note: "x",
+      },
+      { idempotencyKey: "order-1001", deps },
+    );
     expect(calls).toHaveLength(0);
     expect(out).toMatchObject({ ok: false, kind: "invalid_payload", retryable: false, attempts: 0 });
     if (out.ok) return;
@@ -104,20 +115,32 @@ describe("validation before sending", () => {
   it("checks the cart handoff and the idempotency key too", async () => {
     const { calls, fetch } = scriptedFetch([json(201, {})]);
     const { deps } = controlled(fetch);
-    const out = await createCartHandoff(SETTINGS, { ...CART, lines: [], expires_in_seconds: 30 }, {
-      idempotencyKey: "has space",
-      deps,
-    });
+    const out = await createCartHandoff(
+      SETTINGS,
+      { ...CART, lines: [], expires_in_seconds: 30 },
+      {
+        idempotencyKey: "has space",
+        deps,
+      },
+    );
     expect(calls).toHaveLength(0);
     expect(out.ok || out.detail).toMatch(/lines: .*; expires_in_seconds: .*; idempotency key: must be 1 to 255/);
   });
 });
 
 describe("retries against a lenient service", () => {
-  const created = json(201, { handoff_id: "5d3c0c39-2d0c-4f4e-9a59-0e0c4b8c6a11", claim_url: "https://x/c", expires_at: "2026-11-23T00:00:00Z" });
+  const created = json(201, {
+    handoff_id: "5d3c0c39-2d0c-4f4e-9a59-0e0c4b8c6a11",
+    claim_url: "https://x/c",
+    expires_at: "2026-11-23T00:00:00Z",
+  });
 
   it("429 without Retry-After backs off exponentially with jitter", async () => {
-    const { calls, fetch } = scriptedFetch([new Response(null, { status: 429 }), new Response(null, { status: 429 }), created]);
+    const { calls, fetch } = scriptedFetch([
+      new Response(null, { status: 429 }),
+      new Response(null, { status: 429 }),
+      created,
+    ]);
     const { time, deps } = controlled(fetch, { random: () => 0.25 });
     const out = await createCartHandoff(SETTINGS, CART, { idempotencyKey: "k-1", deps });
     expect(out).toMatchObject({ ok: true, attempts: 3 });
@@ -127,7 +150,13 @@ describe("retries against a lenient service", () => {
 
   it("429 with an HTTP-date Retry-After waits until that date", async () => {
     const { fetch } = scriptedFetch([
-      (req) => new Response(null, { status: 429, headers: { "retry-after": new Date(Number(req.headers.get("x-service-timestamp")) * 1000 + 5000).toUTCString() } }),
+      (req) =>
+        new Response(null, {
+          status: 429,
+          headers: {
+            "retry-after": new Date(Number(req.headers.get("x-service-timestamp")) * 1000 + 5000).toUTCString(),
+          },
+        }),
       created,
     ]);
     const { time, deps } = controlled(fetch);
@@ -137,7 +166,9 @@ describe("retries against a lenient service", () => {
   });
 
   it("a network error is retried; when the budget ends the outcome says so in plain words", async () => {
-    const refused = new TypeError("fetch failed", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) });
+    const refused = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }),
+    });
     const { calls, fetch } = scriptedFetch([refused]);
     const { deps } = controlled(fetch, { retry: { maxAttempts: 3 } });
     const out = await createCartHandoff(SETTINGS, CART, { idempotencyKey: "k-3", deps });
@@ -150,7 +181,8 @@ describe("retries against a lenient service", () => {
     const hang = (req: unknown, init?: RequestInit) =>
       new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)));
     let n = 0;
-    const fetchImpl = ((url: string, init?: RequestInit) => (++n < 2 ? hang(url, init) : Promise.resolve(created.clone()))) as typeof fetch;
+    const fetchImpl = ((url: string, init?: RequestInit) =>
+      ++n < 2 ? hang(url, init) : Promise.resolve(created.clone())) as typeof fetch;
     const { deps } = controlled(fetchImpl, { timeoutMs: 50 });
     const out = await createCartHandoff(SETTINGS, CART, { idempotencyKey: "k-4", deps });
     expect(out).toMatchObject({ ok: true, attempts: 2 });
@@ -173,14 +205,27 @@ describe("tokens against a lenient service", () => {
     ]);
     const { deps } = controlled(fetch);
     const store = grant();
-    expect(await importOrder(SETTINGS, store, ORDER, { idempotencyKey: "o-1", deps })).toMatchObject({ ok: true, attempts: 1 });
+    expect(await importOrder(SETTINGS, store, ORDER, { idempotencyKey: "o-1", deps })).toMatchObject({
+      ok: true,
+      attempts: 1,
+    });
     const out = await importOrder(SETTINGS, store, ORDER, { idempotencyKey: "o-2", deps });
     expect(out).toMatchObject({ ok: true, attempts: 2 });
-    expect(calls.map((c) => new URL(c.url).pathname)).toEqual(["/api/v1/orders", "/api/v1/orders", "/oauth/token", "/api/v1/orders"]);
+    expect(calls.map((c) => new URL(c.url).pathname)).toEqual([
+      "/api/v1/orders",
+      "/api/v1/orders",
+      "/oauth/token",
+      "/api/v1/orders",
+    ]);
     expect(calls[3].headers.get("authorization")).toBe("Bearer at-new-secret");
     expect(calls[3].headers.get("idempotency-key")).toBe("o-2");
     expect(calls[3].body).toEqual(calls[1].body);
-    expect(store.grant).toMatchObject({ accessToken: "at-new-secret", refreshToken: "rt-new-secret", accessTokenExpiresAt: null, tokenVersion: 1 });
+    expect(store.grant).toMatchObject({
+      accessToken: "at-new-secret",
+      refreshToken: "rt-new-secret",
+      accessTokenExpiresAt: null,
+      tokenVersion: 1,
+    });
     // client_secret_basic by default
     expect(calls[2].headers.get("authorization")).toMatch(/^Basic /);
   });
@@ -192,10 +237,17 @@ describe("tokens against a lenient service", () => {
       new Response(null, { status: 401 }),
     ]);
     const { deps } = controlled(fetch);
-    const out = await importShipment(SETTINGS, grant(), {
-      external_shipment_id: "s-1", external_order_id: "order-1001", shipped_at: "2026-11-02T10:00:00+01:00",
-      lines: [{ external_order_line_id: "line-1", quantity: 1 }],
-    }, { idempotencyKey: "s-1", deps });
+    const out = await importShipment(
+      SETTINGS,
+      grant(),
+      {
+        external_shipment_id: "s-1",
+        external_order_id: "order-1001",
+        shipped_at: "2026-11-02T10:00:00+01:00",
+        lines: [{ external_order_line_id: "line-1", quantity: 1 }],
+      },
+      { idempotencyKey: "s-1", deps },
+    );
     expect(calls).toHaveLength(3);
     expect(out).toMatchObject({ ok: false, kind: "invalid_token", retryable: false, attempts: 2 });
   });
@@ -214,7 +266,11 @@ describe("tokens against a lenient service", () => {
     expect(out).toMatchObject({ ok: true, attempts: 4 });
     expect(time.sleeps).toEqual([500]);
     expect(calls.map((c) => new URL(c.url).pathname)).toEqual([
-      "/api/v1/orders", "/oauth/token", "/api/v1/orders", "/oauth/token", "/api/v1/orders",
+      "/api/v1/orders",
+      "/oauth/token",
+      "/api/v1/orders",
+      "/oauth/token",
+      "/api/v1/orders",
     ]);
     expect(store.grant).toMatchObject({ accessToken: "at-2", refreshToken: "rt-2", tokenVersion: 1 });
   });
@@ -226,7 +282,10 @@ describe("tokens against a lenient service", () => {
       resource,
     ]);
     const { deps } = controlled(fetch);
-    await importOrder({ ...SETTINGS, clientAuthMethod: "client_secret_post" }, grant(), ORDER, { idempotencyKey: "o-3", deps });
+    await importOrder({ ...SETTINGS, clientAuthMethod: "client_secret_post" }, grant(), ORDER, {
+      idempotencyKey: "o-3",
+      deps,
+    });
     expect(calls[1].headers.get("authorization")).toBeNull();
     const form = new URLSearchParams(new TextDecoder().decode(calls[1].body));
     expect(form.get("client_id")).toBe(SETTINGS.clientId);
@@ -243,6 +302,7 @@ describe("tokens against a lenient service", () => {
       outs.push(await createCartHandoff(SETTINGS, CART, { idempotencyKey: "h-4", deps }));
     }
     const text = JSON.stringify(outs);
-    for (const secret of [TOKEN, REFRESH, SETTINGS.clientSecret, SETTINGS.signingSecret]) expect(text).not.toContain(secret);
+    for (const secret of [TOKEN, REFRESH, SETTINGS.clientSecret, SETTINGS.signingSecret])
+      expect(text).not.toContain(secret);
   });
 });

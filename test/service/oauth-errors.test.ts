@@ -29,7 +29,12 @@ describe("OAuth failures in plain words", () => {
       codeVerifier: "v".repeat(43),
       redirectUri: "https://app.example/cb",
     });
-    expect(out).toMatchObject({ ok: false, kind: "access_denied", retryable: false, message: "The customer declined the connection." });
+    expect(out).toMatchObject({
+      ok: false,
+      kind: "access_denied",
+      retryable: false,
+      message: "The customer declined the connection.",
+    });
   });
 
   it("network errors, timeouts and 5xx at the token endpoint are retryable", async () => {
@@ -49,7 +54,9 @@ describe("OAuth failures in plain words", () => {
       expect(JSON.stringify(out)).not.toContain("rt-secret");
     }
     const hang = ((_u: string, init?: RequestInit) =>
-      new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)))) as typeof fetch;
+      new Promise((_, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)),
+      )) as typeof fetch;
     expect(await revokeToken(SETTINGS, "t", { deps: controlled(hang, { timeoutMs: 30 }).deps })).toMatchObject({
       ok: false,
       kind: "timeout",
@@ -59,17 +66,31 @@ describe("OAuth failures in plain words", () => {
 
   it("refuses a plain-http auth URL that is not loopback, in words", async () => {
     const { calls, fetch } = scriptedFetch([json(200, {})]);
-    const out = await refreshTokens({ ...SETTINGS, authUrl: "http://auth.example.test" }, "rt", { deps: controlled(fetch).deps });
-    expect(out).toMatchObject({ ok: false, message: "The auth URL must start with https:// (plain http is allowed only for localhost)." });
+    const out = await refreshTokens({ ...SETTINGS, authUrl: "http://auth.example.test" }, "rt", {
+      deps: controlled(fetch).deps,
+    });
+    expect(out).toMatchObject({
+      ok: false,
+      message: "The auth URL must start with https:// (plain http is allowed only for localhost).",
+    });
     expect(calls).toHaveLength(0);
   });
 
   it("keeps the old refresh token when the server does not rotate, and the old scopes when it names none", async () => {
     const { fetch } = scriptedFetch([json(200, { access_token: "at-2", token_type: "Bearer" })]);
-    const out = await refreshTokens(SETTINGS, "rt-1", { currentScopes: ["orders:write"], deps: controlled(fetch).deps });
+    const out = await refreshTokens(SETTINGS, "rt-1", {
+      currentScopes: ["orders:write"],
+      deps: controlled(fetch).deps,
+    });
     expect(out).toEqual({
       ok: true,
-      value: { accessToken: "at-2", refreshToken: "rt-1", accessTokenExpiresAt: null, scopes: ["orders:write"], workspaceId: null },
+      value: {
+        accessToken: "at-2",
+        refreshToken: "rt-1",
+        accessTokenExpiresAt: null,
+        scopes: ["orders:write"],
+        workspaceId: null,
+      },
     });
   });
 });

@@ -39,7 +39,8 @@ beforeAll(async () => {
     routes: { authorization: "/oauth/authorize", token: "/oauth/token", revocation: "/oauth/revoke" },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    issueRefreshToken: async (_ctx: unknown, c: { grantTypeAllowed(t: string): boolean }) => c.grantTypeAllowed("refresh_token"),
+    issueRefreshToken: async (_ctx: unknown, c: { grantTypeAllowed(t: string): boolean }) =>
+      c.grantTypeAllowed("refresh_token"),
     rotateRefreshToken: true,
     cookies: { keys: ["oidc-provider-test-cookie-key"] },
   });
@@ -52,7 +53,12 @@ beforeAll(async () => {
       const grant = new provider.Grant({ accountId: "customer-1", clientId: details.params.client_id });
       grant.addOIDCScope(details.params.scope);
       const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId: "customer-1" }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: "customer-1" }, consent: { grantId } },
+        { mergeWithLastSubmission: false },
+      );
     } catch (err) {
       res.statusCode = 500;
       res.end(String(err));
@@ -131,7 +137,11 @@ describe("OAuth client against oidc-provider", () => {
         ok: true,
         value: undefined,
       });
-      expect(await refreshTokens(settings, refreshed.value.refreshToken!)).toMatchObject({ ok: false, kind: "invalid_grant", retryable: false });
+      expect(await refreshTokens(settings, refreshed.value.refreshToken!)).toMatchObject({
+        ok: false,
+        kind: "invalid_grant",
+        retryable: false,
+      });
     });
   }
 

@@ -39,7 +39,10 @@ describe("Retry-After", () => {
 describe("withRetries budget", () => {
   const deps = (maxAttempts: number, maxElapsedMs = 60_000) => {
     const time = fakeTime();
-    return { time, deps: { ...time, random: () => 1 - 1e-9, retry: { ...DEFAULT_RETRY_POLICY, maxAttempts, maxElapsedMs } } };
+    return {
+      time,
+      deps: { ...time, random: () => 1 - 1e-9, retry: { ...DEFAULT_RETRY_POLICY, maxAttempts, maxElapsedMs } },
+    };
   };
 
   it("stops after maxAttempts and says how long to wait", async () => {
@@ -62,7 +65,12 @@ describe("withRetries budget", () => {
 
   it("does not retry final failures", async () => {
     const { time, deps: d } = deps(5);
-    for (const kind of ["invalid_signature", "idempotency_conflict", "invalid_payload", "insufficient_scope"] as const) {
+    for (const kind of [
+      "invalid_signature",
+      "idempotency_conflict",
+      "invalid_payload",
+      "insufficient_scope",
+    ] as const) {
       let n = 0;
       const out = await withRetries(d, async () => (n++, failure(kind, {}, 1)));
       expect(n).toBe(1);

@@ -59,11 +59,10 @@ describe("cart handoff signature", () => {
       }),
     ]);
     const { deps } = controlled(fetch, { now: () => VECTOR.timestamp * 1000 + 999, newNonce: () => VECTOR.nonce });
-    const out = await createCartHandoff(
-      { ...SETTINGS, signingSecret: VECTOR.secret },
-      JSON.parse(VECTOR.body),
-      { idempotencyKey: VECTOR.idempotencyKey, deps },
-    );
+    const out = await createCartHandoff({ ...SETTINGS, signingSecret: VECTOR.secret }, JSON.parse(VECTOR.body), {
+      idempotencyKey: VECTOR.idempotencyKey,
+      deps,
+    });
     expect(out.ok).toBe(true);
     const h = calls[0].headers;
     expect(new TextDecoder().decode(calls[0].body)).toBe(VECTOR.body);

@@ -95,7 +95,10 @@ export function recordingFetch() {
     sent.push({
       url: String(input),
       headers: new Headers(init?.headers),
-      body: init?.body instanceof Uint8Array ? new Uint8Array(init.body) : new TextEncoder().encode(String(init?.body ?? "")),
+      body:
+        init?.body instanceof Uint8Array
+          ? new Uint8Array(init.body)
+          : new TextEncoder().encode(String(init?.body ?? "")),
     });
     return fetch(input, init);
   };

@@ -19,17 +19,27 @@ interface AppToml {
   application_url: string;
   access_scopes: { scopes: string };
   auth: { redirect_urls: string[] };
-  webhooks: { api_version: string; subscriptions: { topics?: string[]; compliance_topics?: string[]; uri: string; include_fields?: string[] }[] };
+  webhooks: {
+    api_version: string;
+    subscriptions: { topics?: string[]; compliance_topics?: string[]; uri: string; include_fields?: string[] }[];
+  };
   app_proxy: { url: string; prefix: string; subpath: string };
 }
 const toml = parse(read("shopify.app.toml")) as unknown as AppToml;
-const scopes = (list: string) => list.split(",").map((s) => s.trim()).filter(Boolean).sort();
+const scopes = (list: string) =>
+  list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .sort();
 const routes = readdirSync(path.join(ROOT, "app/routes"));
 
 /** The Remix route file (flat routes: "/" becomes ".") that serves a path, if any. */
 function routeFor(pathname: string): string | undefined {
   const base = pathname.replace(/^\/|\/$/g, "").replaceAll("/", ".");
-  return [`${base}.tsx`, `${base}._index.tsx`, `${base}/route.tsx`].find((f) => existsSync(path.join(ROOT, "app/routes", f)));
+  return [`${base}.tsx`, `${base}._index.tsx`, `${base}/route.tsx`].find((f) =>
+    existsSync(path.join(ROOT, "app/routes", f)),
+  );
 }
 
 describe("shopify.app.toml", () => {
@@ -100,6 +110,6 @@ describe("shopify.app.toml", () => {
     expect(scopes(parseEnv({ NODE_ENV: "test" }).SCOPES)).toEqual(declared);
     const example = /^# SCOPES=(.+)$/m.exec(read(".env.example"));
     expect(example && scopes(example[1])).toEqual(declared);
-    expect(read("app/shopify.server.ts")).toContain("scopes: config.SCOPES.split(\",\")");
+    expect(read("app/shopify.server.ts")).toContain('scopes: config.SCOPES.split(",")');
   });
 });

@@ -12,7 +12,16 @@ const parts = partGraph(files);
 describe("imports of app/", () => {
   it("reads every file and resolves every import inside app/", () => {
     expect(files.size).toBeGreaterThan(150);
-    expect([...files.keys()]).toEqual(expect.arrayContaining(["shopify.server.ts", "db.server.ts", "env.server.ts", "entry.server.tsx", "root.tsx", "routes.ts"]));
+    expect([...files.keys()]).toEqual(
+      expect.arrayContaining([
+        "shopify.server.ts",
+        "db.server.ts",
+        "env.server.ts",
+        "entry.server.tsx",
+        "root.tsx",
+        "routes.ts",
+      ]),
+    );
     expect(unresolved).toEqual([]);
   });
 
@@ -40,9 +49,7 @@ describe("imports of app/", () => {
     const config = pathToFileURL(path.resolve("eslint.config.js")).href;
     const { LAYERS } = (await import(/* @vite-ignore */ config)) as { LAYERS: Record<string, string[]> };
     const used = Object.fromEntries(
-      [...parts]
-        .filter(([part]) => part !== "routes.ts")
-        .map(([part, edges]) => [part, [...edges.keys()].sort()]),
+      [...parts].filter(([part]) => part !== "routes.ts").map(([part, edges]) => [part, [...edges.keys()].sort()]),
     );
     const table = Object.fromEntries(Object.entries(LAYERS).map(([part, may]) => [part, [...may].sort()]));
     expect(table, "eslint.config.js LAYERS (received) against the imports app/ makes (expected)").toEqual(used);

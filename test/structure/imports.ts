@@ -5,7 +5,8 @@ import path from "node:path";
 
 export const APP = path.resolve("app");
 
-const SPECIFIER = /\b(?:import|export)\s[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|\bimport\s+["']([^"']+)["']/g;
+const SPECIFIER =
+  /\b(?:import|export)\s[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|\bimport\s+["']([^"']+)["']/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -39,7 +40,11 @@ export function readImports(root = APP): ImportGraph {
     const code = readFileSync(file, "utf8").replace(/^\s*(\/\/|\/\*|\*).*$/gm, "");
     for (const match of code.matchAll(SPECIFIER)) {
       const specifier = match[1] ?? match[2] ?? match[3];
-      const base = specifier.startsWith("~/") ? path.join(root, specifier.slice(2)) : specifier.startsWith(".") ? path.resolve(path.dirname(file), specifier) : null;
+      const base = specifier.startsWith("~/")
+        ? path.join(root, specifier.slice(2))
+        : specifier.startsWith(".")
+          ? path.resolve(path.dirname(file), specifier)
+          : null;
       if (base === null) continue; // a package
       if (!base.startsWith(root + path.sep)) {
         outside.push(`${from} → ${specifier}`);
@@ -55,7 +60,8 @@ export function readImports(root = APP): ImportGraph {
 }
 
 /** The part of app/ a file belongs to: its top-level folder, or (at the root) its name without the extension. */
-export const partOf = (file: string) => (file.includes(path.sep) ? file.split(path.sep)[0] : file === "routes.ts" ? "routes.ts" : file.replace(/\.tsx?$/, ""));
+export const partOf = (file: string) =>
+  file.includes(path.sep) ? file.split(path.sep)[0] : file === "routes.ts" ? "routes.ts" : file.replace(/\.tsx?$/, "");
 
 /** Part → the other parts it imports, with one file-level example of each. */
 export function partGraph(files: Map<string, Set<string>>): Map<string, Map<string, string>> {
@@ -63,7 +69,8 @@ export function partGraph(files: Map<string, Set<string>>): Map<string, Map<stri
   for (const [from, targets] of files) {
     const edges = parts.get(partOf(from)) ?? new Map<string, string>();
     parts.set(partOf(from), edges);
-    for (const to of targets) if (partOf(to) !== partOf(from) && !edges.has(partOf(to))) edges.set(partOf(to), `${from} → ${to}`);
+    for (const to of targets)
+      if (partOf(to) !== partOf(from) && !edges.has(partOf(to))) edges.set(partOf(to), `${from} → ${to}`);
   }
   return parts;
 }

@@ -19,7 +19,10 @@ import { BACKFILL_QUERIES, BACKFILL_QUERY } from "~/sync/backfill-queries.server
 /** Every query the app sends, at the largest sizes it sends it with. */
 const APP_QUERIES: { query: string; variables: Record<string, unknown> }[] = [
   ...BACKFILL_QUERIES,
-  { query: CART_VARIANTS_QUERY, variables: { ids: Array.from({ length: MAX_LINES }, (_, i) => `gid://shopify/ProductVariant/${i}`) } },
+  {
+    query: CART_VARIANTS_QUERY,
+    variables: { ids: Array.from({ length: MAX_LINES }, (_, i) => `gid://shopify/ProductVariant/${i}`) },
+  },
   { query: CUSTOMER_PROFILE_QUERY, variables: { id: "gid://shopify/Customer/1" } },
   { query: CUSTOMER_ACCOUNTS_QUERY, variables: {} },
   { query: THEME_SETTINGS_QUERY, variables: {} },
@@ -34,7 +37,11 @@ const STOREFRONT_QUERIES = new Set([operationName(CART_PRICES_QUERY)]);
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? sourceFiles(file) : /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [file] : [];
+    return statSync(file).isDirectory()
+      ? sourceFiles(file)
+      : /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name)
+        ? [file]
+        : [];
   });
 }
 
@@ -42,20 +49,43 @@ describe("the Admin API's calculated query cost", () => {
   it("prices by Shopify's rules: scalars 0, an object 1, a connection 2 + first x one node", () => {
     expect(requestedQueryCost("query { shop { id name currencyCode } }")).toBe(1);
     expect(requestedQueryCost("query { products(first: 10) { nodes { id title } } }")).toBe(12);
-    expect(requestedQueryCost("query { products(first: 10) { edges { node { id variants(first: 5) { nodes { id } } } } } }")).toBe(2 + 10 * (1 + 2 + 5));
-    expect(requestedQueryCost("query Q($n: Int!) { orders(first: $n) { nodes { id customer { id } } } }", { n: 50 })).toBe(102);
-    expect(requestedQueryCost("query Q($ids: [ID!]!) { nodes(ids: $ids) { ... on ProductVariant { id product { id } } } }", { ids: ["a", "b", "c"] })).toBe(6);
+    expect(
+      requestedQueryCost("query { products(first: 10) { edges { node { id variants(first: 5) { nodes { id } } } } } }"),
+    ).toBe(2 + 10 * (1 + 2 + 5));
+    expect(
+      requestedQueryCost("query Q($n: Int!) { orders(first: $n) { nodes { id customer { id } } } }", { n: 50 }),
+    ).toBe(102);
+    expect(
+      requestedQueryCost("query Q($ids: [ID!]!) { nodes(ids: $ids) { ... on ProductVariant { id product { id } } } }", {
+        ids: ["a", "b", "c"],
+      }),
+    ).toBe(6);
     expect(() => requestedQueryCost("query { orders { nodes { id } } }")).toThrow(/first or last/);
     // The backfill query as it was (50 orders x 250 lines x 50 fulfillments x 250 lines): far over the limit.
-    const old = BACKFILL_QUERY.replace("$first: Int!, ", "").replace(/\(first: \$first/, "(first: 50")
-      .replace("lineItems(first: $lines)", "lineItems(first: 250)").replace("fulfillments(first: $fulfillments)", "fulfillments(first: 50)")
+    const old = BACKFILL_QUERY.replace("$first: Int!, ", "")
+      .replace(/\(first: \$first/, "(first: 50")
+      .replace("lineItems(first: $lines)", "lineItems(first: 250)")
+      .replace("fulfillments(first: $fulfillments)", "fulfillments(first: 50)")
       .replace("fulfillmentLineItems(first: $fulfillmentLines)", "fulfillmentLineItems(first: 250)");
     expect(requestedQueryCost(old, { query: "x" })).toBeGreaterThan(1_000_000);
   });
 
   it("counts the nodes actually returned for the actual cost", () => {
     const query = "query { orders(first: 10) { nodes { id customer { id } } } }";
-    expect(actualQueryCost(query, {}, { orders: { nodes: [{ id: "1", customer: { id: "c" } }, { id: "2", customer: null }] } })).toBe(2 + 2 + 2);
+    expect(
+      actualQueryCost(
+        query,
+        {},
+        {
+          orders: {
+            nodes: [
+              { id: "1", customer: { id: "c" } },
+              { id: "2", customer: null },
+            ],
+          },
+        },
+      ),
+    ).toBe(2 + 2 + 2);
   });
 
   it("every query the app sends asks for at most 1,000 points", () => {
@@ -84,12 +114,31 @@ describe("the cost-checking stand-in", () => {
   beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
   afterAll(() => server.close());
   const send = async (shop: string, query: string, variables: Record<string, unknown>) =>
-    (await fetch(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ query, variables }),
-    })).json() as Promise<{ data?: unknown; errors?: { message: string; extensions?: { code: string } }[]; extensions?: { cost: { requestedQueryCost: number; actualQueryCost: number | null; throttleStatus: { currentlyAvailable: number; maximumAvailable: number; restoreRate: number } } } }>;
-  const page = (first: number, lines = 20) => ({ first, lines, fulfillments: 2, fulfillmentLines: 20, after: null, query: "customer_id:1" });
+    (
+      await fetch(`https://${shop}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ query, variables }),
+      })
+    ).json() as Promise<{
+      data?: unknown;
+      errors?: { message: string; extensions?: { code: string } }[];
+      extensions?: {
+        cost: {
+          requestedQueryCost: number;
+          actualQueryCost: number | null;
+          throttleStatus: { currentlyAvailable: number; maximumAvailable: number; restoreRate: number };
+        };
+      };
+    }>;
+  const page = (first: number, lines = 20) => ({
+    first,
+    lines,
+    fulfillments: 2,
+    fulfillmentLines: 20,
+    after: null,
+    query: "customer_id:1",
+  });
 
   it("refuses a query over 1,000 points with MAX_COST_EXCEEDED and takes nothing", async () => {
     const answer = await send("a.myshopify.com", BACKFILL_QUERY, page(50, 250));
@@ -100,7 +149,10 @@ describe("the cost-checking stand-in", () => {
 
   it("reports extensions.cost, throttles a shop whose bucket is short, and restores 100 points a second", async () => {
     const first = await send("b.myshopify.com", BACKFILL_QUERY, page(5));
-    expect(first.extensions?.cost).toMatchObject({ requestedQueryCost: 693, throttleStatus: { maximumAvailable: 1000, restoreRate: 100 } });
+    expect(first.extensions?.cost).toMatchObject({
+      requestedQueryCost: 693,
+      throttleStatus: { maximumAvailable: 1000, restoreRate: 100 },
+    });
     expect(first.extensions!.cost.actualQueryCost).toBeLessThan(693);
     limiter.take("b.myshopify.com", limiter.status("b.myshopify.com").currentlyAvailable - 100);
     const throttled = await send("b.myshopify.com", BACKFILL_QUERY, page(5));

@@ -37,10 +37,24 @@ interface GqlOrder {
   currencyCode: string;
   customer: { id: string };
   lineItems: {
-    nodes: { id: string; title: string; name: string; quantity: number; currentQuantity: number; sku: string; product: { id: string } }[];
+    nodes: {
+      id: string;
+      title: string;
+      name: string;
+      quantity: number;
+      currentQuantity: number;
+      sku: string;
+      product: { id: string };
+    }[];
     pageInfo?: { hasNextPage: boolean; endCursor: string | null };
   };
-  fulfillments: { id: string; createdAt: string; status: string; trackingInfo: { company: string; number: string }[]; fulfillmentLineItems: { nodes: { quantity: number; lineItem: { id: string } }[] } }[];
+  fulfillments: {
+    id: string;
+    createdAt: string;
+    status: string;
+    trackingInfo: { company: string; number: string }[];
+    fulfillmentLineItems: { nodes: { quantity: number; lineItem: { id: string } }[] };
+  }[];
 }
 
 function gqlOrder(i: number, withFulfillment = false): GqlOrder {
@@ -52,16 +66,28 @@ function gqlOrder(i: number, withFulfillment = false): GqlOrder {
     currencyCode: "EUR",
     customer: { id: `gid://shopify/Customer/${CUSTOMER}` },
     lineItems: {
-      nodes: [{ id: `gid://shopify/LineItem/${lineId}`, title: `Mug ${i}`, name: `Mug ${i}`, quantity: 2, currentQuantity: 2, sku: `MUG-${i}`, product: { id: "gid://shopify/Product/632910392" } }],
+      nodes: [
+        {
+          id: `gid://shopify/LineItem/${lineId}`,
+          title: `Mug ${i}`,
+          name: `Mug ${i}`,
+          quantity: 2,
+          currentQuantity: 2,
+          sku: `MUG-${i}`,
+          product: { id: "gid://shopify/Product/632910392" },
+        },
+      ],
     },
     fulfillments: withFulfillment
-      ? [{
-          id: `gid://shopify/Fulfillment/${newId()}`,
-          createdAt: "2026-11-21T09:00:00Z",
-          status: "SUCCESS",
-          trackingInfo: [{ company: "DHL", number: "JD0001" }],
-          fulfillmentLineItems: { nodes: [{ quantity: 2, lineItem: { id: `gid://shopify/LineItem/${lineId}` } }] },
-        }]
+      ? [
+          {
+            id: `gid://shopify/Fulfillment/${newId()}`,
+            createdAt: "2026-11-21T09:00:00Z",
+            status: "SUCCESS",
+            trackingInfo: [{ company: "DHL", number: "JD0001" }],
+            fulfillmentLineItems: { nodes: [{ quantity: 2, lineItem: { id: `gid://shopify/LineItem/${lineId}` } }] },
+          },
+        ]
       : [],
   };
 }
@@ -83,7 +109,10 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
       return HttpResponse.json({
         data: {
           ordersCount: { count: orders.length },
-          orders: { pageInfo: { hasNextPage: end < orders.length, endCursor: nodes.length ? String(end) : null }, nodes },
+          orders: {
+            pageInfo: { hasNextPage: end < orders.length, endCursor: nodes.length ? String(end) : null },
+            nodes,
+          },
         },
       });
     }),
@@ -132,7 +161,17 @@ describe("backfill on connect", () => {
       updated_at: "2026-11-20T15:05:00Z",
       currency: "EUR",
       customer: { id: Number(CUSTOMER) },
-      line_items: [{ id: lineId, title: "Mug 0", name: "Mug 0", quantity: 2, current_quantity: 1, sku: "MUG-0", product_id: 632910392 }],
+      line_items: [
+        {
+          id: lineId,
+          title: "Mug 0",
+          name: "Mug 0",
+          quantity: 2,
+          current_quantity: 1,
+          sku: "MUG-0",
+          product_id: 632910392,
+        },
+      ],
     };
     await recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_UPDATED", eventId: "evt-edit", payload: edited });
     await settle();
@@ -160,7 +199,17 @@ describe("backfill on connect", () => {
         updated_at: "2026-11-20T12:30:00-05:00",
         currency: "EUR",
         customer: { id: Number(CUSTOMER) },
-        line_items: [{ id: Number(line.id.split("/").pop()), title: line.title, name: line.name, quantity: 2, current_quantity: 2, sku: line.sku, product_id: 632910392 }],
+        line_items: [
+          {
+            id: Number(line.id.split("/").pop()),
+            title: line.title,
+            name: line.name,
+            quantity: 2,
+            current_quantity: 2,
+            sku: line.sku,
+            product_id: 632910392,
+          },
+        ],
       },
     });
     await settle();
@@ -168,7 +217,9 @@ describe("backfill on connect", () => {
     await settle();
     const state = await emulatorState(emulator);
     expect(importCounts(state, "/api/v1/orders").get(order.id.split("/").pop()!)).toBe(1);
-    expect(await db.prisma.backfill.findFirstOrThrow({ orderBy: { createdAt: "desc" } })).toMatchObject({ status: "done" });
+    expect(await db.prisma.backfill.findFirstOrThrow({ orderBy: { createdAt: "desc" } })).toMatchObject({
+      status: "done",
+    });
   });
 
   it("imports the customer's orders of the last 60 days, page by page, with progress", async () => {
@@ -187,21 +238,44 @@ describe("backfill on connect", () => {
         created_at: first.createdAt,
         currency: "EUR",
         customer: { id: Number(CUSTOMER) },
-        line_items: [{ id: Number(first.lineItems.nodes[0].id.split("/").pop()), title: "Mug 0", name: "Mug 0", quantity: 2, current_quantity: 2, sku: "MUG-0", product_id: 632910392 }],
+        line_items: [
+          {
+            id: Number(first.lineItems.nodes[0].id.split("/").pop()),
+            title: "Mug 0",
+            name: "Mug 0",
+            quantity: 2,
+            current_quantity: 2,
+            sku: "MUG-0",
+            product_id: 632910392,
+          },
+        ],
       },
     });
     await drainJobs(deps);
 
     const result = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
     expect(result.backfillId).toBeTruthy();
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", days: 60, total: 0, queued: 0 });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
+      status: "running",
+      days: 60,
+      total: 0,
+      queued: 0,
+    });
 
     // First page only: progress shows 5 of 120 (pages are sized under Shopify's query cost limit).
     await drainJobs({ ...deps }, { maxRounds: 1, concurrency: 1 });
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "running", total: 120, queued: 5 });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
+      status: "running",
+      total: 120,
+      queued: 5,
+    });
 
     await settle(100);
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({ status: "done", total: 120, queued: 120 });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
+      status: "done",
+      total: 120,
+      queued: 120,
+    });
     expect(seen).toHaveLength(24);
     const since = new Date(clock.ms - 60 * 86_400_000).toISOString().slice(0, 10);
     expect(String(seen[0].query)).toMatch(new RegExp(`^customer_id:${CUSTOMER} created_at:>='${since}`));
@@ -218,13 +292,32 @@ describe("backfill on connect", () => {
 
   it("fetches every line of an order with more than one page of lines", async () => {
     const big = gqlOrder(7);
-    const lines = Array.from({ length: 300 }, (_, i) => ({ ...big.lineItems.nodes[0], id: `gid://shopify/LineItem/${newId()}`, title: `Line ${i}` }));
+    const lines = Array.from({ length: 300 }, (_, i) => ({
+      ...big.lineItems.nodes[0],
+      id: `gid://shopify/LineItem/${newId()}`,
+      title: `Line ${i}`,
+    }));
     const seen: Record<string, unknown>[] = [];
-    serveOrders([{ ...big, lineItems: { nodes: lines.slice(0, 250), pageInfo: { hasNextPage: true, endCursor: "250" } } as GqlOrder["lineItems"] }], seen);
+    serveOrders(
+      [
+        {
+          ...big,
+          lineItems: {
+            nodes: lines.slice(0, 250),
+            pageInfo: { hasNextPage: true, endCursor: "250" },
+          } as GqlOrder["lineItems"],
+        },
+      ],
+      seen,
+    );
     mock.use(
       admin.query("SyncBackfillOrderLines", ({ variables }) => {
         expect(variables).toEqual({ id: big.id, first: 250, after: "250" });
-        return HttpResponse.json({ data: { order: { lineItems: { nodes: lines.slice(250), pageInfo: { hasNextPage: false, endCursor: null } } } } });
+        return HttpResponse.json({
+          data: {
+            order: { lineItems: { nodes: lines.slice(250), pageInfo: { hasNextPage: false, endCursor: null } } },
+          },
+        });
       }),
     );
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
@@ -243,19 +336,32 @@ describe("backfill on connect", () => {
     expect(history).toHaveLength(60);
     expect(history.every((o) => o.lines.length === 300 && o.fulfillment)).toBe(true);
     mock.use(...orderHandlers({ limiter }));
-    const paced: SyncDeps = { ...deps, sleep: async (ms) => void clock.advance(ms), adminBudget: new AdminCostBudget() };
+    const paced: SyncDeps = {
+      ...deps,
+      sleep: async (ms) => void clock.advance(ms),
+      adminBudget: new AdminCostBudget(),
+    };
     // Another app process has just emptied the shop's bucket: the first answer is THROTTLED, and waited out.
     limiter.take(SHOP, limiter.maximumAvailable);
     const started = clock.ms;
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const { backfillId } = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: clock.now() },
+    );
     for (let i = 0; i < 300; i++) {
       if ((await drainJobs(paced)) > 0) continue;
       const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
       if (!next) break;
       clock.ms = next.runAt.getTime() + 1;
     }
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", total: 60, queued: 60, error: null });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "done",
+      total: 60,
+      queued: 60,
+      error: null,
+    });
     const state = await emulatorState(emulator);
     expect(importCounts(state, "/api/v1/orders").size).toBe(60);
     expect(state.orders.every((o) => (o.body as { lines: unknown[] }).lines.length === 300)).toBe(true);
@@ -281,7 +387,11 @@ describe("backfill on connect", () => {
     }));
     mock.use(...orderHandlers({ orders: () => history, limiter }));
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const { backfillId } = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: clock.now() },
+    );
     // A page job as an older version queued it: sizes far over the limit.
     const job = await db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
     const sizes = { first: 50, lines: 250, fulfillments: 50, fulfillmentLines: 250 };
@@ -290,7 +400,11 @@ describe("backfill on connect", () => {
     deps = { ...deps, sleep: async (ms) => void clock.advance(ms), adminBudget: new AdminCostBudget() };
     await settle();
     expect(limiter.maxCostExceeded).toBeGreaterThan(0);
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", queued: 3, error: null });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "done",
+      queued: 3,
+      error: null,
+    });
     expect(importCounts(await emulatorState(emulator), "/api/v1/orders").size).toBe(3);
   }, 60_000);
 
@@ -300,9 +414,16 @@ describe("backfill on connect", () => {
     const seen: Record<string, unknown>[] = [];
     serveOrders([gqlOrder(1)], seen); // its handler checks the token Shopify receives is the plain one
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const { backfillId } = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: clock.now() },
+    );
     await settle();
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", queued: 1 });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "done",
+      queued: 1,
+    });
   });
 
   it("uses the shop's backfill window and retries an Admin API error", async () => {
@@ -310,7 +431,11 @@ describe("backfill on connect", () => {
     const seen: Record<string, unknown>[] = [];
     serveOrders([gqlOrder(1)], seen, 1);
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const { backfillId } = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: clock.now() },
+    );
     await drainJobs(deps);
     expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "running",
@@ -318,15 +443,26 @@ describe("backfill on connect", () => {
       error: "Retrying: Shopify Admin API: Throttled",
     });
     await settle();
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "done", total: 1, queued: 1, error: null });
-    expect(String(seen[0].query)).toContain(`created_at:>='${new Date(clock.ms - 14 * 86_400_000).toISOString().slice(0, 10)}`);
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "done",
+      total: 1,
+      queued: 1,
+      error: null,
+    });
+    expect(String(seen[0].query)).toContain(
+      `created_at:>='${new Date(clock.ms - 14 * 86_400_000).toISOString().slice(0, 10)}`,
+    );
     expect((await emulatorState(emulator)).orders).toHaveLength(1);
   }, 60_000);
 
   it("says plainly when Shopify's Admin API cannot be reached", async () => {
     mock.use(admin.query("SyncBackfillOrders", () => HttpResponse.error()));
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const { backfillId } = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: clock.now() },
+    );
     await drainJobs(deps);
     expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "running",
@@ -342,7 +478,11 @@ describe("a worker stopping during a backfill", () => {
     mock.use(...orderHandlers({ limiter }));
     limiter.take(SHOP, limiter.maximumAvailable);
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    const { backfillId } = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const { backfillId } = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: clock.now() },
+    );
     const worker = startWorker({ ...deps, adminBudget: new AdminCostBudget() }, { pollMs: 50 });
     await vi.waitFor(async () => expect(limiter.throttled).toBeGreaterThan(0), { timeout: 10_000, interval: 20 }); // the page is waiting now
 
@@ -353,6 +493,9 @@ describe("a worker stopping during a backfill", () => {
     expect(job).toMatchObject({ status: "queued", leasedBy: null, leaseUntil: null, attempts: 0 });
     expect(job.runAt.getTime()).toBeLessThanOrEqual(Date.now());
     // Not a failure the merchant sees: the backfill is still running, with no error.
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({ status: "running", error: null });
+    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+      status: "running",
+      error: null,
+    });
   }, 30_000);
 });

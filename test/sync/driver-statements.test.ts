@@ -34,12 +34,28 @@ describe.each(backends)("import job statements through the driver on %s", (backe
       importedAt: new Date("2026-11-22T00:00:00.001Z"),
     };
     const created = await db.prisma.syncRecord.create({
-      data: { shop, kind: "order", externalId: "1001", orderId: "1001", state: "imported", reasonCode: null, attempts: 3, redactions: 1, ...times },
+      data: {
+        shop,
+        kind: "order",
+        externalId: "1001",
+        orderId: "1001",
+        state: "imported",
+        reasonCode: null,
+        attempts: 3,
+        redactions: 1,
+        ...times,
+      },
     });
     process.env.TZ = "Pacific/Kiritimati"; // UTC+14: a local reading would move every time by 14 hours
     const driver = vi.spyOn(driverOf(db.prisma)!, "query");
     const job = { id: "job-1", shop, recordId: created.id } as Parameters<typeof ensureRecord>[1];
-    const read = await ensureRecord(resolve({ prisma: db.prisma } as Parameters<typeof resolve>[0]), job, "order", "1001", "1001");
+    const read = await ensureRecord(
+      resolve({ prisma: db.prisma } as Parameters<typeof resolve>[0]),
+      job,
+      "order",
+      "1001",
+      "1001",
+    );
     expect(driver).toHaveBeenCalledTimes(1);
     expect(read).toEqual(await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: created.id } }));
     expect(read.importedAt?.toISOString()).toBe("2026-11-22T00:00:00.001Z");
@@ -47,17 +63,37 @@ describe.each(backends)("import job statements through the driver on %s", (backe
 
   it("creates a missing record through the driver, and reads the customer's grant", async () => {
     await db.prisma.customerGrant.create({
-      data: { shop, customerId: "7001", workspaceId: "ws-1", scopes: "orders:write", accessTokenEnc: "x", status: "needs_reconnect", statusReason: "revoked" },
+      data: {
+        shop,
+        customerId: "7001",
+        workspaceId: "ws-1",
+        scopes: "orders:write",
+        accessTokenEnc: "x",
+        status: "needs_reconnect",
+        statusReason: "revoked",
+      },
     });
     const driver = vi.spyOn(driverOf(db.prisma)!, "query");
     const job = await db.prisma.job.create({ data: { shop, kind: "shipment", payload: {} } });
-    const deps = resolve({ prisma: db.prisma, now: () => new Date("2026-11-25T10:00:00.000Z") } as Parameters<typeof resolve>[0]);
+    const deps = resolve({ prisma: db.prisma, now: () => new Date("2026-11-25T10:00:00.000Z") } as Parameters<
+      typeof resolve
+    >[0]);
     const record = await ensureRecord(deps, job, "shipment", "9001", "1001");
     expect((await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).recordId).toBe(record.id);
-    expect(record).toMatchObject({ shop, kind: "shipment", externalId: "9001", orderId: "1001", state: "pending", redactions: 0 });
+    expect(record).toMatchObject({
+      shop,
+      kind: "shipment",
+      externalId: "9001",
+      orderId: "1001",
+      state: "pending",
+      redactions: 0,
+    });
     expect(record.createdAt.toISOString()).toBe("2026-11-25T10:00:00.000Z");
     const route = await routeCustomer(db.prisma, shop, "7001");
-    expect(route).toEqual({ kind: "needs_reconnect", grant: expect.objectContaining({ workspaceId: "ws-1", statusReason: "revoked" }) });
+    expect(route).toEqual({
+      kind: "needs_reconnect",
+      grant: expect.objectContaining({ workspaceId: "ws-1", statusReason: "revoked" }),
+    });
     expect(await routeCustomer(db.prisma, shop, "7002")).toEqual({ kind: "not_connected" });
     expect(driver.mock.calls.length).toBeGreaterThanOrEqual(3);
   });
@@ -67,7 +103,10 @@ describe.each(backends)("import job statements through the driver on %s", (backe
     await expect(
       db.prisma.$transaction(async (tx) => {
         await tx.shopSettings.create({ data: { shop: "tx-shop.myshopify.com" } });
-        const [seen] = await rawQuery<{ n: number }>(tx, Prisma.sql`SELECT count(*)::int AS n FROM "ShopSettings" WHERE shop = ${"tx-shop.myshopify.com"}`);
+        const [seen] = await rawQuery<{ n: number }>(
+          tx,
+          Prisma.sql`SELECT count(*)::int AS n FROM "ShopSettings" WHERE shop = ${"tx-shop.myshopify.com"}`,
+        );
         expect(seen.n).toBe(1); // its own uncommitted row: the same connection
         throw new Error("roll back");
       }),

@@ -9,7 +9,8 @@ const busy = "busy-shop.myshopify.com";
 const quiet = "quiet-shop.myshopify.com";
 
 async function backlog(shop: string, count: number, from = 0) {
-  for (let i = 0; i < count; i++) await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf(`${shop}-${from + i}`) });
+  for (let i = 0; i < count; i++)
+    await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf(`${shop}-${from + i}`) });
 }
 
 describe("fair leasing", () => {

@@ -90,7 +90,9 @@ async function settle(rounds = 40, until?: () => Promise<boolean>) {
 }
 
 const orderRecord = (id: number) =>
-  db.prisma.syncRecord.findUniqueOrThrow({ where: { shop_kind_externalId: { shop: SHOP, kind: "order", externalId: String(id) } } });
+  db.prisma.syncRecord.findUniqueOrThrow({
+    where: { shop_kind_externalId: { shop: SHOP, kind: "order", externalId: String(id) } },
+  });
 
 /** An order whose import fails after its retries: the service answers 500 every time, 3 attempts. */
 async function failingOrder() {
@@ -107,7 +109,11 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
       extensions: { type: string; handle: string; name: string }[];
       settings: { fields: { type: string; key?: string }[] };
     };
-    expect(toml.extensions[0]).toMatchObject({ type: "flow_trigger", handle: "order-import-needs-attention", name: "Order import needs attention" });
+    expect(toml.extensions[0]).toMatchObject({
+      type: "flow_trigger",
+      handle: "order-import-needs-attention",
+      name: "Order import needs attention",
+    });
     expect(toml.settings.fields.map((f) => f.key ?? f.type)).toEqual([
       "order_reference",
       "customer_reference",
@@ -119,7 +125,14 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
   });
 
   it("carries order and customer ids exactly, as strings, above 2^53 too", () => {
-    const payload = flowPayload({ kind: "order", orderId: "820982911946154508", orderName: "#1001", customerId: "9007199254740993", reasonCode: "rejected", reason: "bad" });
+    const payload = flowPayload({
+      kind: "order",
+      orderId: "820982911946154508",
+      orderName: "#1001",
+      customerId: "9007199254740993",
+      reasonCode: "rejected",
+      reason: "bad",
+    });
     expect(payload).toMatchObject({ order_id: "820982911946154508", customer_id: "9007199254740993" });
   });
 
@@ -144,7 +157,11 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     for (const contact of ["ada@example.com", "Ada", "Lovelace"]) expect(text).not.toContain(contact);
 
     // A merchant's retry that fails again is the same episode: nothing more.
-    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "bad line" } });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 422,
+      body: { error: "invalid_payload", message: "bad line" },
+    });
     expect((await retryRecord(db.prisma, SHOP, record.id, clock.now())).ok).toBe(true);
     await settle();
     expect(await orderRecord(order.id)).toMatchObject({ state: "failed", reasonCode: "rejected" });
@@ -164,8 +181,17 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     expect(calls).toHaveLength(1);
 
     // The order changes and this time the service refuses it: a new episode.
-    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "bad line" } });
-    await deliver({ ...order, updated_at: "2026-11-20T11:00:00-05:00", note: "changed", line_items: order.line_items.slice(0, 1) });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 422,
+      body: { error: "invalid_payload", message: "bad line" },
+    });
+    await deliver({
+      ...order,
+      updated_at: "2026-11-20T11:00:00-05:00",
+      note: "changed",
+      line_items: order.line_items.slice(0, 1),
+    });
     await settle();
     expect(await orderRecord(order.id)).toMatchObject({ state: "failed", reasonCode: "rejected" });
     expect(calls).toHaveLength(2);

@@ -41,9 +41,21 @@ function gated(prisma: PrismaClient) {
 describe("intake group commit", () => {
   it("stores a delivery with a NUL or a lone surrogate in a kept string, with the deliveries batched beside it", async () => {
     const batcher = createIntakeBatcher(db.prisma, { windowMs: 20 });
-    const poison = { ...order(61), payload: { id: 61, name: "#10\u000061", customer: { id: 7 }, line_items: [{ id: 1, title: "Mug\u0000 blue", sku: "A\uD800", quantity: 1 }] } };
+    const poison = {
+      ...order(61),
+      payload: {
+        id: 61,
+        name: "#10\u000061",
+        customer: { id: 7 },
+        line_items: [{ id: 1, title: "Mug\u0000 blue", sku: "A\uD800", quantity: 1 }],
+      },
+    };
     const other = { ...order(62), shop: "other-batch-shop.myshopify.com" };
-    const results = await Promise.allSettled([batcher.submit(order(60)), batcher.submit(poison), batcher.submit(other)]);
+    const results = await Promise.allSettled([
+      batcher.submit(order(60)),
+      batcher.submit(poison),
+      batcher.submit(other),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
     const stored = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: "evt-61" } });
     expect(stored.payload).toMatchObject({ name: "#1061", line_items: [{ title: "Mug blue", sku: "A\uFFFD" }] });
@@ -74,9 +86,25 @@ describe("intake group commit", () => {
       batcher.submit(order(73)), // a copy in the same batch: answered as a redelivery
       batcher.submit({ ...order(74), shop: "other-batch-shop.myshopify.com" }),
     ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
-    expect(results.map((r) => (r.status === "fulfilled" ? r.value.duplicate : null))).toEqual([false, false, null, false, true, false]);
-    expect((await db.prisma.webhookDelivery.findMany({ select: { eventId: true } })).map((d) => d.eventId).sort()).toEqual(["evt-70", "evt-71", "evt-73", "evt-74"]);
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value.duplicate : null))).toEqual([
+      false,
+      false,
+      null,
+      false,
+      true,
+      false,
+    ]);
+    expect(
+      (await db.prisma.webhookDelivery.findMany({ select: { eventId: true } })).map((d) => d.eventId).sort(),
+    ).toEqual(["evt-70", "evt-71", "evt-73", "evt-74"]);
     expect(await db.prisma.job.count()).toBe(4);
   });
 
@@ -112,7 +140,11 @@ describe("intake group commit", () => {
     const batcher = createIntakeBatcher(client, { windowMs: 5 });
     const first = await Promise.all([batcher.submit(order(1)), batcher.submit(order(2))]);
     state.failing = true;
-    const failed = await Promise.allSettled([batcher.submit(order(3)), batcher.submit(order(4)), batcher.submit(order(5))]);
+    const failed = await Promise.allSettled([
+      batcher.submit(order(3)),
+      batcher.submit(order(4)),
+      batcher.submit(order(5)),
+    ]);
     expect(failed.map((f) => f.status)).toEqual(["rejected", "rejected", "rejected"]);
     state.failing = false;
     const stored = await db.prisma.webhookDelivery.findMany({ select: { id: true, eventId: true } });
@@ -152,14 +184,23 @@ describe("intake group commit through the database driver (production's path, no
   it("stores batches of any size, exact 64-bit ids, redeliveries once", async () => {
     const batcher = createIntakeBatcher(db.prisma, { windowMs: 5 });
     const big = "820982911946154508"; // above 2^53: kept exact as the parser hands it over (a string)
-    const first = await batcher.submit({ ...order(1, "evt-big"), payload: { id: big, customer: { id: big }, line_items: [] } });
+    const first = await batcher.submit({
+      ...order(1, "evt-big"),
+      payload: { id: big, customer: { id: big }, line_items: [] },
+    });
     // Batches of other sizes: a statement of 14 parameters a row, each size its own text.
     const sizes = [1, 5, 17];
     for (const [n, size] of sizes.entries()) {
-      const results = await Promise.all(Array.from({ length: size }, (_, i) => batcher.submit(order(100 * (n + 1) + i))));
+      const results = await Promise.all(
+        Array.from({ length: size }, (_, i) => batcher.submit(order(100 * (n + 1) + i))),
+      );
       expect(results.every((r) => !r.duplicate && r.jobId)).toBe(true);
     }
-    const again = await Promise.all([batcher.submit(order(1, "evt-big")), batcher.submit(order(2, "evt-two")), batcher.submit(order(2, "evt-two"))]);
+    const again = await Promise.all([
+      batcher.submit(order(1, "evt-big")),
+      batcher.submit(order(2, "evt-two")),
+      batcher.submit(order(2, "evt-two")),
+    ]);
     expect(again.map((r) => r.duplicate)).toEqual([true, false, true]);
     expect(again[0].deliveryId).toBe(first.deliveryId);
     expect(again[2].deliveryId).toBe(again[1].deliveryId);
@@ -175,7 +216,9 @@ describe("intake group commit through the database driver (production's path, no
     const batcher = createIntakeBatcher(db.prisma, { windowMs: 5 });
     const seen = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        batcher.submit(order(5000 + i)).then(async (result) => Boolean(await db.prisma.job.findFirst({ where: { deliveryId: result.deliveryId } }))),
+        batcher
+          .submit(order(5000 + i))
+          .then(async (result) => Boolean(await db.prisma.job.findFirst({ where: { deliveryId: result.deliveryId } }))),
       ),
     );
     expect(seen).toEqual(Array(12).fill(true));

@@ -4,7 +4,16 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OrderRequestSchema, ShipmentRequestSchema } from "~/service/schemas";
-import { contentHash, customerIdOf, idempotencyKey, idString, mapFulfillment, mapOrder, orderIdOf, type ShopifyOrder } from "~/sync/mapping.server";
+import {
+  contentHash,
+  customerIdOf,
+  idempotencyKey,
+  idString,
+  mapFulfillment,
+  mapOrder,
+  orderIdOf,
+  type ShopifyOrder,
+} from "~/sync/mapping.server";
 import { parseShopifyJson } from "~/shopify/webhook.server";
 
 // Parsed as the webhook handler parses them: 64-bit ids kept exact.
@@ -22,8 +31,20 @@ describe("order → OrderRequest", () => {
         ordered_at: "2026-11-20T16:15:47-05:00",
         currency: "USD",
         lines: [
-          { external_line_id: "866550311766439020", title: "IPod Nano - 8GB", quantity: 1, external_product_id: "632910392", merchant_sku: "IPOD2008PINK" },
-          { external_line_id: String(order.line_items[1].id), title: "IPod Nano - 8GB", quantity: 1, external_product_id: "632910392", merchant_sku: "IPOD2008PINK" },
+          {
+            external_line_id: "866550311766439020",
+            title: "IPod Nano - 8GB",
+            quantity: 1,
+            external_product_id: "632910392",
+            merchant_sku: "IPOD2008PINK",
+          },
+          {
+            external_line_id: String(order.line_items[1].id),
+            title: "IPod Nano - 8GB",
+            quantity: 1,
+            external_product_id: "632910392",
+            merchant_sku: "IPOD2008PINK",
+          },
         ],
       },
     });
@@ -51,10 +72,26 @@ describe("order → OrderRequest", () => {
   it("skips an order with nothing left and fails one over 500 lines, in plain words", () => {
     const order = fixture("orders-create.json");
     const empty = { ...order, line_items: order.line_items.map((l: object) => ({ ...l, current_quantity: 0 })) };
-    expect(mapOrder(empty)).toEqual({ ok: false, state: "skipped", reasonCode: "no_lines", reason: "Nothing left to import: every line of this order was removed." });
-    const huge = { ...order, line_items: Array.from({ length: 501 }, (_, i) => ({ ...order.line_items[0], id: i + 1 })) };
-    expect(mapOrder(huge)).toMatchObject({ ok: false, state: "failed", reasonCode: "too_many_lines", reason: expect.stringContaining("at most 500") });
-    const exactly500 = { ...order, line_items: Array.from({ length: 500 }, (_, i) => ({ ...order.line_items[0], id: i + 1 })) };
+    expect(mapOrder(empty)).toEqual({
+      ok: false,
+      state: "skipped",
+      reasonCode: "no_lines",
+      reason: "Nothing left to import: every line of this order was removed.",
+    });
+    const huge = {
+      ...order,
+      line_items: Array.from({ length: 501 }, (_, i) => ({ ...order.line_items[0], id: i + 1 })),
+    };
+    expect(mapOrder(huge)).toMatchObject({
+      ok: false,
+      state: "failed",
+      reasonCode: "too_many_lines",
+      reason: expect.stringContaining("at most 500"),
+    });
+    const exactly500 = {
+      ...order,
+      line_items: Array.from({ length: 500 }, (_, i) => ({ ...order.line_items[0], id: i + 1 })),
+    };
     expect(mapOrder(exactly500).ok).toBe(true);
   });
 
@@ -91,9 +128,19 @@ describe("fulfillment → ShipmentRequest", () => {
   });
 
   it("leaves out carrier and tracking when Shopify has none, and skips cancelled or empty fulfillments", () => {
-    const fulfillment = { ...fixture("fulfillments-create.json"), tracking_company: null, tracking_number: null, tracking_numbers: [] };
+    const fulfillment = {
+      ...fixture("fulfillments-create.json"),
+      tracking_company: null,
+      tracking_number: null,
+      tracking_numbers: [],
+    };
     const mapped = mapFulfillment(fulfillment);
-    expect(mapped.ok && Object.keys(mapped.request)).toEqual(["external_shipment_id", "external_order_id", "shipped_at", "lines"]);
+    expect(mapped.ok && Object.keys(mapped.request)).toEqual([
+      "external_shipment_id",
+      "external_order_id",
+      "shipped_at",
+      "lines",
+    ]);
     expect(mapFulfillment({ ...fulfillment, status: "cancelled" })).toMatchObject({ ok: false, state: "skipped" });
     expect(mapFulfillment({ ...fulfillment, line_items: [] })).toMatchObject({ ok: false, state: "skipped" });
   });
@@ -101,7 +148,11 @@ describe("fulfillment → ShipmentRequest", () => {
 
 describe("ids and idempotency keys", () => {
   it("keeps 64-bit ids exact when parsing a webhook body", () => {
-    expect(parseShopifyJson('{"id":820982911946154508,"n":1.5,"small":42}')).toEqual({ id: "820982911946154508", n: 1.5, small: 42 });
+    expect(parseShopifyJson('{"id":820982911946154508,"n":1.5,"small":42}')).toEqual({
+      id: "820982911946154508",
+      n: 1.5,
+      small: 42,
+    });
     expect(JSON.parse('{"id":820982911946154508}').id).not.toBe(820982911946154508n.toString());
   });
 

@@ -28,20 +28,40 @@ describe.each(backends)("an import's outcome at %s with 30,000 imports of one sh
   it("reads a handful of rows, not the shop's records or queue", async () => {
     const [job] = await leaseJobs(db.prisma, { workerId: "plan", limit: 1 });
     const orderId = String((job.deliveryPayload as { id: number | string }).id);
-    const outcome = { ok: true, replayed: false, status: 201, data: { status: "imported" } } as Parameters<typeof attemptInsert>[2];
+    const outcome = { ok: true, replayed: false, status: 201, data: { status: "imported" } } as Parameters<
+      typeof attemptInsert
+    >[2];
     const statement = importedStatement(
       job,
       job.recordId!,
-      { state: "imported", sentHash: "s", contentHash: "c", workspaceId: "ws-acme", customerId: "7000000001", redactions: 0, serviceId: null, serviceStatus: "imported", attempts: 1 },
-      { attempt: attemptInsert(job, job.recordId!, outcome, new Date()), order: { orderId, orderKey: orderKeyOf(orderId) } },
+      {
+        state: "imported",
+        sentHash: "s",
+        contentHash: "c",
+        workspaceId: "ws-acme",
+        customerId: "7000000001",
+        redactions: 0,
+        serviceId: null,
+        serviceStatus: "imported",
+        attempts: 1,
+      },
+      {
+        attempt: attemptInsert(job, job.recordId!, outcome, new Date()),
+        order: { orderId, orderKey: orderKeyOf(orderId) },
+      },
       new Date(),
     );
-    const [row] = await db.prisma.$queryRaw<{ "QUERY PLAN": unknown }[]>(Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`);
+    const [row] = await db.prisma.$queryRaw<{ "QUERY PLAN": unknown }[]>(
+      Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`,
+    );
     const raw = row["QUERY PLAN"];
     const [plan] = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
     expect(rowsTouched(plan.Plan)).toBeLessThan(50);
     // and it did what it says: the job is done, the record imported
     expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done" });
-    expect(await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: job.recordId! } })).toMatchObject({ state: "imported", workspaceId: "ws-acme" });
+    expect(await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: job.recordId! } })).toMatchObject({
+      state: "imported",
+      workspaceId: "ws-acme",
+    });
   });
 });

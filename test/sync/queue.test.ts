@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
 import { backoffMs } from "~/lib/backoff";
-import {
-  completeJob,
-  enqueueJob,
-  failJob,
-  leaseJobs,
-  rescheduleJob,
-  retryRecordJob,
-} from "~/sync/queue.server";
+import { completeJob, enqueueJob, failJob, leaseJobs, rescheduleJob, retryRecordJob } from "~/sync/queue.server";
 import { orderKeyOf } from "~/sync/mapping.server";
 import { recordSyncDelivery } from "~/sync/intake.server";
 
@@ -27,10 +20,24 @@ describe("job queue", () => {
   });
 
   it("a leased job carries the delivery it imports (read in the lease's statement), and says when that delivery is gone", async () => {
-    const order = { id: 7_700_000_000_001, name: "#7001", line_items: [{ id: 9_900_000_000_001, title: "Mug", quantity: 1 }] };
-    const { jobId, deliveryId } = await recordSyncDelivery(db.prisma, { shop, topic: "ORDERS_CREATE", eventId: "evt-lease-1", payload: order });
+    const order = {
+      id: 7_700_000_000_001,
+      name: "#7001",
+      line_items: [{ id: 9_900_000_000_001, title: "Mug", quantity: 1 }],
+    };
+    const { jobId, deliveryId } = await recordSyncDelivery(db.prisma, {
+      shop,
+      topic: "ORDERS_CREATE",
+      eventId: "evt-lease-1",
+      payload: order,
+    });
     const [job] = await leaseJobs(db.prisma, { workerId: "w1" });
-    expect(job).toMatchObject({ id: jobId, deliveryId, deliveryFound: true, deliveryPayload: { id: order.id, name: "#7001" } });
+    expect(job).toMatchObject({
+      id: jobId,
+      deliveryId,
+      deliveryFound: true,
+      deliveryPayload: { id: order.id, name: "#7001" },
+    });
     expect(await failJob(db.prisma, job, "test")).toBe(true);
 
     // The delivery redacted while its job waits: the lease says so (the import then falls back to the job's own payload).
@@ -58,8 +65,16 @@ describe("job queue", () => {
   });
 
   it("fails a job that keeps killing its workers once its attempts are used up", async () => {
-    const record = await db.prisma.syncRecord.create({ data: { shop, kind: "order", externalId: "poison", orderId: "poison" } });
-    await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("poison"), recordId: record.id, maxAttempts: 2 });
+    const record = await db.prisma.syncRecord.create({
+      data: { shop, kind: "order", externalId: "poison", orderId: "poison" },
+    });
+    await enqueueJob(db.prisma, {
+      shop,
+      kind: "order",
+      orderKey: orderKeyOf("poison"),
+      recordId: record.id,
+      maxAttempts: 2,
+    });
     const t = Date.now();
     await leaseJobs(db.prisma, { workerId: "dies-1", leaseMs: 1_000, now: new Date(t) });
     const [second] = await leaseJobs(db.prisma, { workerId: "dies-2", leaseMs: 1_000, now: new Date(t + 2_000) });
@@ -80,7 +95,11 @@ describe("job queue", () => {
     const other = await enqueueJob(db.prisma, { shop, kind: "order", orderKey: orderKeyOf("4") });
     const first = await leaseJobs(db.prisma, { workerId: "w", limit: 10 });
     expect(first.map((j) => j.id)).toEqual([shipment, other]);
-    await rescheduleJob(db.prisma, first[0], { runAt: new Date(Date.now() + 60_000), error: "waiting for its order", countAttempt: false });
+    await rescheduleJob(db.prisma, first[0], {
+      runAt: new Date(Date.now() + 60_000),
+      error: "waiting for its order",
+      countAttempt: false,
+    });
     const second = await leaseJobs(db.prisma, { workerId: "w", limit: 10 });
     expect(second.map((j) => j.id)).toEqual([order]);
     expect(await leaseJobs(db.prisma, { workerId: "w", limit: 10 })).toHaveLength(0);
@@ -103,9 +122,15 @@ describe("job queue", () => {
     await enqueueJob(db.prisma, { shop, kind: "order", recordId: "rec-1", maxAttempts: 1 });
     const [job] = await leaseJobs(db.prisma, { workerId: "w" });
     await failJob(db.prisma, job, "gave up");
-    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "failed", lastError: "gave up" });
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({
+      status: "failed",
+      lastError: "gave up",
+    });
     expect(await retryRecordJob(db.prisma, shop, "rec-1")).toBe(true);
-    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({
+      status: "queued",
+      attempts: 0,
+    });
   });
 
   it("backs off exponentially and honours Retry-After", () => {

@@ -14,9 +14,17 @@ const answer = (headers: Record<string, string>) => new Headers(headers);
 const POLICY_10_PER_S = { "ratelimit-policy": '"default";q=10;w=1' };
 
 /** Asks `count` slots for `lane` and records when (fake ms since start) each was granted. */
-function ask(scheduler: RateScheduler, client: string, lane: string, count: number, log: { lane: string; at: number }[]) {
+function ask(
+  scheduler: RateScheduler,
+  client: string,
+  lane: string,
+  count: number,
+  log: { lane: string; at: number }[],
+) {
   const start = Date.now();
-  return Array.from({ length: count }, () => scheduler.acquire(client, lane).then(() => log.push({ lane, at: Date.now() - start })));
+  return Array.from({ length: count }, () =>
+    scheduler.acquire(client, lane).then(() => log.push({ lane, at: Date.now() - start })),
+  );
 }
 
 describe("rate scheduler", () => {

@@ -51,7 +51,9 @@ describe("webhooks into the queue", () => {
     });
     expect(response.status).toBe(200);
     await drainJobs(deps);
-    expect((await h.db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: "820982911946154508" } })).state).toBe("imported");
+    expect((await h.db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: "820982911946154508" } })).state).toBe(
+      "imported",
+    );
     expect(importCounts(await emulatorState(h.emulator), "/api/v1/orders").get("820982911946154508")).toBe(1);
   });
 
@@ -66,7 +68,9 @@ describe("webhooks into the queue", () => {
     ] as const) {
       expect((await sendWebhook(h.app.url, topic, payload)).status).toBe(200);
     }
-    const forged = await sendWebhook(h.app.url, "orders/create", order, { hmac: webhookHmac(JSON.stringify(order), "not-the-secret") });
+    const forged = await sendWebhook(h.app.url, "orders/create", order, {
+      hmac: webhookHmac(JSON.stringify(order), "not-the-secret"),
+    });
     expect(forged.status).toBe(401);
     await drainJobs(deps);
     const records = await h.db.prisma.syncRecord.findMany({ where: { orderId: String(order.id) } });
@@ -94,7 +98,9 @@ describe("Sync log page", () => {
     await h.db.prisma.job.updateMany({ where: { status: "queued" }, data: { maxAttempts: 1 } });
     await sendWebhook(h.app.url, "orders/create", shopifyOrder({ customer: null }));
     await drainJobs(deps);
-    await h.db.prisma.backfill.create({ data: { shop: SHOP, customerId: "7000000001", days: 60, total: 120, queued: 45 } });
+    await h.db.prisma.backfill.create({
+      data: { shop: SHOP, customerId: "7000000001", days: 60, total: 120, queued: 45 },
+    });
     await h.db.prisma.customerGrant.update({
       where: { shop_customerId: { shop: SHOP, customerId: "7000000001" } },
       data: { customerName: "Ada Lovelace" },
@@ -129,10 +135,15 @@ describe("Sync log page", () => {
     await page.getByRole("button", { name: "Retry all failed in this view" }).click();
     await page.waitForSelector("text=1 import queued again");
     const failedRecord = await h.db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(failing.id) } });
-    const job = await h.db.prisma.job.findFirstOrThrow({ where: { recordId: failedRecord.id }, orderBy: { seq: "desc" } });
+    const job = await h.db.prisma.job.findFirstOrThrow({
+      where: { recordId: failedRecord.id },
+      orderBy: { seq: "desc" },
+    });
     expect(job).toMatchObject({ status: "queued", attempts: 0 });
     await drainJobs(deps);
-    expect((await h.db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(failing.id) } })).state).toBe("imported");
+    expect((await h.db.prisma.syncRecord.findFirstOrThrow({ where: { externalId: String(failing.id) } })).state).toBe(
+      "imported",
+    );
 
     // Pause, then resume.
     await page.getByRole("button", { name: "Pause sync" }).click();
@@ -147,7 +158,13 @@ describe("Sync log page", () => {
 
   it("pages through many imports with a cursor", async () => {
     await h.db.prisma.syncRecord.createMany({
-      data: Array.from({ length: 110 }, (_, i) => ({ shop: SHOP, kind: "order", externalId: `bulk-${i}`, orderId: `bulk-${i}`, state: "imported" })),
+      data: Array.from({ length: 110 }, (_, i) => ({
+        shop: SHOP,
+        kind: "order",
+        externalId: `bulk-${i}`,
+        orderId: `bulk-${i}`,
+        state: "imported",
+      })),
     });
     const token = await mintSessionToken();
     const context = await newContext(h.browser, { Authorization: `Bearer ${token}` });

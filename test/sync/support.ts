@@ -6,7 +6,14 @@ import type { PrismaClient } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorInternals, type RunningEmulator } from "../../emulator/server";
-import { createServiceContext, importOrder, importShipment, serviceOrigins, type GrantStore, type ServiceSettings } from "~/service/client.server";
+import {
+  createServiceContext,
+  importOrder,
+  importShipment,
+  serviceOrigins,
+  type GrantStore,
+  type ServiceSettings,
+} from "~/service/client.server";
 import type { SyncDeps } from "~/sync/worker.server";
 import { resetEmulator, type EmulatorState } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
@@ -37,7 +44,15 @@ export async function connectCustomer(
   const tokens = mintTokens(emulator, workspaceId);
   await prisma.customerGrant.upsert({
     where: { shop_customerId: { shop: SHOP, customerId } },
-    create: { shop: SHOP, customerId, workspaceId, scopes: tokens.scope, accessTokenEnc: "unused-in-tests", status, boundOrigins: serviceOrigins(settingsFor(emulator)) },
+    create: {
+      shop: SHOP,
+      customerId,
+      workspaceId,
+      scopes: tokens.scope,
+      accessTokenEnc: "unused-in-tests",
+      status,
+      boundOrigins: serviceOrigins(settingsFor(emulator)),
+    },
     update: { workspaceId, status },
   });
   stores.set(
@@ -69,7 +84,12 @@ export class Clock {
 }
 
 /** Worker collaborators against the emulator. One HTTP attempt per job run: the queue does the retrying. */
-export function syncDeps(prisma: PrismaClient, emulator: RunningEmulator, stores: Map<string, GrantStore>, clock?: Clock): SyncDeps {
+export function syncDeps(
+  prisma: PrismaClient,
+  emulator: RunningEmulator,
+  stores: Map<string, GrantStore>,
+  clock?: Clock,
+): SyncDeps {
   const context = (settings: ServiceSettings) =>
     createServiceContext(settings, { timeoutMs: 1_000, retry: { maxAttempts: 1 } });
   return {
@@ -94,7 +114,15 @@ export async function resetSyncState(prisma: PrismaClient, emulator: RunningEmul
 
 /** Empties what the sync writes (queue, records, deliveries, grants, settings, backfills). */
 export async function clearSyncTables(prisma: PrismaClient) {
-  for (const table of ["job", "jobShop", "syncRecord", "webhookDelivery", "customerGrant", "shopSettings", "backfill"] as const) {
+  for (const table of [
+    "job",
+    "jobShop",
+    "syncRecord",
+    "webhookDelivery",
+    "customerGrant",
+    "shopSettings",
+    "backfill",
+  ] as const) {
     await (prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
   }
 }
@@ -120,7 +148,8 @@ export function withSyncDatabase(): { readonly prisma: PrismaClient } {
 export function importCounts(state: EmulatorState, path: "/api/v1/orders" | "/api/v1/shipments"): Map<string, number> {
   const counts = new Map<string, number>();
   for (const r of state.requests) {
-    if (r.path === path && r.status === 201 && !r.replayed && r.external_id) counts.set(r.external_id, (counts.get(r.external_id) ?? 0) + 1);
+    if (r.path === path && r.status === 201 && !r.replayed && r.external_id)
+      counts.set(r.external_id, (counts.get(r.external_id) ?? 0) + 1);
   }
   return counts;
 }
@@ -178,7 +207,12 @@ export function shopifyFulfillment(order: ReturnType<typeof shopifyOrder>, overr
     tracking_number: "1Z2345",
     tracking_numbers: ["1Z2345"],
     tracking_url: "https://www.ups.com/WebTracking?loc=en_US&requester=ST&trackNums=1Z2345",
-    line_items: order.line_items.map((line) => ({ id: line.id, quantity: line.quantity, title: line.title, sku: line.sku })),
+    line_items: order.line_items.map((line) => ({
+      id: line.id,
+      quantity: line.quantity,
+      title: line.title,
+      sku: line.sku,
+    })),
     ...overrides,
   };
 }

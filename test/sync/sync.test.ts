@@ -14,7 +14,18 @@ import { reasonText, SYNC_REASON_CODES } from "~/sync/reasons";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes.server";
 import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
-import { Clock, connectCustomer, importCounts, resetSyncState, newId, SHOP, settingsFor, shopifyFulfillment, shopifyOrder, syncDeps } from "./support";
+import {
+  Clock,
+  connectCustomer,
+  importCounts,
+  resetSyncState,
+  newId,
+  SHOP,
+  settingsFor,
+  shopifyFulfillment,
+  shopifyOrder,
+  syncDeps,
+} from "./support";
 import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
 
 let db: TestDatabase;
@@ -49,23 +60,36 @@ async function settle(rounds = 20) {
   for (let i = 0; i < rounds; i++) {
     if ((await drainJobs(deps)) > 0) continue;
     const now = clock.now();
-    const queued = await db.prisma.job.findFirst({ where: { status: "queued", runAt: { gt: now } }, orderBy: { runAt: "asc" } });
+    const queued = await db.prisma.job.findFirst({
+      where: { status: "queued", runAt: { gt: now } },
+      orderBy: { runAt: "asc" },
+    });
     const leased = await db.prisma.job.findFirst({ where: { status: "running" }, orderBy: { leaseUntil: "asc" } });
-    const due = Math.min(queued?.runAt.getTime() ?? Infinity, leased?.leaseUntil ? leased.leaseUntil.getTime() + 1 : Infinity);
+    const due = Math.min(
+      queued?.runAt.getTime() ?? Infinity,
+      leased?.leaseUntil ? leased.leaseUntil.getTime() + 1 : Infinity,
+    );
     if (due === Infinity) return;
     clock.ms = due + 1;
   }
 }
 
 const record = (kind: "order" | "shipment", externalId: string | number) =>
-  db.prisma.syncRecord.findUniqueOrThrow({ where: { shop_kind_externalId: { shop: SHOP, kind, externalId: String(externalId) } } });
+  db.prisma.syncRecord.findUniqueOrThrow({
+    where: { shop_kind_externalId: { shop: SHOP, kind, externalId: String(externalId) } },
+  });
 
 describe("orders and shipments", () => {
   it("imports a new order", async () => {
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
     await settle();
-    expect(await record("order", order.id)).toMatchObject({ state: "imported", reason: null, workspaceId: "ws-acme", attempts: 1 });
+    expect(await record("order", order.id)).toMatchObject({
+      state: "imported",
+      reason: null,
+      workspaceId: "ws-acme",
+      attempts: 1,
+    });
     const state = await emulatorState(emulator);
     expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(1);
     expect(state.orders[0].body).toEqual(mapOrder(order).ok && (mapOrder(order) as { request: unknown }).request);
@@ -90,7 +114,10 @@ describe("orders and shipments", () => {
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
     await settle();
-    const edited = { ...order, line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    const edited = {
+      ...order,
+      line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)),
+    };
     await deliver("ORDERS_UPDATED", edited);
     await settle();
     const state = await emulatorState(emulator);
@@ -102,7 +129,10 @@ describe("orders and shipments", () => {
 
   it("sends an order changed back to earlier content again, so the service ends with the latest content", async () => {
     const order = shopifyOrder();
-    const edited = { ...order, line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    const edited = {
+      ...order,
+      line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)),
+    };
     await deliver("ORDERS_CREATE", order);
     await settle();
     await deliver("ORDERS_UPDATED", edited); // a line removed …
@@ -124,8 +154,16 @@ describe("orders and shipments", () => {
     const order = shopifyOrder(); // updated_at 10:15:03
     await deliver("ORDERS_CREATE", order);
     await settle();
-    const newest = { ...order, updated_at: "2026-11-20T10:40:00-05:00", line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
-    const older = { ...order, updated_at: "2026-11-20T10:30:00-05:00", line_items: order.line_items.map((l) => ({ ...l, current_quantity: 5 })) };
+    const newest = {
+      ...order,
+      updated_at: "2026-11-20T10:40:00-05:00",
+      line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)),
+    };
+    const older = {
+      ...order,
+      updated_at: "2026-11-20T10:30:00-05:00",
+      line_items: order.line_items.map((l) => ({ ...l, current_quantity: 5 })),
+    };
     await deliver("ORDERS_UPDATED", newest);
     await settle();
     await deliver("ORDERS_UPDATED", older); // a retried delivery of an earlier change, arriving last
@@ -141,7 +179,11 @@ describe("orders and shipments", () => {
     const fulfillment = shopifyFulfillment(order);
     await deliver("FULFILLMENTS_CREATE", fulfillment);
     await drainJobs(deps);
-    expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "waiting", reason: "Waiting for its order to be imported first.", orderName: null });
+    expect(await record("shipment", fulfillment.id)).toMatchObject({
+      state: "waiting",
+      reason: "Waiting for its order to be imported first.",
+      orderName: null,
+    });
     await deliver("ORDERS_CREATE", order);
     await settle();
     // imported, and named after its order now that the order is known (the sync log shows and finds it by that name)
@@ -162,7 +204,12 @@ describe("orders and shipments", () => {
     const fulfillment = shopifyFulfillment(order);
     await deliver("ORDERS_CREATE", order);
     await settle();
-    await injectFault(emulator, { path: "/api/v1/shipments", status: 422, body: { error: "order_not_found" }, times: 3 });
+    await injectFault(emulator, {
+      path: "/api/v1/shipments",
+      status: 422,
+      body: { error: "order_not_found" },
+      times: 3,
+    });
     await deliver("FULFILLMENTS_CREATE", fulfillment);
     await settle(30);
     expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported" });
@@ -174,7 +221,12 @@ describe("orders and shipments", () => {
     const fulfillment = shopifyFulfillment(order);
     await deliver("ORDERS_CREATE", order);
     await settle();
-    await injectFault(emulator, { path: "/api/v1/shipments", status: 422, body: { error: "order_not_found" }, times: 8 });
+    await injectFault(emulator, {
+      path: "/api/v1/shipments",
+      status: 422,
+      body: { error: "order_not_found" },
+      times: 8,
+    });
     await deliver("FULFILLMENTS_CREATE", fulfillment);
     const delays: number[] = [];
     for (let i = 0; i < 8; i++) {
@@ -203,13 +255,24 @@ describe("orders and shipments", () => {
     expect(await record("order", order.id)).toMatchObject({ workspaceId: "ws-globex" });
     expect(await record("shipment", fulfillment.id)).toMatchObject({ state: "imported", workspaceId: "ws-globex" });
     const state = await emulatorState(emulator);
-    expect(state.orders.filter((o) => o.external_id === String(order.id)).map((o) => o.workspace_id).sort()).toEqual(["ws-acme", "ws-globex"]);
+    expect(
+      state.orders
+        .filter((o) => o.external_id === String(order.id))
+        .map((o) => o.workspace_id)
+        .sort(),
+    ).toEqual(["ws-acme", "ws-globex"]);
     expect(state.shipments.map((s) => s.workspace_id)).toEqual(["ws-globex"]);
   });
 
   it("imports everything exactly once through 500s, 429s and timeouts", async () => {
     await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 3 });
-    await injectFault(emulator, { path: "/api/v1/orders", status: 429, headers: { "Retry-After": "7" }, body: { error: "rate_limited" }, times: 2 });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 429,
+      headers: { "Retry-After": "7" },
+      body: { error: "rate_limited" },
+      times: 2,
+    });
     await injectFault(emulator, { path: "/api/v1/orders", delay_ms: 1_500, times: 2 }); // processed, answer too late
     await injectFault(emulator, { path: "/api/v1/shipments", status: 503, delay_ms: 1_200, times: 2 }); // timeouts
     const orders = Array.from({ length: 6 }, () => shopifyOrder());
@@ -232,7 +295,12 @@ describe("orders and shipments", () => {
   }, 60_000);
 
   it("waits at least Retry-After before sending again after a 429", async () => {
-    await injectFault(emulator, { path: "/api/v1/orders", status: 429, headers: { "Retry-After": "120" }, body: { error: "rate_limited" } });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 429,
+      headers: { "Retry-After": "120" },
+      body: { error: "rate_limited" },
+    });
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
     const before = clock.ms;
@@ -261,7 +329,10 @@ describe("orders and shipments", () => {
     expect(await drainJobs(deps)).toBe(0); // still leased
     clock.advance(31_000);
     await settle();
-    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done", attempts: 2 });
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({
+      status: "done",
+      attempts: 2,
+    });
     expect(await record("order", order.id)).toMatchObject({ state: "imported" });
     const state = await emulatorState(emulator);
     expect(importCounts(state, "/api/v1/orders").get(String(order.id))).toBe(1);
@@ -288,9 +359,15 @@ describe("skip and failure reasons, one each", () => {
     await settle();
     expect(await record("order", order.id)).toMatchObject({ state: "skipped", customerId: "7000000999" });
     expect((await record("order", order.id)).reason).toMatch(/^Customer has not connected a workspace/);
-    expect((await record("shipment", fulfillment.id)).reason).toMatch(/^Its order was not imported: Customer has not connected/);
+    expect((await record("shipment", fulfillment.id)).reason).toMatch(
+      /^Its order was not imported: Customer has not connected/,
+    );
     await connectCustomer(db.prisma, emulator, stores, "7000000999", "ws-globex");
-    const result = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: "7000000999" }, { backfill: false, now: clock.now() });
+    const result = await onCustomerConnected(
+      db.prisma,
+      { shop: SHOP, customerId: "7000000999" },
+      { backfill: false, now: clock.now() },
+    );
     expect(result.requeued).toBe(2);
     await settle();
     expect(await record("order", order.id)).toMatchObject({ state: "imported", workspaceId: "ws-globex" });
@@ -345,7 +422,10 @@ describe("skip and failure reasons, one each", () => {
       reason: "The order has 501 lines; the service accepts at most 500 lines per order.",
       attempts: 1,
     });
-    expect(await db.prisma.job.findFirstOrThrow({ where: { kind: "order" } })).toMatchObject({ status: "failed", attempts: 1 });
+    expect(await db.prisma.job.findFirstOrThrow({ where: { kind: "order" } })).toMatchObject({
+      status: "failed",
+      attempts: 1,
+    });
   });
 
   it("fails an order the shared schema rejects, naming the field", async () => {
@@ -359,7 +439,11 @@ describe("skip and failure reasons, one each", () => {
   });
 
   it("fails when the service refuses the data", async () => {
-    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 422,
+      body: { error: "invalid_payload", message: "lines[0].title: too long" },
+    });
     const order = shopifyOrder();
     await deliver("ORDERS_CREATE", order);
     await settle();
@@ -377,7 +461,10 @@ describe("skip and failure reasons, one each", () => {
     const r = await record("order", order.id);
     expect(r).toMatchObject({ state: "failed", attempts: 3 });
     expect(r.reason).toMatch(/^Gave up after 3 attempts\. The service had an internal problem \(HTTP 500\)/);
-    expect(await db.prisma.job.findFirstOrThrow({ where: { kind: "order" } })).toMatchObject({ status: "failed", attempts: 3 });
+    expect(await db.prisma.job.findFirstOrThrow({ where: { kind: "order" } })).toMatchObject({
+      status: "failed",
+      attempts: 3,
+    });
   });
 
   it("waits for a reconnection without burning attempts when the grant needs reconnecting", async () => {
@@ -406,7 +493,10 @@ describe("skip and failure reasons, one each", () => {
       data: { status: "needs_reconnect", statusReason: "the customer revoked access" },
     });
     const order = shopifyOrder();
-    const edited = { ...order, line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)) };
+    const edited = {
+      ...order,
+      line_items: order.line_items.map((l, i) => (i === 1 ? { ...l, current_quantity: 0 } : l)),
+    };
     await deliver("ORDERS_CREATE", order);
     await drainJobs(deps); // the create waits for the reconnection …
     await deliver("ORDERS_UPDATED", edited); // … and the update behind it
@@ -452,7 +542,12 @@ describe("skip and failure reasons, one each", () => {
     await deliver("ORDERS_CREATE", order);
     await db.prisma.job.updateMany({ data: { maxAttempts: 2 } });
     await settle.call(null, 10);
-    const broken: SyncDeps = { ...deps, loadSettings: async () => { throw new Error("settings key missing"); } };
+    const broken: SyncDeps = {
+      ...deps,
+      loadSettings: async () => {
+        throw new Error("settings key missing");
+      },
+    };
     await db.prisma.job.updateMany({ data: { status: "queued", attempts: 0, runAt: clock.now() } });
     await db.prisma.syncRecord.updateMany({ data: { sentHash: null, state: "pending" } });
     for (let i = 0; i < 3; i++) {
@@ -502,7 +597,8 @@ describe("worker loop", () => {
       await deliver("ORDERS_CREATE", order);
       notifyWorkers(); // what the webhook handler does; without it the next poll is a minute away
       const deadline = Date.now() + 10_000;
-      while ((await record("order", order.id)).state !== "imported" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while ((await record("order", order.id)).state !== "imported" && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       expect((await record("order", order.id)).state).toBe("imported");
     } finally {
       await worker.stop();
@@ -536,13 +632,15 @@ describe("worker loop", () => {
     try {
       await deliver("ORDERS_CREATE", slow);
       notifyWorkers();
-      const slowJob = async () => (await db.prisma.job.findFirst({ where: { recordId: (await record("order", slow.id)).id } }))?.status;
+      const slowJob = async () =>
+        (await db.prisma.job.findFirst({ where: { recordId: (await record("order", slow.id)).id } }))?.status;
       expect(await until(async () => (await slowJob()) === "running")).toBe(true);
 
       for (const order of quick) await deliver("ORDERS_CREATE", order);
       notifyWorkers();
       // One after another through the free slot, while the slow one still waits at the service.
-      const allQuick = async () => (await Promise.all(quick.map((o) => record("order", o.id)))).every((r) => r.state === "imported");
+      const allQuick = async () =>
+        (await Promise.all(quick.map((o) => record("order", o.id)))).every((r) => r.state === "imported");
       expect(await until(allQuick)).toBe(true);
       expect(await slowJob()).toBe("running");
     } finally {
@@ -561,12 +659,19 @@ describe("runJob", () => {
     clock.advance(10);
     await settle();
     await runJob(deps, job); // the stale worker finishes late: the service replays, nothing is overwritten
-    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "done", leasedBy: expect.not.stringMatching(/^a$/) });
+    expect(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({
+      status: "done",
+      leasedBy: expect.not.stringMatching(/^a$/),
+    });
     expect(importCounts(await emulatorState(emulator), "/api/v1/orders").get(String(order.id))).toBe(1);
   });
 
   it("waking a skipped shipment after its order imports leaves alone a job another worker just leased", async () => {
-    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 422,
+      body: { error: "invalid_payload", message: "lines[0].title: too long" },
+    });
     const order = shopifyOrder();
     const fulfillment = shopifyFulfillment(order);
     await deliver("ORDERS_CREATE", order);
@@ -606,7 +711,9 @@ describe("runJob", () => {
     await runJob({ ...deps, prisma: racing }, orderJob);
     expect(raced).toBe(true);
     expect(await record("order", order.id)).toMatchObject({ state: "imported" });
-    expect(await db.prisma.job.findFirstOrThrow({ where: { recordId: shipmentRecord.id }, orderBy: { seq: "desc" } })).toMatchObject({
+    expect(
+      await db.prisma.job.findFirstOrThrow({ where: { recordId: shipmentRecord.id }, orderBy: { seq: "desc" } }),
+    ).toMatchObject({
       status: "running",
       leasedBy: "other",
     });
@@ -646,7 +753,14 @@ describe("runJob", () => {
       const next = shopifyOrder();
       await deliver("ORDERS_CREATE", next);
       const [nextJob] = await leaseJobs(db.prisma, { workerId: `stale-${kind}`, leaseMs: 30_000, now: clock.now() });
-      const staleNow: SyncDeps = { ...deps, importOrder: async () => { clock.advance(31_000); await settle(); return failure(kind, {}, 1); } };
+      const staleNow: SyncDeps = {
+        ...deps,
+        importOrder: async () => {
+          clock.advance(31_000);
+          await settle();
+          return failure(kind, {}, 1);
+        },
+      };
       await runJob(staleNow, nextJob);
       expect(await record("order", next.id)).toMatchObject({ state: "imported", reason: null });
     }
@@ -662,7 +776,8 @@ const reword = (id: string) => db.prisma.syncRecord.update({ where: { id }, data
 describe("reason codes, not words, find the records to wake", () => {
   it("the database's enum and the words module list the same codes, each with words", () => {
     expect([...SYNC_REASON_CODES].sort()).toEqual(Object.values(SyncReasonCode).sort());
-    for (const code of SYNC_REASON_CODES) expect(reasonText(code, { detail: "The service said no.", noun: "order" }).length).toBeGreaterThan(15);
+    for (const code of SYNC_REASON_CODES)
+      expect(reasonText(code, { detail: "The service said no.", noun: "order" }).length).toBeGreaterThan(15);
   });
 
   it("saving the settings wakes an import waiting for them whatever its message says", async () => {
@@ -678,7 +793,11 @@ describe("reason codes, not words, find the records to wake", () => {
   });
 
   it("an order imported at last wakes its shipment skipped for it whatever the shipment's message says", async () => {
-    await injectFault(emulator, { path: "/api/v1/orders", status: 422, body: { error: "invalid_payload", message: "lines[0].title: too long" } });
+    await injectFault(emulator, {
+      path: "/api/v1/orders",
+      status: 422,
+      body: { error: "invalid_payload", message: "lines[0].title: too long" },
+    });
     const order = shopifyOrder();
     const fulfillment = shopifyFulfillment(order);
     await deliver("ORDERS_CREATE", order);
@@ -703,7 +822,9 @@ describe("reason codes, not words, find the records to wake", () => {
     expect(waiting).toMatchObject({ state: "waiting", reasonCode: "needs_reconnect" });
     await reword(waiting.id);
     await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    expect(await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now(), backfill: false })).toMatchObject({
+    expect(
+      await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now(), backfill: false }),
+    ).toMatchObject({
       requeued: 1,
     });
     expect(await drainJobs(deps)).toBe(1);

@@ -122,7 +122,9 @@ describe.runIf(usingPostgres())("worker processes on PostgreSQL", () => {
   });
 
   it("three worker processes import 1,000 jobs, each exactly once", async () => {
-    const orders = Array.from({ length: 800 }, (_, i) => shopifyOrder({ customer: { id: Number(customers[i % customers.length]) } }));
+    const orders = Array.from({ length: 800 }, (_, i) =>
+      shopifyOrder({ customer: { id: Number(customers[i % customers.length]) } }),
+    );
     const fulfillments = orders.slice(0, 200).map((order) => shopifyFulfillment(order));
     // Shipments first for some orders: they wait for their order and follow it.
     const deliveries = [
@@ -132,7 +134,11 @@ describe.runIf(usingPostgres())("worker processes on PostgreSQL", () => {
     ];
     for (let i = 0; i < deliveries.length; i += 50) {
       await Promise.all(
-        deliveries.slice(i, i + 50).map((d, j) => recordSyncDelivery(db.prisma, { shop: SHOP, topic: d.topic, eventId: `evt-${i + j}`, payload: d.payload })),
+        deliveries
+          .slice(i, i + 50)
+          .map((d, j) =>
+            recordSyncDelivery(db.prisma, { shop: SHOP, topic: d.topic, eventId: `evt-${i + j}`, payload: d.payload }),
+          ),
       );
     }
     expect(await db.prisma.job.count()).toBe(1000);
@@ -161,7 +167,9 @@ describe.runIf(usingPostgres())("worker processes on PostgreSQL", () => {
     const byWorker = await db.prisma.job.groupBy({ by: ["leasedBy"], _count: true });
     expect(byWorker.length).toBe(3);
     expect(await db.prisma.syncRecord.count({ where: { state: "imported" } })).toBe(1000);
-    console.log(`1,000 jobs by 3 worker processes in ${seconds.toFixed(1)} s; per worker: ${byWorker.map((w) => w._count).join(", ")}`);
+    console.log(
+      `1,000 jobs by 3 worker processes in ${seconds.toFixed(1)} s; per worker: ${byWorker.map((w) => w._count).join(", ")}`,
+    );
   }, 150_000);
 
   it("a worker process killed mid-import: its job is taken over after the lease and imported once", async () => {

@@ -8,7 +8,10 @@ export type { CheckReport } from "../../connections/settings.server";
 
 export type ConnectionChecked = { intent: "check"; check: CheckReport };
 
-export async function checkConnectionCard(prisma: PrismaClient, shop: string): Promise<{ data: ConnectionChecked; status: number }> {
+export async function checkConnectionCard(
+  prisma: PrismaClient,
+  shop: string,
+): Promise<{ data: ConnectionChecked; status: number }> {
   const check = await checkServiceConnection(prisma, shop);
   await recordConnectionCheck(prisma, shop, check);
   return { data: { intent: "check", check }, status: 200 };

@@ -9,9 +9,14 @@ export type ContinueCartSaved =
   | { intent: "handoff"; ok: true; handoff: HandoffSettingsView }
   | { intent: "handoff"; ok: false; fieldErrors: Partial<Record<keyof HandoffSettingsView, string>> };
 
-export const loadContinueCartCard = (prisma: PrismaClient, shop: string): Promise<HandoffSettingsView> => getHandoffSettingsView(prisma, shop);
+export const loadContinueCartCard = (prisma: PrismaClient, shop: string): Promise<HandoffSettingsView> =>
+  getHandoffSettingsView(prisma, shop);
 
-export async function saveContinueCartCard(prisma: PrismaClient, shop: string, form: FormData): Promise<{ data: ContinueCartSaved; status: number }> {
+export async function saveContinueCartCard(
+  prisma: PrismaClient,
+  shop: string,
+  form: FormData,
+): Promise<{ data: ContinueCartSaved; status: number }> {
   const result = await saveHandoffSettings(prisma, shop, {
     cartButtonEnabled: form.get("cartButtonEnabled") ?? undefined,
     handoffExpirySeconds: form.get("handoffExpirySeconds") ?? undefined,

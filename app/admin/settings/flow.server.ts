@@ -5,8 +5,16 @@ import { getFlowTriggerEnabled, saveFlowTriggerEnabled } from "../../sync/flow-t
 
 export type FlowSaved = { intent: "flow"; enabled: boolean };
 
-export const loadFlowCard = (prisma: PrismaClient, shop: string): Promise<boolean> => getFlowTriggerEnabled(prisma, shop);
+export const loadFlowCard = (prisma: PrismaClient, shop: string): Promise<boolean> =>
+  getFlowTriggerEnabled(prisma, shop);
 
-export async function saveFlowCard(prisma: PrismaClient, shop: string, form: FormData): Promise<{ data: FlowSaved; status: number }> {
-  return { data: { intent: "flow", enabled: await saveFlowTriggerEnabled(prisma, shop, form.get("flowTriggerEnabled")) }, status: 200 };
+export async function saveFlowCard(
+  prisma: PrismaClient,
+  shop: string,
+  form: FormData,
+): Promise<{ data: FlowSaved; status: number }> {
+  return {
+    data: { intent: "flow", enabled: await saveFlowTriggerEnabled(prisma, shop, form.get("flowTriggerEnabled")) },
+    status: 200,
+  };
 }

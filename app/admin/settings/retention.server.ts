@@ -7,9 +7,14 @@ export type { RetentionResult } from "../../privacy/retention.server";
 
 export type RetentionSaved = { intent: "retention"; result: RetentionResult };
 
-export const loadRetentionCard = (prisma: PrismaClient, shop: string): Promise<number> => getRetentionDays(prisma, shop);
+export const loadRetentionCard = (prisma: PrismaClient, shop: string): Promise<number> =>
+  getRetentionDays(prisma, shop);
 
-export async function saveRetentionCard(prisma: PrismaClient, shop: string, form: FormData): Promise<{ data: RetentionSaved; status: number }> {
+export async function saveRetentionCard(
+  prisma: PrismaClient,
+  shop: string,
+  form: FormData,
+): Promise<{ data: RetentionSaved; status: number }> {
   const result = await saveRetentionDays(prisma, shop, form.get("retentionDays"));
   return { data: { intent: "retention", result }, status: result.ok ? 200 : 422 };
 }

@@ -2,23 +2,55 @@
 // write-only (app/connections/settings.server.ts); a save wakes the imports that waited for settings. Only the
 // browser-safe view goes back to the page.
 import type { PrismaClient } from "@prisma/client";
-import { CONFIRM_ORIGIN_FIELD, getSettingsView, saveSettings, SETTINGS_FIELDS, type FieldErrors, type SettingsView } from "../../connections/settings.server";
+import {
+  CONFIRM_ORIGIN_FIELD,
+  getSettingsView,
+  saveSettings,
+  SETTINGS_FIELDS,
+  type FieldErrors,
+  type SettingsView,
+} from "../../connections/settings.server";
 import { onSettingsSaved } from "../../sync/on-settings-saved.server";
 
 export type { FieldErrors, SecretStatus, SettingsView } from "../../connections/settings.server";
 
 export type ServiceSaved =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
-  | { intent: "save"; ok: false; fieldErrors: FieldErrors; values: Partial<SettingsView>; originChange?: { grants: number; message: string } };
+  | {
+      intent: "save";
+      ok: false;
+      fieldErrors: FieldErrors;
+      values: Partial<SettingsView>;
+      originChange?: { grants: number; message: string };
+    };
 
-export const loadServiceCard = (prisma: PrismaClient, shop: string): Promise<SettingsView> => getSettingsView(prisma, shop);
+export const loadServiceCard = (prisma: PrismaClient, shop: string): Promise<SettingsView> =>
+  getSettingsView(prisma, shop);
 
-export async function saveServiceCard(prisma: PrismaClient, shop: string, form: FormData): Promise<{ data: ServiceSaved; status: number }> {
-  const input = Object.fromEntries([...SETTINGS_FIELDS, CONFIRM_ORIGIN_FIELD].map((f) => [f, form.get(f) ?? undefined]));
+export async function saveServiceCard(
+  prisma: PrismaClient,
+  shop: string,
+  form: FormData,
+): Promise<{ data: ServiceSaved; status: number }> {
+  const input = Object.fromEntries(
+    [...SETTINGS_FIELDS, CONFIRM_ORIGIN_FIELD].map((f) => [f, form.get(f) ?? undefined]),
+  );
   const result = await saveSettings(prisma, shop, input);
   if (!result.ok) {
-    return { data: { intent: "save", ok: false, fieldErrors: result.fieldErrors, values: result.values, originChange: result.originChange }, status: 422 };
+    return {
+      data: {
+        intent: "save",
+        ok: false,
+        fieldErrors: result.fieldErrors,
+        values: result.values,
+        originChange: result.originChange,
+      },
+      status: 422,
+    };
   }
   await onSettingsSaved(prisma, shop);
-  return { data: { intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets }, status: 200 };
+  return {
+    data: { intent: "save", ok: true, settings: result.view, changedSecrets: result.changedSecrets },
+    status: 200,
+  };
 }

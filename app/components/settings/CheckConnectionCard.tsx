@@ -12,8 +12,8 @@ export function CheckConnectionCard({ configured, busy }: { configured: boolean;
           Check connection
         </Text>
         <Text as="p" tone="subdued">
-          Sends a signed sandbox cart handoff that expires in a minute and asks the auth server to recognise the
-          client. Nothing is created that a customer could see.
+          Sends a signed sandbox cart handoff that expires in a minute and asks the auth server to recognise the client.
+          Nothing is created that a customer could see.
         </Text>
         <Form method="post" action="/app/settings">
           <input type="hidden" name="intent" value="check" />

@@ -5,7 +5,11 @@ import { BlockStack, Button, Card, Checkbox, FormLayout, Text, TextField } from 
 import { useState } from "react";
 import type { HandoffSettingsView } from "../../admin/settings/continue-cart.server";
 
-export function ContinueCartCard(props: { saved: HandoffSettingsView; errors: Partial<Record<keyof HandoffSettingsView, string>>; busy: boolean }) {
+export function ContinueCartCard(props: {
+  saved: HandoffSettingsView;
+  errors: Partial<Record<keyof HandoffSettingsView, string>>;
+  busy: boolean;
+}) {
   const [enabled, setEnabled] = useState(props.saved.cartButtonEnabled);
   const [expiry, setExpiry] = useState(String(props.saved.handoffExpirySeconds));
   return (
@@ -17,7 +21,13 @@ export function ContinueCartCard(props: { saved: HandoffSettingsView; errors: Pa
         <Form method="post" action="/app/settings">
           <input type="hidden" name="intent" value="handoff" />
           <FormLayout>
-            <Checkbox label="The storefront's Continue cart button is on" name="cartButtonEnabled" value="on" checked={enabled} onChange={setEnabled} />
+            <Checkbox
+              label="The storefront's Continue cart button is on"
+              name="cartButtonEnabled"
+              value="on"
+              checked={enabled}
+              onChange={setEnabled}
+            />
             <TextField
               label="Claim link lifetime (seconds)"
               name="handoffExpirySeconds"

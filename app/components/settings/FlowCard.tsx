@@ -15,7 +15,11 @@ export function FlowCard(props: { enabled: boolean; saved: boolean }) {
         onChange={setEnabled}
         helpText='Starts your workflows that begin with "Order import needs attention", once per failure: the order, its customer, and why. No contact details are sent.'
       />
-      {props.saved && <Text as="p" tone="success">{props.enabled ? "Failed imports are sent to Shopify Flow." : "Nothing is sent to Shopify Flow."}</Text>}
+      {props.saved && (
+        <Text as="p" tone="success">
+          {props.enabled ? "Failed imports are sent to Shopify Flow." : "Nothing is sent to Shopify Flow."}
+        </Text>
+      )}
       <InlineStack>
         <Button submit>Save</Button>
       </InlineStack>

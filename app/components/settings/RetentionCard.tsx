@@ -18,7 +18,11 @@ export function RetentionCard({ days, result }: { days: number; result?: Retenti
         error={result && !result.ok ? result.message : undefined}
         helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
       />
-      {result?.ok && <Text as="p" tone="success">{result.message}</Text>}
+      {result?.ok && (
+        <Text as="p" tone="success">
+          {result.message}
+        </Text>
+      )}
       <InlineStack>
         <Button submit>Save retention</Button>
       </InlineStack>

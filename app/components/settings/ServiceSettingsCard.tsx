@@ -19,7 +19,17 @@ function secretHelp(status: SecretStatus, urls: string) {
  * `settings`: the saved settings (the last save's, else the loader's); `answer`: the last save's outcome;
  * `notice`: a banner of another card's (Check connection) shown above the form.
  */
-export function ServiceSettingsCard({ settings, answer, busy, notice }: { settings: SettingsView; answer?: ServiceSaved; busy: boolean; notice?: ReactNode }) {
+export function ServiceSettingsCard({
+  settings,
+  answer,
+  busy,
+  notice,
+}: {
+  settings: SettingsView;
+  answer?: ServiceSaved;
+  busy: boolean;
+  notice?: ReactNode;
+}) {
   const saved = answer?.ok ? answer.settings : undefined;
   const fieldErrors: FieldErrors = answer && !answer.ok ? answer.fieldErrors : {};
   // The save would move connected customers' service: shown, and the next save confirms it.
@@ -43,9 +53,17 @@ export function ServiceSettingsCard({ settings, answer, busy, notice }: { settin
   const formRef = useRef<HTMLFormElement>(null);
   const [bridged, setBridged] = useState(false);
   useEffect(() => setBridged(appBridge() !== null), []);
-  const savedValues = { environment: settings.environment as string, baseUrl: settings.baseUrl, sandboxBaseUrl: settings.sandboxBaseUrl, authUrl: settings.authUrl, clientId: settings.clientId };
+  const savedValues = {
+    environment: settings.environment as string,
+    baseUrl: settings.baseUrl,
+    sandboxBaseUrl: settings.sandboxBaseUrl,
+    authUrl: settings.authUrl,
+    clientId: settings.clientId,
+  };
   const dirty =
-    (Object.keys(savedValues) as (keyof typeof savedValues)[]).some((k) => values[k] !== savedValues[k]) || values.clientSecret !== "" || values.signingSecret !== "";
+    (Object.keys(savedValues) as (keyof typeof savedValues)[]).some((k) => values[k] !== savedValues[k]) ||
+    values.clientSecret !== "" ||
+    values.signingSecret !== "";
   const discard = () => setValues({ ...savedValues, clientSecret: "", signingSecret: "" });
   const field = (name: keyof typeof values) => ({
     name,
@@ -100,11 +118,28 @@ export function ServiceSettingsCard({ settings, answer, busy, notice }: { settin
                 error={fieldErrors.environment}
               />
               <TextField label="Base URL" type="url" placeholder="https://api.example.com" {...field("baseUrl")} />
-              <TextField label="Sandbox base URL" type="url" placeholder="https://sandbox.example.com" {...field("sandboxBaseUrl")} />
+              <TextField
+                label="Sandbox base URL"
+                type="url"
+                placeholder="https://sandbox.example.com"
+                {...field("sandboxBaseUrl")}
+              />
               <TextField label="Auth URL" type="url" placeholder="https://auth.example.com" {...field("authUrl")} />
               <TextField label="Client ID" {...field("clientId")} />
-              <TextField label="Client secret" type="password" helpText={secretHelp(settings.clientSecret, "Auth URL")} {...field("clientSecret")} autoComplete="new-password" />
-              <TextField label="Signing secret" type="password" helpText={secretHelp(settings.signingSecret, "base URLs")} {...field("signingSecret")} autoComplete="new-password" />
+              <TextField
+                label="Client secret"
+                type="password"
+                helpText={secretHelp(settings.clientSecret, "Auth URL")}
+                {...field("clientSecret")}
+                autoComplete="new-password"
+              />
+              <TextField
+                label="Signing secret"
+                type="password"
+                helpText={secretHelp(settings.signingSecret, "base URLs")}
+                {...field("signingSecret")}
+                autoComplete="new-password"
+              />
               <InlineStack gap="200">
                 <Button submit variant="primary" tone={originChange ? "critical" : undefined} loading={busy}>
                   {originChange ? "Save, customers reconnect" : "Save"}

@@ -11,7 +11,9 @@ export function isRfc3339DateTime(s: string): boolean {
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const offsetOk = m[8] === undefined || (Number(m[8]) < 24 && Number(m[9]) < 60);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second <= 60 && offsetOk;
+  return (
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second <= 60 && offsetOk
+  );
 }
 
 export const dateTime = () =>

@@ -18,7 +18,10 @@ type Outcome = { tone: "success" | "critical"; message: string } | null;
 const t = (key: string, options?: Record<string, unknown>) => String(shopify.i18n.translate(key, options));
 
 /** One call to the app's backend; relative URLs reach the app from Shopify's admin. */
-async function call(orderId: string, body?: { intent: Intent; recordId: string }): Promise<{ ok: boolean; data: OrderBlockView }> {
+async function call(
+  orderId: string,
+  body?: { intent: Intent; recordId: string },
+): Promise<{ ok: boolean; data: OrderBlockView }> {
   const token = await shopify.auth.idToken();
   if (!token) throw new Error("no session token");
   const response = await fetch(`/api/order-block?order=${encodeURIComponent(orderId)}`, {
@@ -31,7 +34,14 @@ async function call(orderId: string, body?: { intent: Intent; recordId: string }
   return { ok: response.ok && data.ok !== false, data };
 }
 
-const TONE: Record<string, "success" | "critical" | "warning" | "info" | "neutral"> = { imported: "success", updated: "success", failed: "critical", waiting: "warning", pending: "info", skipped: "neutral" };
+const TONE: Record<string, "success" | "critical" | "warning" | "info" | "neutral"> = {
+  imported: "success",
+  updated: "success",
+  failed: "critical",
+  waiting: "warning",
+  pending: "info",
+  skipped: "neutral",
+};
 
 function formatTime(iso: string) {
   try {
@@ -41,7 +51,15 @@ function formatTime(iso: string) {
   }
 }
 
-function RecordRow({ record, busy, onAction }: { record: BlockRecord; busy: boolean; onAction: (intent: Intent, recordId: string) => void }) {
+function RecordRow({
+  record,
+  busy,
+  onAction,
+}: {
+  record: BlockRecord;
+  busy: boolean;
+  onAction: (intent: Intent, recordId: string) => void;
+}) {
   const label = record.kind === "order" ? t("order") : t("shipment", { id: record.externalId });
   return (
     <s-stack direction="block" gap="small-200" data-record={record.id}>
@@ -95,7 +113,11 @@ export function OrderSyncBlock() {
     setOutcome(null);
     try {
       const { ok } = await call(orderId, { intent, recordId });
-      setOutcome(ok ? { tone: "success", message: t(intent === "retry" ? "retried" : "resolvedDone") } : { tone: "critical", message: t("actionFailed") });
+      setOutcome(
+        ok
+          ? { tone: "success", message: t(intent === "retry" ? "retried" : "resolvedDone") }
+          : { tone: "critical", message: t("actionFailed") },
+      );
     } catch {
       setOutcome({ tone: "critical", message: t("actionFailed") });
     }
@@ -119,7 +141,14 @@ export function OrderSyncBlock() {
       <s-admin-block heading={t("name")}>
         <s-banner tone="critical">
           <s-paragraph>{t("error")}</s-paragraph>
-          <s-button onClick={() => { setView({ phase: "loading" }); load(); }}>{t("tryAgain")}</s-button>
+          <s-button
+            onClick={() => {
+              setView({ phase: "loading" });
+              load();
+            }}
+          >
+            {t("tryAgain")}
+          </s-button>
         </s-banner>
       </s-admin-block>
     );
@@ -137,7 +166,10 @@ export function OrderSyncBlock() {
         {data.paused && <s-banner tone="warning">{t("paused")}</s-banner>}
         {data.status === "unknown" && <s-paragraph>{t("unknown")}</s-paragraph>}
         {data.status === "no_workspace" && <s-paragraph>{t("empty")}</s-paragraph>}
-        {data.status !== "unknown" && records.map((record) => <RecordRow key={record.id} record={record} busy={busy === record.id} onAction={onAction} />)}
+        {data.status !== "unknown" &&
+          records.map((record) => (
+            <RecordRow key={record.id} record={record} busy={busy === record.id} onAction={onAction} />
+          ))}
       </s-stack>
     </s-admin-block>
   );

@@ -14,9 +14,11 @@ export default async () => {
 
 const STATES = ["sent", "waiting", "failed", "not_sent"] as const;
 type Delivery = (typeof STATES)[number];
-type View = { status: "loading" | "unavailable" | "unknown" } | { status: "known"; order: Delivery; shipments: Delivery[] };
+type View =
+  { status: "loading" | "unavailable" | "unknown" } | { status: "known"; order: Delivery; shipments: Delivery[] };
 
-const isDelivery = (value: unknown): value is Delivery => typeof value === "string" && (STATES as readonly string[]).includes(value);
+const isDelivery = (value: unknown): value is Delivery =>
+  typeof value === "string" && (STATES as readonly string[]).includes(value);
 
 function OrderStatusBlock() {
   const t = shopify.i18n.translate;
@@ -58,7 +60,11 @@ function OrderStatusBlock() {
   const tone = (state: Delivery) => (state === "sent" ? "success" : state === "failed" ? "critical" : "neutral");
   return (
     <s-section heading={t("order.heading")}>
-      <s-stack direction="block" gap="small-200" data-workspace-order={view.status === "known" ? view.order : view.status}>
+      <s-stack
+        direction="block"
+        gap="small-200"
+        data-workspace-order={view.status === "known" ? view.order : view.status}
+      >
         {view.status === "loading" && <s-text>{t("order.loading")}</s-text>}
         {view.status === "unavailable" && <s-text tone="critical">{t("order.unavailable")}</s-text>}
         {view.status === "known" && (

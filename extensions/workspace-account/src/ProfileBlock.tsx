@@ -41,7 +41,9 @@ function ProfileBlock() {
     acting.current = true;
     setBusy("disconnect");
     setNotice(null);
-    const answer = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection", { intent: "disconnect" });
+    const answer = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection", {
+      intent: "disconnect",
+    });
     acting.current = false;
     setBusy(null);
     const profile = answer.ok ? asProfile(answer.body) : null;
@@ -59,7 +61,9 @@ function ProfileBlock() {
       <s-stack direction="block" gap="base" data-workspace-state={view.status}>
         <Notice notice={notice} />
         {view.status === "loading" && <Loading label={t("profile.loading")} />}
-        {view.status === "unavailable" && <Unavailable text={t("profile.unavailable")} retry={t("profile.retry")} onRetry={() => void load()} />}
+        {view.status === "unavailable" && (
+          <Unavailable text={t("profile.unavailable")} retry={t("profile.retry")} onRetry={() => void load()} />
+        )}
         {view.status === "not_configured" && <s-text>{t("profile.notConfigured")}</s-text>}
         {view.status === "not_connected" && (
           <>

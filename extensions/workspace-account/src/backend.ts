@@ -20,11 +20,17 @@ export interface TokenSource {
   sessionToken: { get(): Promise<string> };
 }
 
-export type Answer<T> = { ok: true; body: T } | { ok: false; kind: "unavailable" | "refused"; status?: number; body?: Record<string, unknown> };
+export type Answer<T> =
+  | { ok: true; body: T }
+  | { ok: false; kind: "unavailable" | "refused"; status?: number; body?: Record<string, unknown> };
 
 const TIMEOUT_MS = 15_000;
 
-export async function callBackend<T>(api: TokenSource, path: string, body?: Record<string, unknown>): Promise<Answer<T>> {
+export async function callBackend<T>(
+  api: TokenSource,
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Answer<T>> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
   try {
@@ -43,7 +49,8 @@ export async function callBackend<T>(api: TokenSource, path: string, body?: Reco
     } catch {
       parsed = null;
     }
-    const object = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    const object =
+      parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
     if (res.ok && object) return { ok: true, body: object as T };
     if (res.status >= 500 || !object) return { ok: false, kind: "unavailable", status: res.status };
     return { ok: false, kind: "refused", status: res.status, body: object };

@@ -17,7 +17,8 @@
     const inner = sections && sections["cart-drawer"] && sectionPart(sections["cart-drawer"], drawerSelector);
     const target = document.querySelector(drawerSelector);
     if (inner !== null && inner !== undefined && target) target.innerHTML = inner;
-    const bubble = sections && sections["cart-icon-bubble"] && sectionPart(sections["cart-icon-bubble"], ".shopify-section");
+    const bubble =
+      sections && sections["cart-icon-bubble"] && sectionPart(sections["cart-icon-bubble"], ".shopify-section");
     const icon = document.getElementById("cart-icon-bubble");
     if (bubble !== null && bubble !== undefined && icon) icon.innerHTML = bubble;
     const fresh = sections && sections["cart-drawer"] && parse(sections["cart-drawer"]).querySelector("cart-drawer");
@@ -51,7 +52,11 @@
     if (remove) {
       try {
         // Like Dawn's cart-drawer-items: only the drawer's inner part is swapped after a change.
-        renderSections((await post("/cart/change.js", { line: Number(remove.getAttribute("data-cart-remove")), quantity: 0 })).sections, "#CartDrawer .drawer__inner");
+        renderSections(
+          (await post("/cart/change.js", { line: Number(remove.getAttribute("data-cart-remove")), quantity: 0 }))
+            .sections,
+          "#CartDrawer .drawer__inner",
+        );
       } catch (error) {
         alert(error.message);
       }
@@ -64,7 +69,10 @@
       const fields = Object.fromEntries(new FormData(form));
       try {
         // Like Dawn's product form: the whole #CartDrawer is replaced, then the drawer opens.
-        renderSections((await post("/cart/add.js", { id: fields.id, quantity: fields.quantity })).sections, "#CartDrawer");
+        renderSections(
+          (await post("/cart/add.js", { id: fields.id, quantity: fields.quantity })).sections,
+          "#CartDrawer",
+        );
         open();
       } catch (error) {
         alert(error.message);
