@@ -14,6 +14,9 @@ import { withHarness } from "../helpers/harness";
 import { adminGraphqlViaShopify, embeddedUrl, TEST_API_KEY, TEST_SHOP } from "../helpers/shopify";
 import { CHROME_USER_AGENT } from "../helpers/browser";
 
+// The test shop's Admin API endpoint, as MSW matches it.
+const shopAdminApi = graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
+
 const mock = setupServer();
 // Before the harness imports the app (Shopify's library takes the global fetch when it is first imported).
 beforeAll(() => mock.listen({ onUnhandledRequest: "bypass" }));
@@ -71,13 +74,11 @@ describe("theme setup", () => {
     expect(await embedStatus(adminGraphql, TEST_SHOP)).toEqual({ state: "off", themeName: "Refresh" });
     // Without read_themes Shopify answers with an access error: the page says it could not check, nothing breaks.
     mock.use(
-      graphql
-        .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
-        .query("ThemeEmbedStatus", () =>
-          HttpResponse.json({
-            errors: [{ message: "Access denied for themes field.", extensions: { code: "ACCESS_DENIED" } }],
-          }),
-        ),
+      shopAdminApi.query("ThemeEmbedStatus", () =>
+        HttpResponse.json({
+          errors: [{ message: "Access denied for themes field.", extensions: { code: "ACCESS_DENIED" } }],
+        }),
+      ),
     );
     expect(await embedStatus(adminGraphql, TEST_SHOP)).toMatchObject({
       state: "unknown",

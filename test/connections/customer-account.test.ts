@@ -17,6 +17,9 @@ import { withHarness } from "../helpers/harness";
 import { dataPath, readData } from "../helpers/route-data";
 import { mintCustomerToken, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 
+// The test shop's Admin API endpoint, as MSW matches it.
+const shopAdminApi = graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
+
 const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
 const SHOP_B = "shop-b.myshopify.com";
@@ -27,20 +30,16 @@ const EXTENSION_ORIGIN = "https://extensions.shopifycdn.com";
 
 // Shopify's Admin API (MSW): where the test shop's customer accounts live; shop B's answer is an error.
 const shopify = setupServer(
-  graphql
-    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
-    .query("CustomerAccounts", () =>
-      HttpResponse.json({
-        data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } },
-      }),
-    ),
-  graphql
-    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
-    .query("CustomerProfile", () =>
-      HttpResponse.json({
-        data: { customer: { displayName: "Ada Lovelace", defaultEmailAddress: { emailAddress: "ada@example.com" } } },
-      }),
-    ),
+  shopAdminApi.query("CustomerAccounts", () =>
+    HttpResponse.json({
+      data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } },
+    }),
+  ),
+  shopAdminApi.query("CustomerProfile", () =>
+    HttpResponse.json({
+      data: { customer: { displayName: "Ada Lovelace", defaultEmailAddress: { emailAddress: "ada@example.com" } } },
+    }),
+  ),
 );
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());
@@ -163,13 +162,11 @@ describe("setup guide", () => {
   it("says where Connect workspace goes from the store's customerAccountsV2 (before anyone connected)", async () => {
     expect(await surface(TEST_SHOP)).toBe("customer_accounts");
     shopify.use(
-      graphql
-        .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
-        .query("CustomerAccounts", () =>
-          HttpResponse.json({
-            data: { shop: { customerAccountsV2: { customerAccountsVersion: "CLASSIC", url: ACCOUNT_URL } } },
-          }),
-        ),
+      shopAdminApi.query("CustomerAccounts", () =>
+        HttpResponse.json({
+          data: { shop: { customerAccountsV2: { customerAccountsVersion: "CLASSIC", url: ACCOUNT_URL } } },
+        }),
+      ),
     );
     try {
       expect(await surface(TEST_SHOP)).toBe("legacy_accounts");

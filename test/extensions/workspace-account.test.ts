@@ -18,6 +18,9 @@ import { dataPath } from "../helpers/route-data";
 import { mintCustomerToken, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 import { bundleExtensionsFor, bundleOf, renderExtension, waitFor, type Rendered } from "../helpers/ui-extension";
 
+// The test shop's Admin API endpoint, as MSW matches it.
+const shopAdminApi = graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
+
 const SHOP_B = "shop-b.myshopify.com";
 const ACCOUNT_URL = "https://shopify.com/48291/account";
 const PROFILE = "customer-account.profile.block.render";
@@ -26,13 +29,11 @@ const PAGE = "customer-account.page.render";
 const CONNECT_PAGE_URL = `${ACCOUNT_URL}/pages/f1d2c3b4-workspace-connect`;
 
 const shopify = setupServer(
-  graphql
-    .link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`)
-    .query("CustomerAccounts", () =>
-      HttpResponse.json({
-        data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } },
-      }),
-    ),
+  shopAdminApi.query("CustomerAccounts", () =>
+    HttpResponse.json({
+      data: { shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: ACCOUNT_URL } } },
+    }),
+  ),
 );
 beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
 afterAll(() => shopify.close());
