@@ -220,22 +220,8 @@ function toRow(received: Delivery): Row {
  */
 export const PREPARED_BATCH_SIZES = 16;
 
-const COLUMNS = [
-  "int",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-];
+/** The parameter types of one delivery's row in the statement: its sequence number, then its text columns. */
+const COLUMNS = ["int", ...Array<string>(13).fill("text")];
 
 /**
  * The intake statement: deliveries (ON CONFLICT DO NOTHING), their records (one per

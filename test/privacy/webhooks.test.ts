@@ -365,6 +365,9 @@ describe("app/uninstalled, reinstall and scopes", () => {
 describe("shop/redact", () => {
   it("deletes every row of the shop, revoking its grants first; a redelivery finds nothing to do", async () => {
     const SHOP = "erased.myshopify.com";
+    // The same delivery each time: a redelivery carries the same event id.
+    const eraseShop = () =>
+      sendWebhook(app.url, "shop/redact", { shop_id: 2, shop_domain: SHOP }, { shop: SHOP, eventId: "evt-erase" });
     await seedOfflineSession(db.prisma, SHOP);
     await configure(SHOP);
     const workspace = await connect(SHOP, "9300", "Shop Customer", "shop.customer@example.com");
@@ -375,16 +378,7 @@ describe("shop/redact", () => {
     );
     const others = await snapshot();
 
-    expect(
-      (
-        await sendWebhook(
-          app.url,
-          "shop/redact",
-          { shop_id: 2, shop_domain: SHOP },
-          { shop: SHOP, eventId: "evt-erase" },
-        )
-      ).status,
-    ).toBe(200);
+    expect((await eraseShop()).status).toBe(200);
     for (const model of shopScopedModels().filter((m) => !KEPT_BY_SHOP_REDACT.includes(m))) {
       const count = await (db.prisma as unknown as Record<string, { count(a: object): Promise<number> }>)[
         model.charAt(0).toLowerCase() + model.slice(1)
@@ -399,16 +393,7 @@ describe("shop/redact", () => {
     // Nothing of the other shops changed (their rows are all still there).
     expect((await db.prisma.customerGrant.count()) + 1).toBe(others.counts.CustomerGrant);
     const after = await snapshot();
-    expect(
-      (
-        await sendWebhook(
-          app.url,
-          "shop/redact",
-          { shop_id: 2, shop_domain: SHOP },
-          { shop: SHOP, eventId: "evt-erase" },
-        )
-      ).status,
-    ).toBe(200);
+    expect((await eraseShop()).status).toBe(200);
     expect(await snapshot()).toEqual(after);
 
     // The merchant installs again; old deliveries replayed now are answered 200 and change nothing: the order is
