@@ -58,7 +58,8 @@ describe("the sync log by keyboard", () => {
       // Retry selected.
       await tabTo(page, row(first).getByRole("checkbox"));
       await page.keyboard.press("Space");
-      // Polaris shows the bulk actions above the rows: back up to them.
+      // Polaris fades the bulk actions in above the rows (as a sighted user sees them appear): back up to them.
+      await page.getByRole("button", { name: "Retry selected" }).waitFor({ state: "visible" });
       await tabTo(page, page.getByRole("button", { name: "Retry selected" }), { backwards: true });
       await page.keyboard.press("Enter");
       await page.getByText("1 import queued again.").waitFor();
@@ -71,6 +72,7 @@ describe("the sync log by keyboard", () => {
       await row(second).waitFor();
       await tabTo(page, row(second).getByRole("checkbox"));
       await page.keyboard.press("Space");
+      await page.getByRole("button", { name: "Mark as resolved" }).first().waitFor({ state: "visible" });
       await tabTo(page, page.getByRole("button", { name: "Mark as resolved" }), { backwards: true });
       await page.keyboard.press("Enter");
       await page.getByText("1 import marked as resolved.").waitFor();
@@ -98,4 +100,19 @@ describe("the sync log by keyboard", () => {
       await page.context().close();
     }
   }, 120_000);
+});
+
+describe("the sync log's filters by keyboard", () => {
+  it("every field, the date fields included, shows its focus walking forwards to Clear and back to the first", async () => {
+    const page = await open("/app/log");
+    try {
+      await startWalk(page);
+      const forwards = await tabTo(page, page.getByRole("link", { name: "Clear" }));
+      const backwards = await tabTo(page, page.getByLabel("Order name or number"), { backwards: true });
+      for (const label of ['"From (UTC)"', '"To (UTC)"', '"Sort by date"'])
+        for (const walk of [forwards, backwards]) expect(walk.map((s) => s.label).join("\n")).toContain(label);
+    } finally {
+      await page.context().close();
+    }
+  }, 60_000);
 });

@@ -150,13 +150,35 @@ async function focusIndicatorShows(
     height: Math.min(viewport.height - y, Math.ceil(box.height + 12)),
   };
   const focused = previousStops.get(page)!.at(-1)!;
-  await page.waitForTimeout(150); // let a focus ring's transition finish
-  const withFocus = await page.screenshot({ clip, animations: "disabled", caret: "initial" });
-  await focused.evaluate((el) => (el as HTMLElement).blur());
-  await page.waitForTimeout(150);
-  const blurred = await page.screenshot({ clip, animations: "disabled", caret: "initial" });
+  const withFocus = await settledScreenshot(page, clip); // a focus ring's transition finished
+  // Focus taken away for good: blur() leaves it in a date field that Shift+Tab entered (in the field's last part), so
+  // it moves to a stand-in off screen, which then goes.
+  await focused.evaluate((el) => {
+    (el as HTMLElement).blur();
+    if (el.ownerDocument.activeElement !== el) return;
+    const elsewhere = el.ownerDocument.createElement("span");
+    elsewhere.tabIndex = -1;
+    elsewhere.style.cssText = "position: fixed; left: -10000px; top: 0";
+    el.ownerDocument.body.append(elsewhere);
+    elsewhere.focus();
+    elsewhere.addEventListener("blur", () => elsewhere.remove(), { once: true });
+  });
+  const blurred = await settledScreenshot(page, clip);
   await focused.evaluate((el) => (el as HTMLElement).focus());
   return !withFocus.equals(blurred);
+}
+
+/** The clip once two pictures 100 ms apart agree (a transition or a React re-render has finished), within 2 s. */
+async function settledScreenshot(page: Page, clip: { x: number; y: number; width: number; height: number }) {
+  const take = () => page.screenshot({ clip, animations: "disabled", caret: "initial" });
+  let last = await take();
+  for (let i = 0; i < 20; i++) {
+    await page.waitForTimeout(100);
+    const next = await take();
+    if (next.equals(last)) return next;
+    last = next;
+  }
+  return last;
 }
 
 /** Forgets the previous stop (after a navigation or when a walk starts somewhere new). */

@@ -124,7 +124,12 @@ describe("stalled uploads", () => {
       const held = conns.filter((c) => c.closedAt()! >= 1_000);
       expect(held.length).toBeLessThanOrEqual(Math.floor((16 * MiB) / size));
       for (const c of held) expect(c.answer().split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
-      expect(conns.filter((c) => c.answer().startsWith("HTTP/1.1 503")).length).toBeGreaterThan(30);
+      // How many of those 503s arrive before the reset depends on the machine's load: none may say anything else.
+      const refused = conns.filter((c) => c.closedAt()! < 1_000);
+      expect(refused.length).toBeGreaterThanOrEqual(60 - Math.floor((16 * MiB) / size));
+      for (const c of refused)
+        expect(c.answer() === "" || c.answer().startsWith("HTTP/1.1 503 "), c.answer().slice(0, 40)).toBe(true);
+      expect(refused.filter((c) => c.answer() !== "").length).toBeGreaterThan(0);
     } finally {
       clearInterval(sampler);
       for (const c of conns) c.socket.destroy();
