@@ -42,7 +42,9 @@ const shopifyLogger = {
     const log = logger("shopify");
     if (severity === LogSeverity.Error) log.error(message);
     else if (severity === LogSeverity.Warning) log.warn(message);
-    else if (severity === LogSeverity.Info) log.info(message);
+    // At each start the library announces every future flag left off, over several lines; the ones it names
+    // (REST resource fields, managed pricing) are features the app does not use, so they stay at debug.
+    else if (severity === LogSeverity.Info && !/^\[shopify-api\/INFO\] Future flag /.test(message)) log.info(message);
     else log.debug(message);
   },
 };

@@ -77,6 +77,15 @@ describe.each(["info", "debug"])("at LOG_LEVEL=%s", (level) => {
     expect(lines.some((l) => l.name === "shopify")).toBe(true);
   });
 
+  it("Shopify's start-up notes on future flags the app leaves off are kept to debug", async () => {
+    const lines = records(await settled(server));
+    const futureFlagNotes = lines.filter((l) => String(l.msg).includes("Future flag "));
+    if (level === "info") expect(futureFlagNotes).toEqual([]);
+    else expect(futureFlagNotes.length).toBeGreaterThan(0);
+    // The library's other start-up lines still come through.
+    expect(lines.some((l) => l.name === "shopify" && String(l.msg).includes("shopify-api/INFO] version"))).toBe(true);
+  });
+
   it("no session token, access token, proxy signature or query string is written", async () => {
     const adminToken = await mintSessionToken(TEST_SHOP);
     const customerToken = await mintCustomerToken("42");
