@@ -20,11 +20,6 @@ export class BodyBudget {
 
   constructor(readonly limit: number) {}
 
-  /** Bytes reserved now. */
-  get inFlight(): number {
-    return this.held;
-  }
-
   /** Reserves `bytes`; the returned function gives them back (once, however often called). Null over the budget. */
   reserve(bytes: number): (() => void) | null {
     if (this.held + bytes > this.limit) return null;
@@ -76,7 +71,7 @@ export function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: numb
   return () => clearTimeout(timer);
 }
 
-export const bodyLimitFor = (path: string) => (path.startsWith("/webhooks/") ? BODY_LIMITS.webhook : BODY_LIMITS.form);
+const bodyLimitFor = (path: string) => (path.startsWith("/webhooks/") ? BODY_LIMITS.webhook : BODY_LIMITS.form);
 
 // 413. A declared length over the limit closes the connection at once (docs/security.md); a refused stream is not
 // closed while it still comes (that resets the connection, and the client may lose the answer): what still comes

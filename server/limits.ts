@@ -20,7 +20,7 @@ export interface ServerLimits {
 
 const MiB = 1024 * 1024;
 
-export const DEFAULT_LIMITS: ServerLimits = {
+const DEFAULT_LIMITS: ServerLimits = {
   bodyBytesInFlight: 32 * MiB,
   maxConnections: 800,
   idleTimeoutMs: 10_000,
@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   webhookBodyTimeoutMs: 10_000,
 };
 
-export const LIMIT_VARIABLES: Record<keyof ServerLimits, string> = {
+const LIMIT_VARIABLES: Record<keyof ServerLimits, string> = {
   bodyBytesInFlight: "BODY_BYTES_IN_FLIGHT",
   maxConnections: "MAX_CONNECTIONS",
   idleTimeoutMs: "IDLE_TIMEOUT_MS",

@@ -9,6 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import pino from "pino";
+import { errorMessage } from "../app/lib/errors";
 import { pinoOptions } from "../app/lib/logger.server";
 import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
 import { createAppServer } from "./app";
@@ -39,7 +40,7 @@ let draining = false;
 /** Stop accepting, let open requests finish, then stop the worker, write pending intake, close the database. */
 async function drain(): Promise<void> {
   draining = true;
-  web?.markDraining(); // /readyz answers 503 from here on
+  web?.operations.markDraining(); // /readyz answers 503 from here on
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await web?.stop();
 }
@@ -65,7 +66,7 @@ async function main() {
   }
   // Importing the build validates the configuration (app/env.server.ts): a ConfigError names what is missing.
   const build = (await import(pathToFileURL(buildPath).href).catch((err: unknown) => {
-    logger.fatal(err instanceof Error ? err.message : String(err));
+    logger.fatal(errorMessage(err));
     process.exit(1);
   })) as ServerBuild;
   // Connections, time and body memory a client gets before anything is verified (./limits.ts, docs/security.md).
@@ -73,7 +74,7 @@ async function main() {
   try {
     limits = serverLimits();
   } catch (err) {
-    logger.fatal(err instanceof Error ? err.message : String(err));
+    logger.fatal(errorMessage(err));
     process.exit(1);
   }
   web = (build.entry.module as unknown as WebEntry).startWebProcess();

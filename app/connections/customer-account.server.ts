@@ -144,27 +144,12 @@ function accountUrl(value: unknown): string | null {
 }
 
 /**
- * Where the shopper comes back after consenting: the app's Connect workspace page (a full-page extension, the one
- * kind Shopify gives its page's URL), which sends its own address. The callback sends the one-time proof there, so
- * it is taken only inside the store's customer account pages, whose root Shopify's Admin API gives (never the
- * extension's word for it); query and fragment are dropped. Null when it is not one of those pages or Shopify
- * could not say where they are.
+ * Whether `page` (already in accountUrl's shape) is inside the store's customer account pages, whose root Shopify's
+ * Admin API gives (never the extension's word for it). False when Shopify could not say where they are.
  */
-export async function accountReturnUrl(
-  shop: string,
-  returnTo: unknown,
-  adminGraphql: AdminGraphql,
-  now = Date.now(),
-): Promise<string | null> {
-  const page = accountPageAddress(returnTo);
-  if (!page) return null;
-  const root = await accountRootOf(shop, adminGraphql, now);
-  return root && page.startsWith(`${root}/`) ? page : null;
-}
-
-/** The shape alone (an https page address, query and fragment dropped), without asking Shopify: null when it is not one. */
-export function accountPageAddress(returnTo: unknown): string | null {
-  return typeof returnTo === "string" && returnTo.length <= 500 ? accountUrl(returnTo) : null;
+async function inAccountPages(shop: string, page: string, adminGraphql: AdminGraphql): Promise<boolean> {
+  const root = await accountRootOf(shop, adminGraphql, Date.now());
+  return root !== null && page.startsWith(`${root}/`);
 }
 
 export const BAD_RETURN_MESSAGE = "returnTo must be a page of this store's customer account.";
@@ -205,6 +190,10 @@ export type AccountConnectStart =
  * asks for its link each time it opens, so a pending attempt for the same page is handed out again at no cost;
  * only a new one asks `mayStartNew` (the shopper's connect budget) and checks the page against the store's account
  * pages (an Admin API query, kept per shop).
+ *
+ * The return page is the app's Connect workspace page (a full-page extension, the one kind Shopify gives its page's
+ * URL), which sends its own address; the callback sends the one-time proof there, so it is taken only inside the
+ * store's customer account pages, with query and fragment dropped (accountUrl).
  */
 export async function startAccountConnect(
   prisma: PrismaClient,
@@ -218,8 +207,10 @@ export async function startAccountConnect(
     now?: Date;
   },
 ): Promise<AccountConnectStart> {
-  if (!(await isConfigured(prisma, who.shop, options.keyring))) return { ok: false, code: "not_configured" };
-  const page = accountPageAddress(options.returnTo);
+  // Undecryptable settings count as none (as in isConfigured); read once and handed to startConnect.
+  const settings = await loadServiceSettingsOrNull(prisma, who.shop, { keyring: options.keyring });
+  if (!settings) return { ok: false, code: "not_configured" };
+  const page = accountUrl(options.returnTo);
   if (!page) return { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
   const started = await startConnect(
     prisma,
@@ -227,12 +218,14 @@ export async function startAccountConnect(
     {
       appUrl: options.appUrl,
       keyring: options.keyring,
+      settings,
       now: options.now,
       beforeNew: async () => {
         if (options.mayStartNew && !options.mayStartNew())
           return { ok: false, code: "busy", message: "Too many attempts: try again in a moment." };
-        const inAccount = await accountReturnUrl(who.shop, page, options.adminGraphql);
-        return inAccount ? null : { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
+        return (await inAccountPages(who.shop, page, options.adminGraphql))
+          ? null
+          : { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
       },
     },
   );

@@ -22,7 +22,7 @@ const SECRET_KEYS = new Set([
   "secret",
 ]);
 
-export const isSecretKey = (key: string) => SECRET_KEYS.has(key.toLowerCase().replace(/[-_]/g, ""));
+const isSecretKey = (key: string) => SECRET_KEYS.has(key.toLowerCase().replace(/[-_]/g, ""));
 
 const KEY_NAMES =
   "id_token|session_?token|access_?token|refresh_?token|token|hmac|signature|client_?secret|password|authorization";

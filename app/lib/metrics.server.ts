@@ -7,7 +7,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { env } from "../env.server";
 
-export const METRICS_PREFIX = "merchant_integration_";
+const METRICS_PREFIX = "merchant_integration_";
 
 export const registry = new Registry();
 
@@ -28,10 +28,7 @@ export const metricsEnabled = () => env().METRICS_ENABLED === "true";
 /** A metric family: its series by label values, each bound once and kept (a map lookup after the first). */
 export class Family<S> {
   private readonly bound = new Map<string, S>();
-  constructor(
-    readonly name: string,
-    private readonly bind: (values: string[]) => S,
-  ) {}
+  constructor(private readonly bind: (values: string[]) => S) {}
 
   /** The series for these label values, in the family's label order (none for a family without labels). */
   series(...values: string[]): S {
@@ -47,21 +44,21 @@ export class Family<S> {
 
 function counter(name: string, help: string, labelNames: string[] = []): Family<CountSeries> {
   const metric = new Counter({ name: METRICS_PREFIX + name, help, labelNames, registers: [registry] });
-  return new Family(METRICS_PREFIX + name, (values) =>
+  return new Family((values) =>
     labelNames.length ? metric.labels(...values) : { inc: (by?: number) => metric.inc(by ?? 1) },
   );
 }
 
 function histogram(name: string, help: string, buckets: number[], labelNames: string[] = []): Family<ObserveSeries> {
   const metric = new Histogram({ name: METRICS_PREFIX + name, help, labelNames, buckets, registers: [registry] });
-  return new Family(METRICS_PREFIX + name, (values) =>
+  return new Family((values) =>
     labelNames.length ? metric.labels(...values) : { observe: (v: number) => metric.observe(v) },
   );
 }
 
 function gauge(name: string, help: string, labelNames: string[] = []): Family<LevelSeries> & { clear(): void } {
   const metric = new Gauge({ name: METRICS_PREFIX + name, help, labelNames, registers: [registry] });
-  const family = new Family(METRICS_PREFIX + name, (values) =>
+  const family = new Family((values) =>
     labelNames.length ? metric.labels(...values) : { set: (v: number) => metric.set(v) },
   );
   // A value read at scrape time that could not be read this time is dropped, not left standing at its old value.

@@ -7,10 +7,11 @@
 //   at scrape time by one bounded statement and kept STATS_TTL_MS, so N processes do not multiply the load.
 // The web process answers these on its own port (routes healthz, readyz, metrics) and on OPS_PORT when set; a worker
 // on OPS_PORT (server/operations-listener.ts).
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { Database } from "../db/connect.server";
 import { checkDatabase } from "../db/health.server";
 import { env } from "../env.server";
+import { sha256 } from "../lib/hash";
 import {
   backfillsRunning,
   dbPoolConnections,
@@ -59,7 +60,7 @@ export interface OperationsOptions {
   statsTtlMs?: number;
 }
 
-export const STATS_TTL_MS = 5_000;
+const STATS_TTL_MS = 5_000;
 
 const json = (status: number, body: unknown): OpsAnswer => ({
   status,
@@ -79,8 +80,10 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
 function tokenMatches(authorization: string | null | undefined, tokens: string): boolean {
   const given = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1];
   if (!given) return false;
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return tokens.split(",").reduce((found, token) => timingSafeEqual(digest(given), digest(token)) || found, false);
+  const givenDigest = Buffer.from(sha256(given));
+  return tokens
+    .split(",")
+    .reduce((found, token) => timingSafeEqual(givenDigest, Buffer.from(sha256(token))) || found, false);
 }
 
 export function createOperations(options: OperationsOptions): Operations {
@@ -154,8 +157,8 @@ export function createOperations(options: OperationsOptions): Operations {
       dbPoolConnections.series("in_use").set(pool.open - pool.idle);
     }
     if (pool.waiting !== undefined) dbPoolWaiting.series().set(pool.waiting);
-    if (draining || !lastCheck || Date.now() - lastCheck.at >= ttlMs)
-      lastCheck = { at: Date.now(), ok: (await check()).ok };
+    // Draining reads 0 whatever the check says: no database query for it while the database is being closed.
+    if (!lastCheck || Date.now() - lastCheck.at >= ttlMs) lastCheck = { at: Date.now(), ok: (await check()).ok };
     readyGauge.series().set(lastCheck.ok && !draining ? 1 : 0);
     const beat = worker?.lastBeat();
     if (beat === undefined) heartbeatAgeSeconds.clear();

@@ -24,12 +24,10 @@ export interface WebProcess {
   database: Database;
   /** The webhook intake over that database (the sync webhooks.* routes answer through it). */
   intake: SyncIntake;
-  /** Health and metrics of this process (/healthz, /readyz, /metrics; docs/operations.md). */
+  /** Health and metrics of this process (/healthz, /readyz, /metrics; docs/operations.md); stop() marks it draining. */
   operations: Operations;
   /** Where the operations listener goes (OPS_PORT, OPS_HOST), when one is configured. */
   operationsAddress?: { port: number; host: string };
-  /** Not ready from now on (server/main.ts, as it starts draining); stop() does it too. */
-  markDraining(): void;
   /** Stops the worker, writes pending intake, closes the database (in that order). */
   stop(): Promise<void>;
 }
@@ -70,7 +68,6 @@ export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
     intake,
     operations,
     operationsAddress: env().OPS_PORT === undefined ? undefined : { port: env().OPS_PORT!, host: env().OPS_HOST },
-    markDraining: () => operations.markDraining(),
     async stop() {
       operations.markDraining();
       const step = (name: string, run: () => Promise<void>) =>

@@ -53,8 +53,11 @@ export class AdminCostBudget {
     return Math.ceil(((Math.min(cost, status.maximumAvailable) - available) / Math.max(1, status.restoreRate)) * 1000);
   }
 
+  /** Takes in an answer's cost: what the query asked for, what is left in the bucket, and what it spent (metric). */
   observe(shop: string, key: string, cost: QueryCost | undefined, nowMs: number) {
     if (!cost) return;
+    if (typeof cost.actualQueryCost === "number" && cost.actualQueryCost > 0)
+      adminQueryCost.series().inc(cost.actualQueryCost);
     if (typeof cost.requestedQueryCost === "number") this.requested.set(key, cost.requestedQueryCost);
     const s = cost.throttleStatus;
     if (
@@ -71,8 +74,8 @@ export class AdminCostBudget {
   /** Counts a query just sent against the shop's bucket until its answer says what is left (known shops only). */
   spend(shop: string, points: number, nowMs: number) {
     const seen = this.shops.get(shop);
-    const available = this.available(shop, nowMs);
-    if (!seen || available === undefined) return;
+    if (!seen) return;
+    const available = this.available(shop, nowMs)!;
     this.shops.set(shop, {
       status: { ...seen.status, currentlyAvailable: Math.max(0, available - points) },
       at: nowMs,
@@ -126,8 +129,6 @@ export async function budgetedQuery(
     if (wait > 0) await waited(Math.min(wait, 20_000));
     const answer = ((await deps.adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
     const cost = answer.extensions?.cost;
-    if (typeof cost?.actualQueryCost === "number" && cost.actualQueryCost > 0)
-      adminQueryCost.series().inc(cost.actualQueryCost);
     budget.observe(shop, key, cost, deps.now().getTime());
     if (codeOf(answer, "MAX_COST_EXCEEDED")) throw new MaxCostExceeded();
     if (!codeOf(answer, "THROTTLED")) return answer;
@@ -139,7 +140,7 @@ export async function budgetedQuery(
 }
 
 /** A shopper is waiting: at most this long for the shop's bucket to hold what a query asks for. */
-export const SHOPPER_MAX_WAIT_MS = 2_000;
+const SHOPPER_MAX_WAIT_MS = 2_000;
 /** What a query not seen yet is taken to ask for (Shopify answers with its real cost, kept for next time). */
 const UNSEEN_QUERY_COST = 50;
 
@@ -166,10 +167,7 @@ export function forShopper(
     if (wait > 0) await sleep(wait);
     budget.spend(shop, cost, now());
     const answer = ((await adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
-    const spent = answer.extensions?.cost;
-    if (typeof spent?.actualQueryCost === "number" && spent.actualQueryCost > 0)
-      adminQueryCost.series().inc(spent.actualQueryCost);
-    budget.observe(shop, key, spent, now());
+    budget.observe(shop, key, answer.extensions?.cost, now());
     return answer;
   };
 }

@@ -8,7 +8,7 @@ import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "./heartbeat.server";
 
 /** Counts above this read as this: the queue's depth matters up to here; its age says the rest. */
-export const COUNT_CAP = 100_000;
+const COUNT_CAP = 100_000;
 /** Shops looked at for the oldest due job (a deployment with more shops with queued work reads the first ones). */
 const SHOP_CAP = 10_000;
 
@@ -27,7 +27,7 @@ export interface QueueStats {
 const capped = (where: Prisma.Sql) =>
   Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM "Job" WHERE ${where} LIMIT ${COUNT_CAP}) c)::int`;
 
-export function queueStatsStatement(now: Date): Prisma.Sql {
+function queueStatsStatement(now: Date): Prisma.Sql {
   const at = ts(now);
   return Prisma.sql`
     SELECT ${capped(Prisma.sql`status = 'queued' AND "runAt" <= ${at}`)} AS due,
