@@ -102,11 +102,18 @@ function orderPage(orderId: string) {
 </body></html>`;
 }
 
-function blockFrame(orderId: string, messages: unknown) {
+let blockApi: ReturnType<typeof targetApi> | undefined;
+/** The block target's API, from its toml and Shopify's types: read once, it does not change while this runs. */
+function blockTargetApi() {
+  if (blockApi) return blockApi;
   const ext = findUiExtensions().find((e) => e.handle === BLOCK.handle);
   if (!ext) throw new Error(`no ${BLOCK.handle} UI extension`);
+  return (blockApi = targetApi(BLOCK.target, ext.apiVersion));
+}
+
+function blockFrame(orderId: string, messages: unknown) {
   const config = {
-    api: targetApi(BLOCK.target, ext.apiVersion),
+    api: blockTargetApi(),
     orderId,
     bundle: `/admin/ui-extensions/${BLOCK.handle}.js`,
     messages,

@@ -131,6 +131,9 @@ function statusMiB(pid: number, field: "VmHWM" | "VmRSS"): number {
 }
 
 /** CPU seconds (user + system) of a process so far: steadier than rates on a shared machine. */
+/** The middle value (the lower of the two middles for an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)

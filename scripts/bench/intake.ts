@@ -12,6 +12,7 @@ import {
   freePort,
   type Child,
   measuredLoad,
+  median,
   orderBody,
   pacedLoad,
   profileWindow,
@@ -163,7 +164,6 @@ async function metricsOnOff(env: Record<string, string>) {
       }
       rounds.push(runs as { on: Run; off: Run });
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const rate = (r: { on: Run; off: Run }) => r.on.perSecond / r.off.perSecond;
     const cpu = (r: { on: Run; off: Run }) => r.on.cpuPer1000 / r.off.cpuPer1000;
     const show = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import "./quick"; // first: BENCH_QUICK's sizes before the sections read theirs
-import type { Row } from "./common";
+import { median, type Row } from "./common";
 import { benches } from "./registry";
 
 const adminUrl =
@@ -38,7 +38,6 @@ for (let run = 0; run < repeat; run++) {
   runs.push(rowsOfRun);
 }
 const loadAfter = os.loadavg();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const rows: Row[] = runs[0].map((first, i) => {
   const same = runs.map((r) => r[i]).filter((r): r is Row => Boolean(r) && r.figure === first.figure);
   if (same.length < 2) return first;

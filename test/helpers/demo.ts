@@ -38,8 +38,10 @@ export interface RunningDemo {
 
 /** A port free on 127.0.0.1 right now. */
 export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;
       server.close(() => resolve(port));
     });

@@ -9,15 +9,13 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { BrowserContext, Frame, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { saveSettings } from "~/connections/settings.server";
-import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
+import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
 import { createCustomerAccountPages, type AccountCustomer } from "../../dev/customer-account/server";
 import { createStandIn } from "../../dev/storefront/server";
-import { bundleUiExtensions } from "../../scripts/ui-extensions";
 import { newContext } from "./browser";
 import { emulatorSettings } from "./emulator-oauth";
 import { withHarness } from "./harness";
@@ -38,16 +36,9 @@ export function withExtensionHosts(options: {
   customers: AccountCustomer[];
   orders: { id: string; name: string; customerId: string }[];
 }) {
-  let accountUrl = "";
-  const shopify = setupServer(
-    graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`).query("CustomerAccounts", () =>
-      HttpResponse.json({
-        data: {
-          shop: { customerAccountsV2: { customerAccountsVersion: "NEW_CUSTOMER_ACCOUNTS", url: accountUrl } },
-        },
-      }),
-    ),
-  );
+  // Shopify's Admin API (MSW): the store's customer accounts, rooted where the account pages listen once started.
+  const accounts = { version: "NEW_CUSTOMER_ACCOUNTS" as const, url: "" };
+  const shopify = setupServer(...customerAccountsHandlers(TEST_SHOP, accounts));
   beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
   const h = withHarness({ app: {}, emulator: "oauth", browser: true });
   let account: http.Server | undefined;
@@ -57,18 +48,18 @@ export function withExtensionHosts(options: {
   beforeAll(async () => {
     expect((await saveSettings(h.db.prisma, TEST_SHOP, emulatorSettings(h.emulator.url))).ok).toBe(true);
     const keys = { shop: TEST_SHOP, apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET };
+    // Every UI extension is bundled once, here: the admin block's bundle among them (it reads no APP_URL).
+    const uiExtensionsDir = mkdtempSync(path.join(os.tmpdir(), "ui-extensions-"));
     ({ server: account } = await createCustomerAccountPages({
       ...keys,
       appUrl: h.app.url,
       shopName: "Test shop",
       customers: options.customers,
       orders: options.orders,
-      outDir: mkdtempSync(path.join(os.tmpdir(), "account-pages-")),
+      outDir: uiExtensionsDir,
     }));
-    accountUrl = `${await listen(account)}/account`;
+    accounts.url = `${await listen(account)}/account`;
     // The admin block calls the app by relative URLs: the stand-in forwards them with a fresh session token.
-    const uiExtensionsDir = mkdtempSync(path.join(os.tmpdir(), "admin-blocks-"));
-    await bundleUiExtensions(uiExtensionsDir);
     admin = createStandIn({ ...keys, appUrl: h.app.url, uiExtensionsDir });
     adminUrl = await listen(admin);
   }, 240_000);
@@ -82,7 +73,7 @@ export function withExtensionHosts(options: {
   return {
     h,
     /** The account pages' root (<root>/profile, <root>/orders/<id>, <root>/pages/<handle>). */
-    accountUrl: () => accountUrl,
+    accountUrl: () => accounts.url,
     /** Shopify's order page in the admin stand-in, with the app's block in the frame #block. */
     orderPageUrl: (orderId: string) => `${adminUrl}/admin/orders/${orderId}`,
     /** A browser signed in to the account pages as `customerId`, at `path` (under the root). */
@@ -95,7 +86,7 @@ export function withExtensionHosts(options: {
       const page = await context.newPage();
       await page.setViewportSize({ width, height: 800 });
       await page.goto(
-        `${accountUrl}/login?${new URLSearchParams({ customer: customerId, return_url: `/account${to}` })}`,
+        `${accounts.url}/login?${new URLSearchParams({ customer: customerId, return_url: `/account${to}` })}`,
       );
       return { context, page };
     },

@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureServerBuild, ROOT, SERVER_ENTRY_BUILD } from "../../dev/build";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
+import { freePort } from "./demo";
 import { TEST_API_KEY, TEST_API_SECRET } from "./shopify";
 
 export interface ProductionServer {
@@ -21,17 +21,6 @@ export interface ProductionServer {
   /** Resident set size now, in MiB. */
   rssMiB(): number;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts the production server with `env` over the test app's credentials; resolves once it answers /healthz. */

@@ -200,15 +200,16 @@ const show = (references: Reference[]) =>
 
 describe("paths named in documents, comments and toml", () => {
   const references = collectReferences(repositoryFiles());
+  const brokenNow = broken(references, onDisk);
 
   it("every one exists in the repository", () => {
-    expect(show(broken(references, onDisk))).toEqual([]);
+    expect(show(brokenNow)).toEqual([]);
   });
 
   it("a renamed file leaves its citations broken, and they are found", () => {
     // As if app/sync/intake.server.ts had been renamed: each document and comment citing it is reported.
     const renamed = "app/sync/intake.server.ts";
-    const before = new Set(show(broken(references, onDisk)));
+    const before = new Set(show(brokenNow));
     const found = broken(references, (resolved) => resolved !== renamed && onDisk(resolved)).filter(
       (r) => !before.has(show([r])[0]),
     );
