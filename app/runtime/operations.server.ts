@@ -1,15 +1,16 @@
 // Health and metrics of one process (the web process or a `npm run worker`), for the engineer who runs it
 // (docs/operations.md):
 // - liveness (/healthz): the process answers; 503 only when its migrations failed, which no wait mends (restart it);
-// - readiness (/readyz): migrations applied, the database answers within a bound, the sync worker's heartbeat
-//   fresh where this process runs one, and not draining (after SIGTERM or a crash): 200, otherwise 503;
+// - readiness (/readyz): migrations applied, the database answers within a bound (asked at most once a second,
+//   whatever the request rate), the sync worker's heartbeat fresh where this process runs one, and not draining
+//   (after SIGTERM or a crash): 200, otherwise 503;
 // - metrics (/metrics): the registry of app/lib/metrics.server.ts, with the values that live in the database read
 //   at scrape time by one bounded statement and kept STATS_TTL_MS, so N processes do not multiply the load.
 // The web process answers these on its own port (routes healthz, readyz, metrics) and on OPS_PORT when set; a worker
 // on OPS_PORT (server/operations-listener.ts).
 import { timingSafeEqual } from "node:crypto";
 import type { Database } from "../db/connect.server";
-import { checkDatabase } from "../db/health.server";
+import { checkDatabase, type Health } from "../db/health.server";
 import { env } from "../env.server";
 import { sha256 } from "../lib/hash";
 import {
@@ -61,6 +62,7 @@ export interface OperationsOptions {
 }
 
 const STATS_TTL_MS = 5_000;
+const DATABASE_CHECK_TTL_MS = 1_000;
 
 const json = (status: number, body: unknown): OpsAnswer => ({
   status,
@@ -98,8 +100,24 @@ export function createOperations(options: OperationsOptions): Operations {
   let draining = false;
   startProcessMetrics();
 
+  // /readyz is unauthenticated: whatever the request rate, the database is asked at most once a second, one query
+  // at a time; every check meanwhile reads the last answer. The other checks cost nothing and are read live.
+  let lastDatabase: { at: number; value: Health["database"] } | undefined;
+  let asking: Promise<Health["database"]> | undefined;
+  function databaseAtMostEverySecond(): Promise<Health["database"]> {
+    if (lastDatabase && Date.now() - lastDatabase.at < DATABASE_CHECK_TTL_MS)
+      return Promise.resolve(lastDatabase.value);
+    asking ??= checkDatabase(db, timeoutMs)
+      .then(({ database }) => {
+        lastDatabase = { at: Date.now(), value: database };
+        return database;
+      })
+      .finally(() => (asking = undefined));
+    return asking;
+  }
+
   async function check() {
-    const database = migrations === "applied" ? (await checkDatabase(db, timeoutMs)).database : undefined;
+    const database = migrations === "applied" ? await databaseAtMostEverySecond() : undefined;
     const beat = worker?.lastBeat();
     const beatAge = beat === undefined ? undefined : Date.now() - beat;
     const checks = {
