@@ -17,6 +17,7 @@ import { BODY_LIMITS, overLimit } from "../app/lib/body-limit.server";
 
 export class BodyBudget {
   private held = 0;
+  private refusingSince: number | undefined;
 
   constructor(readonly limit: number) {}
 
@@ -27,14 +28,24 @@ export class BodyBudget {
 
   /** Reserves `bytes`; the returned function gives them back (once, however often called). Null over the budget. */
   reserve(bytes: number): (() => void) | null {
-    if (this.held + bytes > this.limit) return null;
+    if (this.held + bytes > this.limit) {
+      this.refusingSince ??= Date.now();
+      return null;
+    }
     this.held += bytes;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.held -= bytes;
+      // Refusing no longer once the largest delivery fits again.
+      if (this.limit - this.held >= BODY_LIMITS.webhook) this.refusingSince = undefined;
     };
+  }
+
+  /** How long the budget has been refusing bodies without room for the largest delivery since (ms; 0: not). */
+  exhaustedFor(now = Date.now()): number {
+    return this.refusingSince === undefined ? 0 : now - this.refusingSince;
   }
 }
 

@@ -49,6 +49,11 @@ export interface Operations {
   metrics(authorization: string | null | undefined, listener: Listener): Promise<OpsAnswer>;
   /** From now on not ready: the process is draining (SIGTERM, or an uncaught exception) and will exit. */
   markDraining(): void;
+  /**
+   * One more condition of readiness from the process around the app (server/main.ts: its intake saturated for
+   * long), read at each check: what is wrong, or null. Shown under `name` in the checks.
+   */
+  watch(name: string, problem: () => string | null): void;
 }
 
 export interface OperationsOptions {
@@ -98,6 +103,7 @@ export function createOperations(options: OperationsOptions): Operations {
     () => (migrations = "failed"),
   );
   let draining = false;
+  const watched = new Map<string, () => string | null>();
   startProcessMetrics();
 
   // /readyz is unauthenticated: whatever the request rate, the database is asked at most once a second, one query
@@ -131,8 +137,14 @@ export function createOperations(options: OperationsOptions): Operations {
         : {}),
       draining,
     };
-    const ok = !draining && migrations === "applied" && checks.database === "ok" && (!worker || checks.worker === "ok");
-    return { ok, checks };
+    const problems = Object.fromEntries([...watched].map(([name, problem]) => [name, problem() ?? "ok"]));
+    const ok =
+      !draining &&
+      migrations === "applied" &&
+      checks.database === "ok" &&
+      (!worker || checks.worker === "ok") &&
+      Object.values(problems).every((p) => p === "ok");
+    return { ok, checks: { ...checks, ...problems } };
   }
 
   // The queue's stats: one read at a time, reused for ttlMs; a read that fails or hangs leaves the gauges out.
@@ -205,6 +217,9 @@ export function createOperations(options: OperationsOptions): Operations {
     },
     markDraining() {
       draining = true;
+    },
+    watch(name, problem) {
+      watched.set(name, problem);
     },
   };
 }
