@@ -10,7 +10,7 @@
 // on OPS_PORT (server/operations-listener.ts).
 import { timingSafeEqual } from "node:crypto";
 import type { Database } from "../db/connect.server";
-import { checkDatabase, type Health } from "../db/health.server";
+import { checkDatabase, storageProblem, type Health } from "../db/health.server";
 import { env } from "../env.server";
 import { sha256 } from "../lib/hash";
 import {
@@ -138,6 +138,9 @@ export function createOperations(options: OperationsOptions): Operations {
       draining,
     };
     const problems = Object.fromEntries([...watched].map(([name, problem]) => [name, problem() ?? "ok"]));
+    // Shown only while it fails: writes refused for want of space.
+    const storage = storageProblem();
+    if (storage) problems.storage = storage;
     const ok =
       !draining &&
       migrations === "applied" &&
