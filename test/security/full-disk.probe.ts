@@ -7,7 +7,7 @@
 // a retryable 503, and reports not ready; once space is back it takes orders again without a restart, and every
 // order refused meanwhile is accepted on redelivery and stored exactly once.
 // Mounting needs root (these machines and the CI run tests as root). Elsewhere run it under a user and mount
-// namespace of its own: `unshare --user --map-root-user --mount npx vitest run test/security/full-disk.test.ts`.
+// namespace of its own: `unshare --user --map-root-user --mount npx vitest run <this file, as a .test.ts>`.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, closeSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
