@@ -1,13 +1,10 @@
-// A PROBE, not in the suite (vitest runs *.test.ts only): it does not pass yet (docs/security.md, "A full disk":
-// on PGlite the intake's writes stop answering after the disk fills and do not resume). Copy it to
-// full-disk.test.ts to run it.
 // A full disk is an outage, not a crash (the fourth security review, finding 5): the production entry on PGlite
 // whose data directory is on a small disk of its own (a tmpfs mounted for this test), 20 orders a second, the disk
 // filled for a few seconds and then freed. Meanwhile the process keeps running, answers what it cannot store with
 // a retryable 503, and reports not ready; once space is back it takes orders again without a restart, and every
 // order refused meanwhile is accepted on redelivery and stored exactly once.
 // Mounting needs root (these machines and the CI run tests as root). Elsewhere run it under a user and mount
-// namespace of its own: `unshare --user --map-root-user --mount npx vitest run <this file, as a .test.ts>`.
+// namespace of its own: `unshare --user --map-root-user --mount npx vitest run test/security/full-disk.test.ts`.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, closeSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
