@@ -57,7 +57,8 @@ const schema = z.object({
   WORKER_LEASE_MS: z.coerce.number().int().positive().optional(),
   // Proxies of our own in front of the app (load balancers), each appending to X-Forwarded-For: the client's
   // address is the one the outermost of them saw, never the client-written leftmost entry (docs/security.md).
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
+  // Default 0 (the socket's peer): with a trusted hop and no proxy in front, a client would write its own address.
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   // Continue cart handoffs per minute for one shop, from all its shoppers together (docs/security.md).
   HANDOFF_SHOP_PER_MINUTE: z.coerce.number().int().positive().default(120),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

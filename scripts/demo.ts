@@ -17,6 +17,7 @@ import { ensureBuild, ROOT } from "../dev/build";
 import { startCustomerAccountPages } from "../dev/customer-account/demo";
 import { connectDemoCustomer } from "../dev/demo/connect";
 import { emulatorConfig, parseDemoArgs, USAGE, UsageError, type DemoOptions } from "../dev/demo/options";
+import type { LogFile } from "../dev/demo/log-file";
 import { closeLog, logTo, quietTerminal, startNode, stopAll, waitForHttp, type Child } from "../dev/demo/processes";
 import { configureService, installDemoShop } from "../dev/demo/seed";
 import { customerName, DEMO_CUSTOMERS, DEMO_SHOP, orderHistory } from "../dev/demo-store";
@@ -61,7 +62,7 @@ async function main() {
   keptDataDir = options.dataDir;
   prepareDataDir(options);
   const logFile = path.join(options.dataDir, LOG_FILE);
-  logTo(logFile);
+  demoLog = logTo(logFile);
   const pgliteDir = path.join(options.dataDir, "pglite");
   // The production build runs on explicit values (no built-in defaults); the local ones, with the encryption key
   // kept in the data dir, are what a demo needs. NODE_ENV is the demo's own business here, not the caller's.
@@ -247,6 +248,8 @@ const closers: (() => Promise<void>)[] = [];
 let stopping = false;
 /** Where the app's data stays, said when the demo stops (set once the options are read). */
 let keptDataDir: string | null = null;
+/** The log file: lines it had to drop (a full disk) are counted and said when the demo stops. */
+let demoLog: LogFile | null = null;
 async function shutdown(code: number, reason?: string) {
   if (stopping) return;
   stopping = true;
@@ -254,6 +257,8 @@ async function shutdown(code: number, reason?: string) {
   await Promise.all(closers.map((close) => close().catch(() => {})));
   await stopAll();
   await closeLog();
+  if (demoLog?.dropped)
+    console.error(`${demoLog.dropped} log lines could not be written to ${demoLog.path} (dropped).`);
   if (keptDataDir && (code === 130 || code === 143))
     console.error(
       `Stopped. The app's data stays in ${keptDataDir}: \`npm run demo\` starts it again where it left off.`,

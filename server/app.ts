@@ -28,17 +28,25 @@ export interface AppServerOptions {
   logger?: Logger;
   /** Default: from the environment (./limits.ts). */
   limits?: ServerLimits;
+  /** Memory for request bodies (./bodies.ts); default: one of `limits.bodyBytesInFlight`. */
+  budget?: BodyBudget;
 }
 
 /**
  * The request handler for Node's HTTP server (or, in the tests, for an outer Express app): webhook deliveries go
  * straight to their route's action (direct-actions.ts), everything else through Express and Remix.
  */
-export function createAppServer({ build, clientDir, logger, limits = serverLimits() }: AppServerOptions) {
+export function createAppServer({
+  build,
+  clientDir,
+  logger,
+  limits = serverLimits(),
+  budget = new BodyBudget(limits.bodyBytesInFlight),
+}: AppServerOptions) {
   const app = express();
   // One budget for the bodies of every request of this process, webhooks and the rest (./bodies.ts).
   const bodies = {
-    budget: new BodyBudget(limits.bodyBytesInFlight),
+    budget,
     webhookBodyTimeoutMs: limits.webhookBodyTimeoutMs,
   };
   const direct = directWebhookDispatch(build, bodies);

@@ -17,19 +17,35 @@ import { BODY_LIMITS, overLimit } from "../app/lib/body-limit.server";
 
 export class BodyBudget {
   private held = 0;
+  private refusingSince: number | undefined;
 
   constructor(readonly limit: number) {}
 
+  /** Bytes reserved now (0 once every request that reserved has ended). */
+  get inUse(): number {
+    return this.held;
+  }
+
   /** Reserves `bytes`; the returned function gives them back (once, however often called). Null over the budget. */
   reserve(bytes: number): (() => void) | null {
-    if (this.held + bytes > this.limit) return null;
+    if (this.held + bytes > this.limit) {
+      this.refusingSince ??= Date.now();
+      return null;
+    }
     this.held += bytes;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.held -= bytes;
+      // Refusing no longer once the largest delivery fits again.
+      if (this.limit - this.held >= BODY_LIMITS.webhook) this.refusingSince = undefined;
     };
+  }
+
+  /** How long the budget has been refusing bodies without room for the largest delivery since (ms; 0: not). */
+  exhaustedFor(now = Date.now()): number {
+    return this.refusingSince === undefined ? 0 : now - this.refusingSince;
   }
 }
 
@@ -89,9 +105,11 @@ export type Held = { ok: true; chunks: Buffer[]; ended: boolean } | { ok: false;
  * against `limit` (a declared Content-Length first, and what already waits in the stream's buffer). `done` gets the
  * chunks that arrived after the call once the body is complete (what was buffered before stays in the stream; the
  * caller puts the chunks back with `giveBack`, or keeps them and ends the stream), or "too_large" at the first
- * byte past the limit (what follows is discarded unread), or "aborted" when the client went away part way.
+ * byte past the limit (what follows is discarded unread), or "aborted" when the body will never be complete: the
+ * client went away part way, or the answer was sent first (the webhook body deadline's 408). `done` is called
+ * exactly once, whichever way the request ends.
  */
-export function holdBody(req: IncomingMessage, limit: number, done: (held: Held) => void): void {
+export function holdBody(req: IncomingMessage, res: ServerResponse, limit: number, done: (held: Held) => void): void {
   // Node's parser accepts only digits in a Content-Length, and holds the body to it.
   let total = req.readableLength;
   if (overLimit(req.headers["content-length"], limit) || overLimit(total, limit))
@@ -121,9 +139,13 @@ export function holdBody(req: IncomingMessage, limit: number, done: (held: Held)
     held.push(chunk);
     return true;
   };
-  req.once("close", () => {
+  // Either may be the only one to come: once a response has finished (a 408 at the body deadline), Node no longer
+  // closes its request when the socket goes; before that, a client gone part way closes both.
+  const aborted = () => {
     if (!req.complete) settle({ ok: false, reason: "aborted" });
-  });
+  };
+  req.once("close", aborted);
+  res.once("close", aborted);
 }
 
 /** Hands a held body back to the stream, and ends it, for the reader after us. */
@@ -150,7 +172,7 @@ export function bodyCeiling(options: { budget: BodyBudget; webhookBodyTimeoutMs:
     }
     if (!streamed) return next(); // a declared body (Node's parser holds it to its length), or none at all
     // A streamed body is held (and counted) here until it ends, then handed on whole.
-    holdBody(req as IncomingMessage, limit, (held) => {
+    holdBody(req as IncomingMessage, res as ServerResponse, limit, (held) => {
       if (held.ok) return void (giveBack(req as IncomingMessage, held), next());
       if (held.reason === "too_large") refuseTooLarge(res, limit, false);
     });

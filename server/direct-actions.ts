@@ -40,11 +40,15 @@ function toFetchRequest(req: IncomingMessage, bytes: Buffer): Request {
   return Object.assign(request, { [BODY_BYTES]: body });
 }
 
-/** The whole body of a request with a declared length (holdBody, ./bodies.ts); undefined when the client went away. */
-function readDeclared(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * The whole body of a request with a declared length (holdBody, ./bodies.ts); undefined when it will never be
+ * complete (the client went away, or the body deadline answered first). Always settles: the caller gives the body
+ * budget back then.
+ */
+function readDeclared(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const before = req.readableLength > 0 ? (req.read() as Buffer) : null;
-    holdBody(req, Infinity, (held) => {
+    holdBody(req, res, Infinity, (held) => {
       if (!held.ok) return resolve(undefined);
       if (!held.ended) req.push(null); // the stream ends empty: the bytes go to the route through BODY_BYTES
       const chunks = before ? [before, ...held.chunks] : held.chunks;
@@ -95,7 +99,7 @@ export function directWebhookDispatch(
     const release = options.budget.reserve(Number(declared));
     if (!release) return (answerBusy(req, res), true);
     const inTime = bodyDeadline(req, res, options.webhookBodyTimeoutMs);
-    readDeclared(req)
+    readDeclared(req, res)
       .then(async (bytes) => {
         inTime();
         if (!bytes) return void res.destroy(); // nobody left to answer

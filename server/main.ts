@@ -15,7 +15,9 @@ import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
 import { createAppServer } from "./app";
 import { describeError, exitOnCrash } from "./crash";
 import { createHttpServer } from "./http-server";
-import { serverLimits } from "./limits";
+import { serverLimits, trustedProxyHops } from "./limits";
+import { BodyBudget } from "./bodies";
+import { ConnectionGate, intakeProblem } from "./connections";
 import { listenForOperations } from "./operations-listener";
 
 const root = process.cwd();
@@ -84,7 +86,12 @@ async function main() {
       (err: Error) => logger.error({ err: err.message }, "the operations listener (OPS_PORT) could not start"),
     );
   }
-  const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger, limits });
+  // Intake: body memory (./bodies.ts) and connections (./connections.ts). Either exhausted for long: not ready, so
+  // a balancer sends elsewhere and an orchestrator sees it.
+  const budget = new BodyBudget(limits.bodyBytesInFlight);
+  const gate = new ConnectionGate(limits, trustedProxyHops() === 0);
+  web.operations.watch("intake", () => intakeProblem(budget, gate, limits.saturatedNotReadyMs));
+  const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger, limits, budget });
   const port = Number(process.env.PORT ?? 3000);
   // While draining, every answer closes its connection: a client that keeps its connections alive (a load balancer,
   // Shopify) would otherwise hold the drain open for as long as it sends (server.close() waits for each connection).
@@ -92,7 +99,7 @@ async function main() {
     if (draining) res.shouldKeepAlive = false;
     handler(req, res);
   };
-  server = createHttpServer(answer, limits).listen(port, process.env.HOST ?? "0.0.0.0", () => {
+  server = createHttpServer(answer, limits, gate).listen(port, process.env.HOST ?? "0.0.0.0", () => {
     logger.info(`listening on http://localhost:${port}`);
   });
 }

@@ -10,7 +10,7 @@ import { env } from "../env.server";
 import type { Budget } from "../lib/budget";
 import { readBody } from "../lib/body-limit.server";
 import { isLoopbackHost } from "../loopback";
-import { forwardedAddress } from "../lib/client-address";
+import { clientKey } from "../lib/client-address";
 import { policyFromEnv, type AddressPolicy, type ServiceDepsOverrides } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
@@ -46,9 +46,10 @@ export interface ProxyHandlerDeps {
  * The shopper's address: the one Shopify's app proxy saw. The request passed Shopify's signature check, so it came
  * through Shopify's proxy, which appended the shopper's address; behind it our own `trustedHops` proxies appended
  * theirs. So the entry one hop beyond ours, counted from the right; never the leftmost, which the shopper writes.
+ * As a budget key (an IPv6 shopper by its /64).
  */
 export function shopperAddress(request: Request, peer: string | undefined, trustedHops: number): string {
-  return forwardedAddress(request.headers.get("x-forwarded-for"), peer, trustedHops + 1);
+  return clientKey(request.headers.get("x-forwarded-for"), peer, trustedHops + 1);
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };

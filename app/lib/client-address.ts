@@ -2,6 +2,8 @@
 // saw (its peer) to X-Forwarded-For, so the entries are only as trustworthy as the hop that wrote them: the
 // rightmost is our load balancer's, the leftmost is whatever the client wrote. Counting trusted hops from the
 // right (never taking the leftmost) is the only reading a client cannot choose (docs/security.md).
+// A budget or a connection bound keys a client by `addressKey`: an IPv4 address, or an IPv6 address's /64 (the
+// smallest block a provider hands one subscriber: a client owns all 2^64 addresses of it and can use any).
 
 /**
  * With `hops` trusted proxies between the client and us: 0 → the socket's peer; n → the entry the n-th proxy
@@ -25,3 +27,29 @@ function normalise(address: string): string {
   const a = address.toLowerCase();
   return a.startsWith("::ffff:") && a.includes(".") ? a.slice(7) : a;
 }
+
+/**
+ * What one client is, for a budget or a bound: an IPv4 address as it is, an IPv6 address as its /64
+ * ("2001:db8:1:2::/64"). Anything else (not an address) is returned as it is.
+ */
+export function addressKey(address: string): string {
+  const a = normalise(address.replace(/%.*$/, "")); // a zone index names our interface, not the client
+  if (!a.includes(":")) return a;
+  const halves = a.split("::");
+  if (halves.length > 2) return a;
+  const groups = (part: string | undefined) =>
+    (part ? part.split(":") : []).flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])); // a trailing IPv4: 2 groups
+  const head = groups(halves[0]);
+  const tail = halves.length === 2 ? groups(halves[1]) : [];
+  const all =
+    halves.length === 2
+      ? [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill("0"), ...tail]
+      : head;
+  const prefix = all.slice(0, 4);
+  if (all.length !== 8 || !prefix.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return a;
+  return `${prefix.map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
+/** The budget key of the client behind `hops` trusted proxies (forwardedAddress, then addressKey). */
+export const clientKey = (forwardedFor: string | null | undefined, peer: string | undefined, hops: number): string =>
+  addressKey(forwardedAddress(forwardedFor, peer, hops));

@@ -5,7 +5,7 @@
 // A refusal is a 429 with Retry-After in the route's own shape, and it happens before any query or row.
 import { env } from "../env.server";
 import { Budget, type BucketPolicy, type BudgetAnswer } from "./budget";
-import { forwardedAddress } from "./client-address";
+import { clientKey } from "./client-address";
 import { sha256 } from "./hash";
 
 export type ShopperAction = "connect" | "request";
@@ -57,18 +57,15 @@ export function takeShopperBudget(action: ShopperAction, who: ShopperKey, on: Bu
 
 /**
  * The client's address as our outermost trusted proxy saw it (TRUSTED_PROXY_HOPS, docs/security.md); for a request
- * that came through Shopify's app proxy (its signature checked), the one Shopify's proxy saw, one hop further.
+ * that came through Shopify's app proxy (its signature checked), the one Shopify's proxy saw, one hop further. As a
+ * budget key (addressKey: an IPv6 client by its /64).
  */
 export function clientAddress(
   request: Request,
   peer: string | undefined,
   options: { appProxy?: boolean } = {},
 ): string {
-  return forwardedAddress(
-    request.headers.get("x-forwarded-for"),
-    peer,
-    env().TRUSTED_PROXY_HOPS + (options.appProxy ? 1 : 0),
-  );
+  return clientKey(request.headers.get("x-forwarded-for"), peer, env().TRUSTED_PROXY_HOPS + (options.appProxy ? 1 : 0));
 }
 
 /** Whole seconds for Retry-After (at least 1). */

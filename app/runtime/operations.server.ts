@@ -1,15 +1,16 @@
 // Health and metrics of one process (the web process or a `npm run worker`), for the engineer who runs it
 // (docs/operations.md):
 // - liveness (/healthz): the process answers; 503 only when its migrations failed, which no wait mends (restart it);
-// - readiness (/readyz): migrations applied, the database answers within a bound, the sync worker's heartbeat
-//   fresh where this process runs one, and not draining (after SIGTERM or a crash): 200, otherwise 503;
+// - readiness (/readyz): migrations applied, the database answers within a bound (asked at most once a second,
+//   whatever the request rate), the sync worker's heartbeat fresh where this process runs one, and not draining
+//   (after SIGTERM or a crash): 200, otherwise 503;
 // - metrics (/metrics): the registry of app/lib/metrics.server.ts, with the values that live in the database read
 //   at scrape time by one bounded statement and kept STATS_TTL_MS, so N processes do not multiply the load.
 // The web process answers these on its own port (routes healthz, readyz, metrics) and on OPS_PORT when set; a worker
 // on OPS_PORT (server/operations-listener.ts).
 import { timingSafeEqual } from "node:crypto";
 import type { Database } from "../db/connect.server";
-import { checkDatabase } from "../db/health.server";
+import { checkDatabase, storageProblem, type Health } from "../db/health.server";
 import { env } from "../env.server";
 import { sha256 } from "../lib/hash";
 import {
@@ -48,6 +49,11 @@ export interface Operations {
   metrics(authorization: string | null | undefined, listener: Listener): Promise<OpsAnswer>;
   /** From now on not ready: the process is draining (SIGTERM, or an uncaught exception) and will exit. */
   markDraining(): void;
+  /**
+   * One more condition of readiness from the process around the app (server/main.ts: its intake saturated for
+   * long), read at each check: what is wrong, or null. Shown under `name` in the checks.
+   */
+  watch(name: string, problem: () => string | null): void;
 }
 
 export interface OperationsOptions {
@@ -61,6 +67,7 @@ export interface OperationsOptions {
 }
 
 const STATS_TTL_MS = 5_000;
+const DATABASE_CHECK_TTL_MS = 1_000;
 
 const json = (status: number, body: unknown): OpsAnswer => ({
   status,
@@ -96,10 +103,27 @@ export function createOperations(options: OperationsOptions): Operations {
     () => (migrations = "failed"),
   );
   let draining = false;
+  const watched = new Map<string, () => string | null>();
   startProcessMetrics();
 
+  // /readyz is unauthenticated: whatever the request rate, the database is asked at most once a second, one query
+  // at a time; every check meanwhile reads the last answer. The other checks cost nothing and are read live.
+  let lastDatabase: { at: number; value: Health["database"] } | undefined;
+  let asking: Promise<Health["database"]> | undefined;
+  function databaseAtMostEverySecond(): Promise<Health["database"]> {
+    if (lastDatabase && Date.now() - lastDatabase.at < DATABASE_CHECK_TTL_MS)
+      return Promise.resolve(lastDatabase.value);
+    asking ??= checkDatabase(db, timeoutMs)
+      .then(({ database }) => {
+        lastDatabase = { at: Date.now(), value: database };
+        return database;
+      })
+      .finally(() => (asking = undefined));
+    return asking;
+  }
+
   async function check() {
-    const database = migrations === "applied" ? (await checkDatabase(db, timeoutMs)).database : undefined;
+    const database = migrations === "applied" ? await databaseAtMostEverySecond() : undefined;
     const beat = worker?.lastBeat();
     const beatAge = beat === undefined ? undefined : Date.now() - beat;
     const checks = {
@@ -113,8 +137,17 @@ export function createOperations(options: OperationsOptions): Operations {
         : {}),
       draining,
     };
-    const ok = !draining && migrations === "applied" && checks.database === "ok" && (!worker || checks.worker === "ok");
-    return { ok, checks };
+    const problems = Object.fromEntries([...watched].map(([name, problem]) => [name, problem() ?? "ok"]));
+    // Shown only while it fails: writes refused for want of space.
+    const storage = storageProblem();
+    if (storage) problems.storage = storage;
+    const ok =
+      !draining &&
+      migrations === "applied" &&
+      checks.database === "ok" &&
+      (!worker || checks.worker === "ok") &&
+      Object.values(problems).every((p) => p === "ok");
+    return { ok, checks: { ...checks, ...problems } };
   }
 
   // The queue's stats: one read at a time, reused for ttlMs; a read that fails or hangs leaves the gauges out.
@@ -187,6 +220,9 @@ export function createOperations(options: OperationsOptions): Operations {
     },
     markDraining() {
       draining = true;
+    },
+    watch(name, problem) {
+      watched.set(name, problem);
     },
   };
 }

@@ -10,6 +10,7 @@
 // redelivery (same shop + event id) is recorded once, also when both copies land in the same batch.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@prisma/client";
+import { noteWrite } from "../db/health.server";
 import { rawQuery, type Db } from "../db/sql.server";
 import { errorName } from "../lib/errors";
 import { logger } from "../lib/logger.server";
@@ -84,6 +85,7 @@ export function createSyncIntake(db: Db, options: { postgres: boolean }): SyncIn
       const series = seriesOf(routeTopic);
       try {
         const result = await batcher.submit({ shop, topic, eventId, webhookId, payload });
+        noteWrite();
         if (result.jobId) setImmediate(notifyWorkers);
         (result.duplicate ? series.duplicate : series.accepted).inc();
         series.answer.observe((performance.now() - started) / 1000);
@@ -101,6 +103,7 @@ export function createSyncIntake(db: Db, options: { postgres: boolean }): SyncIn
         );
         return new Response(null, { status: 200 });
       } catch (error) {
+        noteWrite(error); // a full disk: not ready meanwhile (app/db/health.server.ts)
         series.unavailable.inc();
         series.answer.observe((performance.now() - started) / 1000);
         log.warn(

@@ -1,11 +1,12 @@
 // The demo's child processes: each started as `node --import tsx …` (no wrapper process, so a signal reaches the
 // process that does the work), ready when a line matches. stopAll() ends them all and waits, so Ctrl-C leaves
 // nothing running. Their output is for people: pino's JSON lines are formatted by pino-pretty (the children keep
-// logging JSON, as in production), every line goes to the log file, and once the demo is ready the terminal keeps
-// only warnings and errors, so the ready banner stays on screen.
+// logging JSON, as in production), every line goes to the log file (./log-file.ts: a full disk drops lines, counted,
+// and stops nothing), and once the demo is ready the terminal keeps only warnings and errors, so the ready banner
+// stays on screen.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, type WriteStream } from "node:fs";
 import { prettyFactory } from "pino-pretty";
+import { LogFile } from "./log-file";
 
 export interface Child {
   name: string;
@@ -22,12 +23,13 @@ const colored = prettyFactory({ ...PRETTY, colorize: Boolean(process.stdout.isTT
 const plain = prettyFactory({ ...PRETTY, colorize: false });
 const WARN = 40; // pino's level number for "warn"
 
-let logFile: WriteStream | null = null;
+let logFile: LogFile | null = null;
 let quiet = false;
 
 /** Every child's output also goes to `file` (formatted, without colour). */
-export function logTo(file: string): void {
-  logFile = createWriteStream(file, { flags: "a" });
+export function logTo(file: string): LogFile {
+  logFile = new LogFile(file, (message) => process.stderr.write(`${message}\n`));
+  return logFile;
 }
 
 /** From now on the terminal shows only warnings and errors (and anything on stderr that is not a log line). */
@@ -36,7 +38,8 @@ export function quietTerminal(): void {
 }
 
 export function closeLog(): Promise<void> {
-  return new Promise((resolve) => (logFile ? logFile.end(() => resolve()) : resolve()));
+  logFile?.close();
+  return Promise.resolve();
 }
 
 /** One line of a child's output, for the terminal and the log file. */

@@ -23,7 +23,7 @@ export interface ProductionServer {
   stop(): Promise<void>;
 }
 
-/** Starts the production server with `env` over the test app's credentials; resolves once it answers /healthz. */
+/** Starts the production server with `env` over the test app's credentials; resolves once /readyz answers 200. */
 export async function startProductionServer(env: Record<string, string> = {}): Promise<ProductionServer> {
   ensureServerBuild();
   const port = await freePort();
@@ -85,7 +85,9 @@ async function start(env: Record<string, string>, port: number): Promise<Product
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`the production server exited (${child.exitCode}): ${output.slice(-2000)}`);
-    const up = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+    // Ready, not just alive: PGlite's start holds the event loop for seconds after the server first answers, and a
+    // test measuring timeouts from then would measure that start instead.
+    const up = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
       (r) => r.ok,
       () => false,
     );

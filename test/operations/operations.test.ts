@@ -51,6 +51,28 @@ describe("readiness", () => {
     expect(body(fresh)).toMatchObject({ ready: true, checks: { worker: "ok" } });
   });
 
+  it("asks the database at most once a second, whatever the request rate (an unauthenticated /readyz flood)", async () => {
+    const operations = createOperations({ database: db });
+    await new Promise((r) => setTimeout(r, 0));
+    const queries = vi.spyOn(db.prisma, "$queryRawUnsafe");
+    try {
+      const started = Date.now();
+      let answers = 0;
+      while (Date.now() - started < 2_500) {
+        const batch = await Promise.all(Array.from({ length: 50 }, () => operations.readiness()));
+        for (const answer of batch) expect(answer.status).toBe(200);
+        answers += batch.length;
+      }
+      const seconds = (Date.now() - started) / 1000;
+      console.log(`${answers} readiness answers in ${seconds.toFixed(1)} s, ${queries.mock.calls.length} queries`);
+      expect(answers).toBeGreaterThan(200);
+      expect(queries.mock.calls.length).toBeGreaterThanOrEqual(1);
+      expect(queries.mock.calls.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    } finally {
+      queries.mockRestore();
+    }
+  });
+
   it("a database unreachable from the start: not ready at once, not alive (a restart is the cure), and the metrics still answer (ready 0, no queue gauges)", async () => {
     const down = openDatabase({ url: "postgresql://app:hunter2@127.0.0.1:1/app" });
     try {

@@ -161,11 +161,12 @@ describe("connections", () => {
   it("one that never sends a byte is closed after the idle timeout; a client over the cap keeps nobody out once its sockets are closed", async () => {
     const conns = await Promise.all(Array.from({ length: 150 }, () => open()));
     try {
-      // Over the cap (100): closed at once. The rest: closed when idle (1.5 s), checked within a second.
+      // One client address: over its share (64 of the 100) refused and closed at once (after half a second for a
+      // request to answer 503, and none comes). The rest: closed when idle (1.5 s), checked within a second.
       expect(await until(() => conns.every((c) => c.closedAt() !== null), 1_500 + 2_000)).toBe(true);
       const silentFor = conns.map((c) => c.closedAt()!).sort((a, b) => a - b);
-      expect(silentFor.filter((ms) => ms < 1_000).length).toBeGreaterThanOrEqual(50); // refused at the cap
-      expect(silentFor.filter((ms) => ms >= 1_400).length).toBeGreaterThanOrEqual(90); // the idle timeout
+      expect(silentFor.filter((ms) => ms < 1_000).length).toBeGreaterThanOrEqual(150 - 64); // refused
+      expect(silentFor.filter((ms) => ms >= 1_400).length).toBeGreaterThanOrEqual(60); // the idle timeout
     } finally {
       for (const c of conns) c.socket.destroy();
     }

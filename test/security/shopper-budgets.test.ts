@@ -53,7 +53,7 @@ afterAll(() => shopify.close());
 const h = withHarness({
   shops: [TEST_SHOP, CART_SHOP],
   keyring,
-  app: { env: { ENCRYPTION_KEYS: KEYS } },
+  app: { env: { ENCRYPTION_KEYS: KEYS, TRUSTED_PROXY_HOPS: "1" } },
   emulator: "oauth",
 });
 
