@@ -74,6 +74,8 @@ export function withExtensionHosts(options: {
     h,
     /** The account pages' root (<root>/profile, <root>/orders/<id>, <root>/pages/<handle>). */
     accountUrl: () => accounts.url,
+    /** The storefront stand-in (the same server as the admin's): Shopify's app proxy at <it>/apps/workspace/*. */
+    storefrontUrl: () => adminUrl,
     /** Shopify's order page in the admin stand-in, with the app's block in the frame #block. */
     orderPageUrl: (orderId: string) => `${adminUrl}/admin/orders/${orderId}`,
     /** A browser signed in to the account pages as `customerId`, at `path` (under the root). */
