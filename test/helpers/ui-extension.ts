@@ -73,7 +73,9 @@ export async function renderExtension(
   options: RenderOptions,
 ): Promise<Rendered> {
   const locale = options.locale ?? "en";
-  const url = options.url ?? "https://shopify.com/1/account/profile";
+  // A full page's navigation.currentEntry.url in Shopify's own protocol (Shopify/ui-extensions packages/ui-extensions/
+  // docs/surfaces/customer-account/reference/examples/navigation/use-current-entry.example.tsx).
+  const url = options.url ?? "extension:/";
   const navigated: string[] = [];
   const violations: string[] = [];
   const loginRequests: number[] = [];
