@@ -98,10 +98,25 @@ export function withExtensionHosts(options: {
     ): Promise<{ context: BrowserContext; page: Page }> {
       const context = await newContext(h.browser);
       // The store's own domain (https://<shop>/…, where the app sends shoppers to its proxy pages) is the storefront
-      // stand-in here: Chromium cannot resolve the shop's name.
-      await context.route(`https://${TEST_SHOP}/**`, (route) => {
-        const url = new URL(route.request().url());
-        return route.fulfill({ status: 302, headers: { location: `${adminUrl}${url.pathname}${url.search}` } });
+      // stand-in here: Chromium cannot resolve the shop's name, and does not always route a redirect's follow-up to
+      // it, so the consent's answer is followed here (the service's redirect to the app's callback, and the
+      // callback's redirect) and a redirect to the shop's domain goes to the stand-in instead.
+      const toStandIn = (location: string) =>
+        location.startsWith(`https://${TEST_SHOP}/`)
+          ? `${adminUrl}${location.slice(`https://${TEST_SHOP}`.length)}`
+          : location;
+      await context.route(`https://${TEST_SHOP}/**`, (route) =>
+        route.fulfill({ status: 302, headers: { location: toStandIn(route.request().url()) } }),
+      );
+      await context.route(`${h.emulator.url}/oauth/authorize`, async (route) => {
+        if (route.request().method() !== "POST") return route.continue();
+        const consent = await route.fetch({ maxRedirects: 0 });
+        const callback = consent.headers().location;
+        if (!callback) return route.fulfill({ response: consent });
+        const back = await route.fetch({ url: callback, method: "GET", postData: undefined, maxRedirects: 0 });
+        const location = back.headers().location;
+        if (!location) return route.fulfill({ response: back }); // the callback's own answer (an error page)
+        await route.fulfill({ status: 302, headers: { location: toStandIn(location) } });
       });
       const page = await context.newPage();
       await page.setViewportSize({ width, height: 800 });
