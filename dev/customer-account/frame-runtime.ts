@@ -32,9 +32,13 @@ const report = (message: string) => {
 };
 (window as unknown as { __apiViolations: string[] }).__apiViolations = violations;
 
-/** Shopify's protocols to the stand-in's pages: extension:<handle>/…, shopify:customer-account/…, or https. */
+/**
+ * Shopify's protocols to the stand-in's pages: extension:<handle>/… (Shopify's code examples) and extension://<handle>
+ * (the Navigation API page's prose), extension:/<route> for the extension's own routes, shopify:customer-account/…,
+ * or https.
+ */
 function resolve(href: string): string | null {
-  const extension = /^extension:([a-z0-9-]*)\/?(.*)$/.exec(href);
+  const extension = /^extension:(?:\/\/)?([a-z0-9-]*)\/?(.*)$/.exec(href);
   if (extension)
     return `${config.rootPath}/pages/${extension[1] || config.handle}${extension[2] ? `/${extension[2]}` : ""}`;
   if (href.startsWith("shopify:customer-account/"))

@@ -67,6 +67,22 @@ describe("customer account extensions on a host with Shopify's rules", () => {
     await context.close();
   });
 
+  it("both forms Shopify gives for another extension's page lead there: extension:<handle>/ (examples) and extension://<handle> (prose)", async () => {
+    const { context, page } = await hosts.signedIn(ADA.id);
+    for (const href of ["extension:workspace-connect/", "extension://workspace-connect"]) {
+      await page.goto(`${hosts.accountUrl()}/profile`);
+      await extensionFrame(page, PROFILE_BLOCK).locator("[data-workspace-state=not_connected]").waitFor();
+      const block = await frame(page, PROFILE_BLOCK);
+      await block.evaluate(
+        (to) => (window as unknown as { navigation: { navigate(url: string): void } }).navigation.navigate(to),
+        href,
+      );
+      await page.waitForURL(`${hosts.accountUrl()}/pages/workspace-connect`);
+      await extensionFrame(page, FULL_PAGE).locator("[data-workspace-state=ready]").waitFor();
+    }
+    await context.close();
+  });
+
   // Every form of currentEntry.url, the consent in this tab; Shopify's own form with the consent in a new tab.
   const cases: { form: CurrentEntryForm; links: "same-window" | "new-window" }[] = [
     ...CURRENT_ENTRY_FORMS.map((form) => ({ form, links: "same-window" as const })),
