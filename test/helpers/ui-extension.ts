@@ -73,8 +73,7 @@ export async function renderExtension(
   options: RenderOptions,
 ): Promise<Rendered> {
   const locale = options.locale ?? "en";
-  // A full page's navigation.currentEntry.url in Shopify's own protocol (Shopify/ui-extensions packages/ui-extensions/
-  // docs/surfaces/customer-account/reference/examples/navigation/use-current-entry.example.tsx).
+  // A full page's navigation.currentEntry.url in Shopify's own protocol (its example: dev/README.md, fidelity table).
   const url = options.url ?? "extension:/";
   const navigated: string[] = [];
   const violations: string[] = [];
