@@ -223,6 +223,19 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       return;
     }
     if (req.method !== "GET") return send(res, 405, "Method not allowed", "text/plain");
+    // Nobody signed in yet: the first customer is, on the account pages and the store alike (one sign-in, as with
+    // new customer accounts), until another signs in at <root>/login.
+    const implicit = !/(?:^|;\s*)account_customer=/.test(req.headers.cookie ?? "");
+    if (
+      implicit &&
+      p.startsWith(`${rootPath}/`) &&
+      p !== `${rootPath}/login` &&
+      url.searchParams.get("preauth") !== "1"
+    )
+      res.setHeader("set-cookie", [
+        `${COOKIE}=${options.customers[0].id}; Path=/; HttpOnly; SameSite=Lax`,
+        `customer_id=${options.customers[0].id}; Path=/; HttpOnly; SameSite=Lax`,
+      ]);
     if (p === "/" || p === rootPath) return send(res, 303, "", "text/plain", { location: `${rootPath}/profile` });
     if (p === `${rootPath}/login`) {
       const id = url.searchParams.get("customer");
