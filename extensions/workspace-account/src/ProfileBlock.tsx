@@ -35,7 +35,8 @@ function ProfileBlock() {
   }
 
   useEffect(() => {
-    void load(); // once, when the block mounts
+    void load();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the block mounts
   }, []);
 
   async function disconnect() {
