@@ -6,7 +6,7 @@
 import { expect, it } from "vitest";
 import { emulatorInternals } from "../../emulator/server";
 import { DEMO_CUSTOMERS, customerName } from "../../dev/demo-store";
-import { extensionFrame, FULL_PAGE, withExtensionHosts } from "../helpers/extension-hosts";
+import { extensionFrame, FULL_PAGE, PROFILE_BLOCK, withExtensionHosts } from "../helpers/extension-hosts";
 import { TEST_SHOP } from "../helpers/shopify";
 import type { Page } from "playwright-core";
 
@@ -59,4 +59,13 @@ it("A forwards the consent link, B approves signed in as B: nothing connected to
   expect(issued.length).toBe(1);
   expect(issued.every(([, record]) => record.grant.revoked && record.grant.workspaceId === "ws-globex")).toBe(true);
   await grace.context.close();
+
+  // A's own account pages tell A what happened, as the backend says.
+  const back = await hosts.signedIn(ADA.id);
+  const profile = extensionFrame(back.page, PROFILE_BLOCK);
+  await profile.locator("[data-workspace-state=not_connected]").waitFor();
+  expect(await profile.locator("[data-notice]").textContent()).toContain(
+    "approved while signed in to a different account",
+  );
+  await back.context.close();
 }, 90_000);
