@@ -125,19 +125,26 @@ describe("npm run demo (PGlite, worker in the app)", () => {
     expect(await profileBlock.locator("[data-notice]").textContent()).toContain("Your workspace is disconnected.");
     await shot(page, "account-disconnected");
 
-    // The block is given no page URL (navigation.currentEntry is for full pages, and Chromium's own is kept out):
-    // Connect leads to the app's Connect workspace page, a full-page extension, which starts and completes it.
+    // Connect leads to the app's Connect workspace page (a full-page extension); the consent opens in a new tab
+    // (Polaris' target "auto"), completes on the store and comes back to the profile there; the page left open
+    // asks the backend and shows the connection too.
     await profileBlock.getByRole("link", { name: "Connect workspace" }).click();
     await page.waitForURL(`${demo.ready.customer_account_url}/pages/workspace-connect`);
     const connectPage = page.frameLocator('iframe[data-target="customer-account.page.render"]');
-    await connectPage.getByRole("link", { name: "Continue to the workspace service" }).click();
-    await page.waitForURL(new RegExp(`^${demo.ready.emulator_url}/oauth/authorize`));
-    await page.check('input[name="workspace_id"][value="ws-acme"]');
-    await page.click('button[value="approve"]');
-    await page.waitForURL(new RegExp(`^${demo.ready.customer_account_url}/pages/workspace-connect\\?workspace_state=`));
-    await connectPage.locator('[data-workspace-state="connected"]').waitFor();
-    expect(await connectPage.locator("[data-notice]").textContent()).toBe("Your workspace is connected.");
-    await shot(page, "account-reconnected");
+    const [tab] = await Promise.all([
+      context.waitForEvent("page"),
+      connectPage.getByRole("link", { name: "Continue to the workspace service" }).click(),
+    ]);
+    await tab.waitForURL(new RegExp(`^${demo.ready.emulator_url}/oauth/authorize`));
+    await tab.check('input[name="workspace_id"][value="ws-acme"]');
+    await tab.click('button[value="approve"]');
+    await tab.waitForURL(`${demo.ready.customer_account_url}/profile`);
+    const backBlock = tab.frameLocator('iframe[data-target="customer-account.profile.block.render"]');
+    await backBlock.locator('[data-workspace-state="connected"]').waitFor();
+    expect(await backBlock.locator("[data-notice]").textContent()).toBe("Your workspace is connected.");
+    await shot(tab, "account-reconnected");
+    await tab.close();
+    await connectPage.locator('[data-workspace-state="connected"]').waitFor({ timeout: 15_000 });
     await connectPage.getByRole("link", { name: "Back to your profile" }).click();
     await profileBlock.locator('[data-workspace-state="connected"]').waitFor();
     expect(await page.evaluate(() => (window as unknown as { __apiViolations: string[] }).__apiViolations)).toEqual([]);
@@ -172,7 +179,7 @@ describe("npm run demo (PGlite, worker in the app)", () => {
   }, 120_000);
 
   it("another signed-in customer who comes back with a customer's consent link connects nothing", async () => {
-    // Grace opens the Connect workspace page; her consent link reaches Ada, who approves and comes back as herself.
+    // Grace opens the Connect workspace page; her consent link reaches Ada, who approves it signed in as herself.
     const grace = await browserFor(browser);
     const gracePage = await grace.newPage();
     await gracePage.goto(
@@ -186,15 +193,18 @@ describe("npm run demo (PGlite, worker in the app)", () => {
 
     const ada = await browserFor(browser);
     const page = await ada.newPage();
+    // Signed in as herself (one sign-in for the account pages and the store, as with new customer accounts).
+    await page.goto(
+      `${demo.ready.customer_account_url}/login?customer=7300000001&return_url=${encodeURIComponent("/account/profile")}`,
+    );
     await page.goto(authorizationUrl);
     await page.check('input[name="workspace_id"][value="ws-globex"]');
     await page.click('button[value="approve"]');
-    await page.waitForURL(new RegExp(`^${demo.ready.customer_account_url}/pages/workspace-connect\\?workspace_state=`));
-    const connectPage = page.frameLocator('iframe[data-target="customer-account.page.render"]');
-    await connectPage.locator("[data-notice=critical]").waitFor();
-    expect(await connectPage.locator("[data-notice]").textContent()).toContain("started from a different account");
+    // Told on the store's Connect page (where the completion step found her signed in as herself).
+    await page.waitForURL(/\/apps\/workspace\/connect\?result=wrong_customer$/);
+    expect(await page.locator("body").textContent()).toContain("started from a different customer account");
     // Ada keeps her own workspace; Grace has none.
-    expect(await connectPage.locator("body").textContent()).toContain("Connected to ws-acme");
+    expect(await page.locator("body").textContent()).toContain("ws-acme");
     await page.goto(
       `${demo.ready.customer_account_url}/login?customer=7300000002&return_url=${encodeURIComponent("/account/profile")}`,
     );

@@ -2,7 +2,9 @@
 // profile block, the order status block and the Connect workspace page show, and connect / disconnect from there. The shop and customer
 // always come from the verified session token (app/shopify/customer-account-auth.server.ts); every query is scoped by
 // both, so one customer can never read or change another's connection or orders. Connecting reuses the storefront
-// flow's steps (oauth-start, oauth-callback, storefront-completion): only where the shopper comes back differs.
+// flow's steps (oauth-start, oauth-callback, storefront-completion, where Shopify signs who is signed in); the shopper
+// then comes back to the account's profile page, at the root Shopify's Admin API gives, and the pages ask here how
+// the attempt ended (docs/decisions/0010-account-connect-without-own-address.md).
 import type { PrismaClient } from "@prisma/client";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import type { Keyring } from "../crypto/secret-box.server";
@@ -10,25 +12,35 @@ import { isLoopbackHost } from "../loopback";
 import { disconnectGrant, getCustomerConnection } from "./grant-lifecycle.server";
 import { loadServiceSettingsOrNull } from "./settings.server";
 import { startConnect } from "./oauth-start.server";
-import { completeOnStorefront } from "./storefront-completion.server";
-import { type ConnectResultCode, type ConnectStepOptions } from "./oauth-common.server";
-import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
+import type { ConnectResultCode } from "./oauth-common.server";
 
-export type ProfileStatus =
+/** How this customer's latest Connect attempt ended, when it ended lately: what the account pages tell them. */
+export interface LatestAttempt {
+  result: ConnectResultCode;
+  finishedAt: string;
+}
+
+export type ProfileStatus = (
   | { status: "not_configured" }
   | { status: "not_connected" }
-  | { status: "connected" | "needs_reconnect"; workspaceId: string; connectedAt: string; scopes: string[] };
+  | { status: "connected" | "needs_reconnect"; workspaceId: string; connectedAt: string; scopes: string[] }
+) & { attempt: LatestAttempt | null };
 
-/** The profile block's answer. */
+/** An attempt's outcome is told for this long after it ended (the pages ask as they open, and while waiting). */
+export const ATTEMPT_TOLD_MS = 10 * 60 * 1000;
+
+/** The profile block's and the Connect page's answer: the connection, and how the latest attempt ended. */
 export async function accountProfile(
   prisma: PrismaClient,
   shop: string,
   customerId: string,
-  keyring?: Keyring,
+  options: { keyring?: Keyring; now?: Date } = {},
 ): Promise<ProfileStatus> {
-  const [connection, configured] = await Promise.all([
+  const now = options.now ?? new Date();
+  const [connection, configured, attempt] = await Promise.all([
     getCustomerConnection(prisma, shop, customerId),
-    isConfigured(prisma, shop, keyring),
+    isConfigured(prisma, shop, options.keyring),
+    latestAttempt(prisma, shop, customerId, now),
   ]);
   if (connection) {
     const status = connection.status === "active" ? "connected" : "needs_reconnect";
@@ -37,9 +49,23 @@ export async function accountProfile(
       workspaceId: connection.workspaceId,
       connectedAt: connection.connectedAt,
       scopes: connection.scopes,
+      attempt,
     };
   }
-  return { status: configured ? "not_connected" : "not_configured" };
+  return { status: configured ? "not_connected" : "not_configured", attempt };
+}
+
+// Scoped by shop and the session token's customer: another customer's attempt (one they approved for someone else
+// included) is never told here; that browser was told on the store's Connect page.
+async function latestAttempt(prisma: PrismaClient, shop: string, customerId: string, now: Date) {
+  const row = await prisma.oAuthState.findFirst({
+    where: { shop, customerId, finishedAt: { gt: new Date(now.getTime() - ATTEMPT_TOLD_MS) }, result: { not: null } },
+    orderBy: { finishedAt: "desc" },
+    select: { result: true, finishedAt: true },
+  });
+  return row?.result && row.finishedAt
+    ? { result: row.result as ConnectResultCode, finishedAt: row.finishedAt.toISOString() }
+    : null;
 }
 
 // Undecryptable settings count as none: the merchant sees why in the admin; the shopper sees "not available".
@@ -143,17 +169,6 @@ function accountUrl(value: unknown): string | null {
   }
 }
 
-/**
- * Whether `page` (already in accountUrl's shape) is inside the store's customer account pages, whose root Shopify's
- * Admin API gives (never the extension's word for it). False when Shopify could not say where they are.
- */
-async function inAccountPages(shop: string, page: string, adminGraphql: AdminGraphql): Promise<boolean> {
-  const root = await accountRootOf(shop, adminGraphql, Date.now());
-  return root !== null && page.startsWith(`${root}/`);
-}
-
-export const BAD_RETURN_MESSAGE = "returnTo must be a page of this store's customer account.";
-
 async function accountRootOf(shop: string, adminGraphql: AdminGraphql, now: number): Promise<string | null> {
   const cached = cachedAccountUrl(shop, now);
   if (cached !== undefined) return cached;
@@ -183,17 +198,19 @@ function rememberAccountUrl(shop: string, url: string | null, now: number) {
 export type AccountConnectStart =
   | { ok: true; authorizationUrl: string }
   | { ok: false; code: "not_configured" }
-  | { ok: false; code: "bad_return" | "busy"; message: string };
+  | { ok: false; code: "busy"; message: string };
+
+/** The page of the store's customer accounts a shopper comes back to: the profile, under Shopify's account root. */
+export const accountReturnPage = (root: string) => `${root}/profile`;
 
 /**
- * Connect: a state bound to this shop and customer, returning to the Connect workspace page it came from. The page
- * asks for its link each time it opens, so a pending attempt for the same page is handed out again at no cost;
- * only a new one asks `mayStartNew` (the shopper's connect budget) and checks the page against the store's account
- * pages (an Admin API query, kept per shop).
+ * Connect: a state bound to this shop and customer. The page asks for its link each time it opens, so a pending
+ * attempt is handed out again at no cost; only a new one asks `mayStartNew` (the shopper's connect budget).
  *
- * The return page is the app's Connect workspace page (a full-page extension, the one kind Shopify gives its page's
- * URL), which sends its own address; the callback sends the one-time proof there, so it is taken only inside the
- * store's customer account pages, with query and fragment dropped (accountUrl).
+ * Nothing comes from the page: after consent the shopper completes on the store (the callback sends every attempt
+ * to the app proxy's completion step, where Shopify signs logged_in_customer_id), then comes back to the profile
+ * page under the account root the Admin API gives (customerAccountsV2.url, kept per shop). When Shopify names no root,
+ * the store's own Connect page (the app proxy) is the way back instead.
  */
 export async function startAccountConnect(
   prisma: PrismaClient,
@@ -201,7 +218,6 @@ export async function startAccountConnect(
   options: {
     appUrl: string;
     adminGraphql: AdminGraphql;
-    returnTo: unknown;
     mayStartNew?: () => boolean;
     keyring?: Keyring;
     now?: Date;
@@ -210,57 +226,24 @@ export async function startAccountConnect(
   // Undecryptable settings count as none (as in isConfigured); read once and handed to startConnect.
   const settings = await loadServiceSettingsOrNull(prisma, who.shop, { keyring: options.keyring });
   if (!settings) return { ok: false, code: "not_configured" };
-  const page = accountUrl(options.returnTo);
-  if (!page) return { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
+  const root = await accountRootOf(who.shop, options.adminGraphql, (options.now ?? new Date()).getTime());
   const started = await startConnect(
     prisma,
-    { ...who, returnTo: page },
+    { ...who, returnTo: root ? accountReturnPage(root) : undefined },
     {
       appUrl: options.appUrl,
       keyring: options.keyring,
       settings,
       now: options.now,
-      beforeNew: async () => {
-        if (options.mayStartNew && !options.mayStartNew())
-          return { ok: false, code: "busy", message: "Too many attempts: try again in a moment." };
-        return (await inAccountPages(who.shop, page, options.adminGraphql))
-          ? null
-          : { ok: false, code: "bad_return", message: BAD_RETURN_MESSAGE };
-      },
+      beforeNew: async () =>
+        options.mayStartNew && !options.mayStartNew()
+          ? { ok: false, code: "busy", message: "Too many attempts: try again in a moment." }
+          : null,
     },
   );
-  if (started.ok || started.code !== "not_configured") return started;
+  if (started.ok) return started;
+  if (started.code === "busy") return { ok: false, code: "busy", message: started.message };
   return { ok: false, code: "not_configured" };
-}
-
-/**
- * Completion on the account page: the storefront completion step, with the session token's customer in place of
- * the app proxy's logged_in_customer_id. The state and proof come from the Connect workspace page's URL (the
- * callback put them there); the grant is stored only when this customer of this shop started the flow, and only once.
- */
-export async function completeAccountConnect(
-  prisma: PrismaClient,
-  who: { shop: string; customerId: string },
-  input: { state: unknown; proof: unknown },
-  options: ConnectStepOptions,
-): Promise<ConnectResultCode> {
-  if (
-    typeof input.state !== "string" ||
-    typeof input.proof !== "string" ||
-    input.state.length > 200 ||
-    input.proof.length > 200
-  ) {
-    return "invalid_state";
-  }
-  const url = new URL("https://account.invalid/complete");
-  url.searchParams.set("state", input.state);
-  url.searchParams.set("proof", input.proof);
-  const outcome = await completeOnStorefront(
-    prisma,
-    { shop: who.shop, customerId: who.customerId, url, prefix: DEFAULT_PROXY_PREFIX },
-    options,
-  );
-  return outcome.kind === "redirect" ? outcome.result : "invalid_state";
 }
 
 export type AccountDisconnect = { ok: true; revoked: boolean } | { ok: false; code: "not_connected" };

@@ -7,6 +7,7 @@ import { completeAuthorization, SERVICE_SCOPES, serviceOrigins } from "../servic
 import { bindings, openFor } from "../crypto/secret-box.server";
 import {
   completionUrl,
+  recordResult,
   sealTokens,
   settingsAndSecret,
   proofHash,
@@ -44,13 +45,17 @@ export async function handleOAuthCallback(
     log("connect_callback_unknown_state", {});
     return invalid;
   }
-  const back = (result: ConnectResultCode): CallbackResult => ({
-    kind: "redirect",
-    location: storefrontUrl(row.shop, row.returnTo, result),
-    result,
-    shop: row.shop,
-    customerId: row.customerId,
-  });
+  // The outcome is kept on the row (the account pages ask for it); "already_used" is another request's attempt.
+  const back = async (result: ConnectResultCode): Promise<CallbackResult> => {
+    if (result !== "already_used") await recordResult(prisma, state, result, now);
+    return {
+      kind: "redirect",
+      location: storefrontUrl(row.shop, row.returnTo, result),
+      result,
+      shop: row.shop,
+      customerId: row.customerId,
+    };
+  };
 
   // Consume the state before anything else: of two concurrent callbacks, exactly one gets past this line.
   const claimed = await prisma.oAuthState.updateMany({

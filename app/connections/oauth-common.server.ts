@@ -46,41 +46,43 @@ export function callbackUrl(appUrl: string): string {
 const connectPath = (returnTo: string | null) =>
   returnTo && returnTo.startsWith("/") && !returnTo.startsWith("//") ? returnTo : `${DEFAULT_PROXY_PREFIX}/connect`;
 
-// A flow started on the customer account pages returns there: returnTo is then that page's absolute URL, checked to
-// be inside the store's account pages as Shopify's Admin API names them (app/connections/customer-account.server.ts).
-// The Connect workspace page (a full-page extension) reads the result, or the state and proof to complete with, from
-// its own URL.
+// A flow started on the customer account pages returns there: returnTo is then an absolute URL the app built from the
+// store's account root as Shopify's Admin API gives it (customerAccountsV2.url; app/connections/customer-account.server.ts),
+// never one a page sent. Nothing is put in it: the account pages ask the backend how the attempt ended (recordResult).
 const accountPage = (returnTo: string | null) => (returnTo && /^https?:\/\//.test(returnTo) ? new URL(returnTo) : null);
-export const ACCOUNT_PARAMS = {
-  result: "workspace_result",
-  state: "workspace_state",
-  proof: "workspace_proof",
-} as const;
 
+/** Where a shopper goes with `result`: the account page the attempt came from, or the store's Connect page. */
 export function storefrontUrl(shop: string, returnTo: string | null, result: ConnectResultCode): string {
   const account = accountPage(returnTo);
-  if (account) {
-    account.searchParams.set(ACCOUNT_PARAMS.result, result);
-    return account.toString();
-  }
+  if (account) return account.toString();
   const url = new URL(`https://${shop}`);
   url.pathname = connectPath(returnTo);
   url.searchParams.set("result", result);
   return url.toString();
 }
 
+/**
+ * The store's completion step (app proxy, where Shopify signs logged_in_customer_id) for every attempt, wherever it
+ * started: the only place outside the account pages where Shopify vouches for who is signed in. An attempt from the
+ * account pages uses the app's default proxy path (the session token does not carry the store's proxy path).
+ */
 export function completionUrl(shop: string, returnTo: string | null, state: string, proof: string): string {
-  const account = accountPage(returnTo);
-  if (account) {
-    account.searchParams.set(ACCOUNT_PARAMS.state, state);
-    account.searchParams.set(ACCOUNT_PARAMS.proof, proof);
-    return account.toString();
-  }
   const url = new URL(`https://${shop}`);
   url.pathname = `${connectPath(returnTo)}${COMPLETE_SUFFIX}`;
   url.searchParams.set("state", state);
   url.searchParams.set("proof", proof);
   return url.toString();
+}
+
+/** Whether the attempt came from the customer account pages (its shopper goes back there). */
+export const fromAccountPages = (returnTo: string | null) => accountPage(returnTo) !== null;
+
+/**
+ * How the attempt ended, kept on its row for the account pages to ask (the first outcome stands: a replay or a late
+ * second request does not overwrite it).
+ */
+export async function recordResult(prisma: PrismaClient, state: string, result: ConnectResultCode, now: Date) {
+  await prisma.oAuthState.updateMany({ where: { state, result: null }, data: { result, finishedAt: now } });
 }
 
 export const proofHash = (value: string) => sha256(value, "base64url");

@@ -22,12 +22,15 @@ export interface StartInput {
   customerId: string;
   customerName?: string | null;
   customerEmail?: string | null;
-  /** The storefront path to come back to, e.g. "/apps/workspace/connect". */
+  /**
+   * Where to come back to: the storefront path, e.g. "/apps/workspace/connect", or the account page the app built from
+   * Shopify's account root (customer-account.server.ts).
+   */
   returnTo?: string;
 }
 
 /** What a caller's `beforeNew` may answer instead of a new attempt. */
-export type StartRefusal = { ok: false; code: "busy" | "bad_return"; message: string };
+export type StartRefusal = { ok: false; code: "busy"; message: string };
 export type StartResult =
   { ok: true; authorizationUrl: string } | { ok: false; code: "not_configured"; message: string } | StartRefusal;
 

@@ -12,6 +12,7 @@ import {
   sameHash,
   settingsAndSecret,
   proofHash,
+  recordResult,
   STATE_FORMAT,
   storefrontUrl,
 } from "./oauth-common.server";
@@ -80,13 +81,19 @@ export async function completeOnStorefront(
   });
   if (taken.count !== 1) return to("already_used", row.returnTo);
 
+  // The attempt's outcome, kept on its row for the account pages to ask, and where this browser goes with it.
+  const finish = async (result: ConnectResultCode, returnTo: string | null = row.returnTo) => {
+    await recordResult(prisma, state, result, now);
+    return to(result, returnTo);
+  };
+
   const sealed = row.pendingTokensEnc;
   const opened = await settingsAndSecret(prisma, row.shop, options.keyring, () =>
     openTokens(row, sealed, options.keyring),
   );
   if (!opened) {
     log("connect_complete_decrypt_failed", { shop: row.shop });
-    return to("failed", row.returnTo);
+    return finish("failed");
   }
   const { settings, secret: tokens } = opened;
 
@@ -105,7 +112,8 @@ export async function completeOnStorefront(
     } else {
       log("connect_pending_revoke_skipped", { shop: row.shop, reason: settings ? "origin_changed" : "not_configured" });
     }
-    return to(result, row.returnTo);
+    // Another customer's browser is told here, on the store's Connect page, not sent to the starter's account page.
+    return finish(result, result === "wrong_customer" ? `${input.prefix}/connect` : row.returnTo);
   };
 
   if (row.expiresAt.getTime() <= now.getTime()) {
@@ -120,10 +128,10 @@ export async function completeOnStorefront(
     });
     return discard("wrong_customer");
   }
-  if (!settings) return to("not_configured", row.returnTo);
+  if (!settings) return finish("not_configured");
   if (!issuerOk) {
     log("connect_complete_origin_changed", { shop: row.shop, customerId: row.customerId });
-    return to("failed", row.returnTo);
+    return finish("failed");
   }
 
   let previousRefreshToken: string | null;
@@ -146,7 +154,7 @@ export async function completeOnStorefront(
     // Not stored: the tokens are off the state row already, so nothing here holds them but the outbox.
     log("connect_store_failed", { shop: row.shop, customerId: row.customerId });
     await queueRevocations(prisma, settings, [tokenOf(tokens)], { keyring: options.keyring, now }).catch(() => 0);
-    return to("failed", row.returnTo);
+    return finish("failed");
   }
   log("customer_connected", {
     shop: row.shop,
@@ -168,5 +176,5 @@ export async function completeOnStorefront(
       log("on_connected_failed", { shop: row.shop, error: errorName(err) });
     }
   }
-  return to("connected", row.returnTo);
+  return finish("connected");
 }

@@ -3,24 +3,18 @@ import { json } from "@remix-run/node";
 import prisma from "../db.server";
 import { env } from "../env.server";
 import { logEvent } from "../connections/log.server";
-import {
-  accountProfile,
-  completeAccountConnect,
-  disconnectAccount,
-  startAccountConnect,
-} from "../connections/customer-account.server";
-import { recordCustomerProfile } from "../connections/customer-profile.server";
+import { accountProfile, disconnectAccount, startAccountConnect } from "../connections/customer-account.server";
 import { readBody } from "../lib/body-limit.server";
 import { authenticate, unauthenticated } from "../shopify.server";
 import { adminGraphqlVia } from "../shopify/admin-api.server";
 import { forShopper } from "../sync/admin-budget.server";
 import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
-import { onCustomerConnected } from "../sync/on-connect.server";
 
 // /customer-account/connection: the customer account extension's profile block and Connect workspace page. GET: the
-// customer's connection. POST {intent}: "connect" ({returnTo}: the page's own URL; a one-time authorization URL),
-// "complete" ({state, proof} from the page's URL after consent), "disconnect". Shop and customer come from the session token only
-// (app/shopify/customer-account-auth.server.ts); the domain is app/connections/customer-account.server.ts.
+// customer's connection and how their latest Connect attempt ended. POST {intent}: "connect" (a one-time
+// authorization URL; the attempt completes on the store and comes back to the account's profile page), "disconnect".
+// Shop and customer come from the session token only (app/shopify/customer-account-auth.server.ts); the domain is
+// app/connections/customer-account.server.ts.
 
 // The Admin API on the customer's behalf: the shop's offline session, through its Admin API cost budget.
 const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
@@ -63,14 +57,12 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
         {
           appUrl: env().SHOPIFY_APP_URL,
           adminGraphql: shopperAdmin,
-          returnTo: input.returnTo,
           mayStartNew: () =>
             !(refusal.response =
               overShopperBudget("connect", request, context.remoteAddress, { shop, customerId }) ?? undefined),
         },
       );
       if (!started.ok && started.code === "busy" && refusal.response) return cors(refusal.response);
-      if (!started.ok && started.code === "bad_return") return cors(bad(started.message));
       if (!started.ok)
         return cors(
           json(
@@ -81,27 +73,12 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       logEvent("account_connect_started", { shop, customerId });
       return cors(json({ authorizationUrl: started.authorizationUrl }));
     }
-    case "complete": {
-      const result = await completeAccountConnect(
-        prisma,
-        { shop, customerId },
-        { state: input.state, proof: input.proof },
-        {
-          log: logEvent,
-          onConnected: async (event) => {
-            await recordCustomerProfile(prisma, event, { adminGraphql: shopperAdmin, log: logEvent });
-            await onCustomerConnected(prisma, event);
-          },
-        },
-      );
-      return cors(json({ result, ...(await accountProfile(prisma, shop, customerId)) }));
-    }
     case "disconnect": {
       const done = await disconnectAccount(prisma, { shop, customerId });
       if (done.ok) logEvent("account_disconnected", { shop, customerId, revoked: done.revoked });
       return cors(json({ disconnected: done.ok, ...(await accountProfile(prisma, shop, customerId)) }));
     }
     default:
-      return cors(bad('intent must be "connect", "complete" or "disconnect".'));
+      return cors(bad('intent must be "connect" or "disconnect".'));
   }
 };

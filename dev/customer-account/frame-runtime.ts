@@ -18,6 +18,8 @@ interface FrameConfig {
   rootPath: string;
   order: { id: string; name: string } | null;
   authenticationState: "fully_authenticated" | "pre_authenticated";
+  currentEntry: "extension:/" | "extension:/route" | "extension://" | "https" | "https-query";
+  externalLinks: "new-window" | "same-window";
 }
 
 const config = JSON.parse(document.getElementById("extension-config")!.textContent!) as FrameConfig;
@@ -30,20 +32,47 @@ const report = (message: string) => {
 };
 (window as unknown as { __apiViolations: string[] }).__apiViolations = violations;
 
-/** Shopify's protocols to the stand-in's pages: extension:<handle>/…, shopify:customer-account/…, or https. */
+/**
+ * Shopify's protocols to the stand-in's pages: extension:<handle>/… (Shopify's code examples) and extension://<handle>
+ * (the Navigation API page's prose), extension:/<route> for the extension's own routes, shopify:customer-account/…,
+ * or https.
+ */
 function resolve(href: string): string | null {
-  const extension = /^extension:([a-z0-9-]*)\/?(.*)$/.exec(href);
+  const extension = /^extension:(?:\/\/)?([a-z0-9-]*)\/?(.*)$/.exec(href);
   if (extension)
     return `${config.rootPath}/pages/${extension[1] || config.handle}${extension[2] ? `/${extension[2]}` : ""}`;
   if (href.startsWith("shopify:customer-account/"))
     return `${config.rootPath}/${href.slice("shopify:customer-account/".length)}`;
   return /^https?:\/\//.test(href) ? href : null;
 }
+// Polaris' target "auto" (the default) opens external links in a new window and Shopify's own in this one
+// (shopify.dev/docs/apps/build/customer-accounts/migrate-to-web-components/link); "_blank" always a new one.
 function navigate(href: string, target: string | null) {
   const url = resolve(href);
   if (!url) return report(`navigation to ${href}: not a URL or protocol Shopify's customer accounts follow`);
-  if (target === "_blank") window.open(url, "_blank", "noopener");
+  const external = /^https?:\/\//.test(href);
+  const auto = target === null || target === "auto";
+  if (target === "_blank" || (external && auto && config.externalLinks === "new-window"))
+    window.open(url, "_blank", "noopener");
   else top.location.assign(url);
+}
+
+// navigation.currentEntry.url as Shopify gives a full page: its own protocol, as in Shopify's example
+// (extension:/, extension:/wishlists/123: Shopify/ui-extensions packages/ui-extensions/docs/surfaces/customer-account/
+// reference/examples/navigation/use-current-entry.example.tsx); or the readings the docs leave open.
+function currentEntryUrl(): string {
+  switch (config.currentEntry) {
+    case "extension:/":
+      return "extension:/";
+    case "extension:/route":
+      return "extension:/connect";
+    case "extension://":
+      return "extension://";
+    case "https":
+      return `${top.location.origin}${top.location.pathname}`;
+    case "https-query":
+      return `${top.location.origin}${top.location.pathname}?${new URLSearchParams({ locale: config.locale })}`;
+  }
 }
 
 const preauth = config.authenticationState === "pre_authenticated";
@@ -67,8 +96,7 @@ const implementation = createShopifyGlobal({
 });
 const navigationImplementation = {
   navigate: (url: string) => navigate(url, null),
-  // The page the shopper sees is the frame's parent: its URL is the one Shopify reports to full-page extensions.
-  currentEntry: { key: "current", url: top.location.href, getState: () => undefined },
+  currentEntry: { key: "current", url: currentEntryUrl(), getState: () => undefined },
   updateCurrentEntry: () => undefined,
   addEventListener: () => undefined,
   removeEventListener: () => undefined,

@@ -6,7 +6,7 @@
 //   (scripts/ui-extensions.ts) as Shopify runs each extension apart;
 // - each frame's `shopify` global and `navigation` are exactly what @shopify/ui-extensions of the extension's
 //   api_version gives its target (dev/ui-extensions/target-api.ts): blocks get no navigation.currentEntry, full
-//   pages get the page's URL; anything else throws and is shown on the page as a violation (window.__apiViolations);
+//   pages get navigation.currentEntry with Shopify's extension:/ URL (or another reading: `currentEntry`); anything else throws and is shown on the page as a violation (window.__apiViolations);
 // - Polaris web components render with their roles (dev/ui-extensions/polaris-elements.ts); links follow Shopify's
 //   protocols (extension:<handle>/, shopify:customer-account/…) to these pages;
 // - session tokens are minted here with the app's secret (sub: the signed-in customer, dest: the shop; none on the
@@ -48,7 +48,28 @@ export interface CustomerAccountOptions {
   /** Where the bundles are written. */
   outDir: string;
   locale?: string;
+  /**
+   * The form of navigation.currentEntry.url a full-page extension is given. Default "extension:/", as Shopify's example
+   * (Shopify/ui-extensions packages/ui-extensions/docs/surfaces/customer-account/reference/examples/navigation/
+   * use-current-entry.example.tsx); the others are the readings Shopify's sources leave open (docs/decisions/0010).
+   */
+  currentEntry?: CurrentEntryForm;
+  /**
+   * Where an external link (https) with target "auto" (Polaris' default) opens: a new window, as Shopify's link docs
+   * say (shopify.dev/docs/apps/build/customer-accounts/migrate-to-web-components/link), or this one.
+   */
+  externalLinks?: "new-window" | "same-window";
 }
+
+/** extension:/ · extension:/<route> · extension:// (the Navigation API page's prose) · the browser's address. */
+export type CurrentEntryForm = "extension:/" | "extension:/route" | "extension://" | "https" | "https-query";
+export const CURRENT_ENTRY_FORMS: CurrentEntryForm[] = [
+  "extension:/",
+  "extension:/route",
+  "extension://",
+  "https",
+  "https-query",
+];
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 // JSON inside <script type="application/json">: no "</script>" can end it early.
@@ -58,6 +79,8 @@ export interface CustomerAccountPages {
   server: http.Server;
   /** The account's root path (the profile page is <root>/profile), as the Admin API's customerAccountsV2.url says. */
   rootPath: string;
+  /** What the pages give extensions from now on (tests switch between Shopify's readings without a restart). */
+  behaviour: { currentEntry: CurrentEntryForm; externalLinks: "new-window" | "same-window" };
 }
 
 interface Mounted {
@@ -93,6 +116,10 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       readFileSync(path.join(ext.dir, "locales", locale === "en" ? "en.default.json" : `${locale}.json`), "utf8"),
     ) as Record<string, unknown>;
   const rootPath = "/account";
+  const behaviour = {
+    currentEntry: options.currentEntry ?? "extension:/",
+    externalLinks: options.externalLinks ?? "new-window",
+  };
 
   const send = (
     res: http.ServerResponse,
@@ -127,6 +154,8 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       order: order ? { id: `gid://shopify/Order/${order.id}`, name: order.name } : null,
       authenticationState: preauth ? "pre_authenticated" : "fully_authenticated",
       customer: preauth ? null : signedIn(req).id,
+      currentEntry: behaviour.currentEntry,
+      externalLinks: behaviour.externalLinks,
     };
     return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><title>${escape(m.ext.handle)}</title><link rel="stylesheet" href="/styles.css">
 <script type="application/json" id="extension-config">${scriptJson(config)}</script>
@@ -194,15 +223,33 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       return;
     }
     if (req.method !== "GET") return send(res, 405, "Method not allowed", "text/plain");
+    // Nobody signed in yet: the first customer is, on the account pages and the store alike (one sign-in, as with
+    // new customer accounts), until another signs in at <root>/login.
+    const implicit = !/(?:^|;\s*)account_customer=/.test(req.headers.cookie ?? "");
+    if (
+      implicit &&
+      p.startsWith(`${rootPath}/`) &&
+      p !== `${rootPath}/login` &&
+      url.searchParams.get("preauth") !== "1"
+    )
+      res.setHeader("set-cookie", [
+        `${COOKIE}=${options.customers[0].id}; Path=/; HttpOnly; SameSite=Lax`,
+        `customer_id=${options.customers[0].id}; Path=/; HttpOnly; SameSite=Lax`,
+      ]);
     if (p === "/" || p === rootPath) return send(res, 303, "", "text/plain", { location: `${rootPath}/profile` });
     if (p === `${rootPath}/login`) {
       const id = url.searchParams.get("customer");
       const back = url.searchParams.get("return_url") ?? "";
       const to = back.startsWith(`${rootPath}/`) && !back.startsWith("//") ? back : `${rootPath}/profile`;
       if (id && options.customers.some((c) => c.id === id)) {
+        // One sign-in for the account pages and the online store (new customer accounts): the storefront stand-in
+        // reads customer_id (cookies are per host, not per port, so both stand-ins on 127.0.0.1 see it).
         return send(res, 303, "", "text/plain", {
           location: to,
-          "set-cookie": `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`,
+          "set-cookie": [
+            `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`,
+            `customer_id=${id}; Path=/; HttpOnly; SameSite=Lax`,
+          ],
         });
       }
       const choices = options.customers
@@ -274,5 +321,5 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
     if (file) return send(res, 200, readFileSync(file, "utf8"), "text/javascript; charset=utf-8");
     return send(res, 404, "Not found", "text/plain");
   });
-  return { server, rootPath };
+  return { server, rootPath, behaviour };
 }

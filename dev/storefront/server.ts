@@ -43,6 +43,8 @@ export interface StandInOptions {
   flowLog?: string;
   /** The store's app proxy path (prefix + subpath), default /apps/workspace. */
   proxyPrefix?: string;
+  /** Who can sign in (default the demo's customers): the customer account stand-in's, when both run together. */
+  customers?: DemoCustomer[];
 }
 
 const MAX_BODY = 1024 * 1024;
@@ -91,6 +93,7 @@ const safeReturn = (value: unknown) =>
 
 export function createStandIn(options: StandInOptions): http.Server {
   const prefix = options.proxyPrefix ?? PROXY_PREFIX;
+  const customers = options.customers ?? DEMO_CUSTOMERS;
   const carts = new Carts();
   const blocks = loadAppBlocks();
   const products = DEMO_PRODUCTS.map((p) => ({
@@ -109,7 +112,7 @@ export function createStandIn(options: StandInOptions): http.Server {
   };
 
   function customerOf(req: http.IncomingMessage): DemoCustomer | null {
-    return DEMO_CUSTOMERS.find((c) => c.id === cookies(req).customer_id) ?? null;
+    return customers.find((c) => c.id === cookies(req).customer_id) ?? null;
   }
 
   async function globals(req: http.IncomingMessage, cartToken: string, template: string) {
@@ -283,7 +286,7 @@ export function createStandIn(options: StandInOptions): http.Server {
     if (p === "/cart") return page("cart", { page_title: "Cart" });
     if (p === "/account/login" && req.method === "POST") {
       const fields = parseFields(await readBody(req), req.headers["content-type"]);
-      const customer = DEMO_CUSTOMERS.find((c) => c.id === fields.customer_id);
+      const customer = customers.find((c) => c.id === fields.customer_id);
       if (!customer) return page("login", { demo_customers: [], return_url: "/account" }, 400);
       return send(res, 303, "", {
         location: safeReturn(fields.return_url),
@@ -291,7 +294,7 @@ export function createStandIn(options: StandInOptions): http.Server {
       });
     }
     if (p === "/account/login") {
-      const list = DEMO_CUSTOMERS.map((c) => ({ id: c.id, name: customerName(c), email: c.email }));
+      const list = customers.map((c) => ({ id: c.id, name: customerName(c), email: c.email }));
       return page("login", {
         demo_customers: list,
         return_url: safeReturn(url.searchParams.get("return_url")),

@@ -4,8 +4,8 @@
 // every state the extensions render:
 // - the profile block: loading, not connected, connected, needing a reconnect, a disconnect on its way, disconnected,
 //   a disconnect that failed, unreachable, not available at the store;
-// - the Connect workspace page: loading, ready to start, to renew, back connected, every result it can come back
-//   with (another customer's link included), unreachable, not available;
+// - the Connect workspace page: loading, ready to start, to renew, connected while it was open, every outcome of an
+//   attempt the backend tells (one approved in another account included), unreachable, not available;
 // - the order status block: sent (with shipments), waiting, failed, not sent, loading, unreachable, the
 //   pre-authenticated page's sign-in prompt;
 // - the admin order page block: imported, failed with Retry now and Mark as resolved, an action on its way, the
@@ -121,12 +121,27 @@ describe("the profile block and the Connect workspace page", () => {
     await connect.locator("[data-workspace-state=ready]").waitFor();
     await check(page, "Connect workspace page, ready to start");
 
+    // How the latest attempt ended, as the backend tells it (the page never reads its own address).
     for (const result of ["denied", "expired", "already_used", "invalid_state", "failed", "not_configured"]) {
-      await page.goto(`${hosts.accountUrl()}/pages/workspace-connect?workspace_result=${result}`);
+      await h.db.prisma.oAuthState.create({
+        data: {
+          state: `axe-${result}-${Date.now()}`,
+          shop: TEST_SHOP,
+          customerId: ADA.id,
+          codeVerifierEnc: "unused",
+          redirectUri: `${h.app.url}/connect/callback`,
+          expiresAt: new Date(Date.now() + 60_000),
+          usedAt: new Date(),
+          result,
+          finishedAt: new Date(),
+        },
+      });
+      await page.goto(`${hosts.accountUrl()}/pages/workspace-connect`);
       await connect.locator("[data-notice=critical]").waitFor();
       await connect.locator("[data-workspace-state=ready]").waitFor();
-      await check(page, `Connect workspace page, back with "${result}"`);
+      await check(page, `Connect workspace page, told "${result}"`);
     }
+    await h.db.prisma.oAuthState.deleteMany({ where: { customerId: ADA.id } });
 
     await context.route(connection(), (route) => route.fulfill({ status: 500, body: "" }));
     await page.goto(`${hosts.accountUrl()}/pages/workspace-connect`);
@@ -134,16 +149,23 @@ describe("the profile block and the Connect workspace page", () => {
     await check(page, "Connect workspace page, unreachable");
   }, 180_000);
 
-  it("connected through the consent: the page back connected, the profile block connected, a disconnect on its way, failed, done; another customer's link refused", async () => {
+  it("connected through the consent (in a new tab): the profile back connected, the page left open connected, a disconnect on its way, failed, done; a consent approved in another account told", async () => {
     const { context, page } = await signedIn(ADA.id, "/pages/workspace-connect");
     const connect = extensionFrame(page, FULL_PAGE);
-    await connect.locator("[data-action=consent]").click();
-    await page.waitForURL(new RegExp(`^${h.emulator.url}/oauth/authorize`));
-    await page.check('input[name="workspace_id"][value="ws-acme"]');
-    await page.click('button[value="approve"]');
-    await connect.locator("[data-workspace-state=connected]").waitFor();
+    const [consent] = await Promise.all([
+      context.waitForEvent("page"),
+      connect.locator("[data-action=consent]").click(),
+    ]);
+    await consent.waitForURL(new RegExp(`^${h.emulator.url}/oauth/authorize`));
+    await consent.check('input[name="workspace_id"][value="ws-acme"]');
+    await consent.click('button[value="approve"]');
+    await consent.waitForURL(`${hosts.accountUrl()}/profile`);
+    await extensionFrame(consent, PROFILE_BLOCK).locator("[data-notice=success]").waitFor();
+    await check(consent, "profile block, back connected");
+    await consent.close();
+    await connect.locator("[data-workspace-state=connected]").waitFor({ timeout: 15_000 });
     await connect.locator("[data-notice=success]").waitFor();
-    await check(page, "Connect workspace page, back connected");
+    await check(page, "Connect workspace page, connected while it was open");
     await page.goto(`${hosts.accountUrl()}/pages/workspace-connect`);
     await connect.locator("[data-workspace-state=connected]").waitFor();
     await check(page, "Connect workspace page, already connected");
@@ -171,17 +193,21 @@ describe("the profile block and the Connect workspace page", () => {
     await block.locator("[data-notice=info]").waitFor();
     await check(page, "profile block, disconnected");
 
-    // Grace's consent link reaches Ada, who approves it signed in as herself: refused, nothing connected.
+    // Grace's consent link reaches Ada, who approves it signed in as herself: refused, nothing connected; Grace's
+    // Connect page, left open, tells her why.
     const grace = await signedIn(GRACE.id, "/pages/workspace-connect");
-    const link = extensionFrame(grace.page, FULL_PAGE).getByRole("link", { name: "Continue to the workspace service" });
+    const graceConnect = extensionFrame(grace.page, FULL_PAGE);
+    const link = graceConnect.getByRole("link", { name: "Continue to the workspace service" });
     const authorizationUrl = (await link.getAttribute("href"))!;
     await page.goto(authorizationUrl);
     await page.check('input[name="workspace_id"][value="ws-globex"]');
     await page.click('button[value="approve"]');
-    await connect.locator("[data-notice=critical]").waitFor();
-    expect(await connect.locator("[data-notice]").textContent()).toContain("started from a different account");
-    await connect.locator("[data-workspace-state=ready]").waitFor();
-    await check(page, "Connect workspace page, another customer's link refused");
+    await page.waitForURL(/\/apps\/workspace\/connect\?result=wrong_customer$/);
+    await graceConnect.locator("[data-notice=critical]").waitFor({ timeout: 15_000 });
+    expect(await graceConnect.locator("[data-notice]").textContent()).toContain(
+      "approved while signed in to a different account",
+    );
+    await check(grace.page, "Connect workspace page, a consent approved in another account");
   }, 180_000);
 
   it("needing a reconnect (block and page), and a store where connections are not available", async () => {

@@ -2,7 +2,7 @@
 // (test/helpers/extension-hosts.ts: the real bundles, Polaris components with their roles in shadow roots, each
 // extension in its own frame): on Shopify's order page, a failed import's Retry now and then Mark as resolved in the
 // app's block; in the customer account, Connect workspace from the profile block to the Connect workspace page, the
-// service's consent, back on the page connected and back to the profile, connected (and a Disconnect that failed
+// service's consent in a new tab, back on the profile there, the page left open connected and back to the profile (and a Disconnect that failed
 // leaves focus where it was). Every stop on the way has visible focus and comes in document order, into the frames
 // and the components' shadow roots (test/helpers/keyboard.ts); nothing is clicked.
 import { expect, it } from "vitest";
@@ -86,19 +86,23 @@ it("Connect workspace from the profile: the block's link, the Connect workspace 
     await consent.waitFor();
     await startWalk(page);
     await tabTo(page, consent);
-    await page.keyboard.press("Enter");
+    // Polaris' target "auto": the external consent page opens in a new tab, with the keyboard as with a click.
+    const [tab] = await Promise.all([context.waitForEvent("page"), page.keyboard.press("Enter")]);
 
     // The service's consent page (the emulator's): the workspace by arrow keys in its radio group, then Approve.
-    await page.waitForURL(new RegExp(`^${h.emulator.url}/oauth/authorize`));
-    await startWalk(page);
-    await tabTo(page, page.locator('input[name="workspace_id"]:checked'));
-    await page.keyboard.press("ArrowDown");
-    const chosen = await page.locator('input[name="workspace_id"]:checked').getAttribute("value");
-    await tabTo(page, page.getByRole("button", { name: "Approve" }));
-    await page.keyboard.press("Enter");
+    await tab.waitForURL(new RegExp(`^${h.emulator.url}/oauth/authorize`));
+    await startWalk(tab);
+    await tabTo(tab, tab.locator('input[name="workspace_id"]:checked'));
+    await tab.keyboard.press("ArrowDown");
+    const chosen = await tab.locator('input[name="workspace_id"]:checked').getAttribute("value");
+    await tabTo(tab, tab.getByRole("button", { name: "Approve" }));
+    await tab.keyboard.press("Enter");
 
-    await page.waitForURL(new RegExp(`^${hosts.accountUrl()}/pages/workspace-connect\\?workspace_state=`));
-    await connect.locator("[data-workspace-state=connected]").waitFor();
+    // Completed on the store, back on the profile in that tab; the Connect page left open shows it too.
+    await tab.waitForURL(`${hosts.accountUrl()}/profile`);
+    await extensionFrame(tab, PROFILE_BLOCK).locator("[data-workspace-state=connected]").waitFor();
+    await tab.close();
+    await connect.locator("[data-workspace-state=connected]").waitFor({ timeout: 15_000 });
     expect(await connect.locator("[data-notice]").textContent()).toBe("Your workspace is connected.");
     await startWalk(page);
     await tabTo(page, connect.getByRole("link", { name: "Back to your profile" }));

@@ -1,13 +1,15 @@
 // The customer account extension's backend over HTTP (app/routes/customer-account.*): Shopify's session token is
 // the only source of shop and customer; refusals are 401s a cross-origin extension can read; one shop or customer
-// never reads or changes another's; connecting from the account page runs the real OAuth flow at the emulator and
-// completes only for the customer who started it, once, before the state expires.
+// never reads or changes another's; connecting from the account page runs the real OAuth flow at the emulator,
+// completes on the store's app proxy step only for the customer who started it, once, before the state expires, and
+// comes back to the profile under Shopify's account root, where the pages ask how the attempt ended.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
+import { ATTEMPT_TOLD_MS } from "~/connections/customer-account.server";
 import { importOrder } from "~/service/client.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { CHROME_USER_AGENT } from "../helpers/browser";
@@ -15,7 +17,7 @@ import { injectFault } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
 import { dataPath, readData } from "../helpers/route-data";
-import { mintCustomerToken, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
+import { mintCustomerToken, mintSessionToken, proxyUrl, TEST_SHOP } from "../helpers/shopify";
 
 // The test shop's Admin API endpoint, as MSW matches it.
 const shopAdminApi = graphql.link(`https://${TEST_SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
@@ -24,8 +26,8 @@ const KEYS = `k1:${randomBytes(32).toString("base64")}`;
 const keyring = parseKeyring(KEYS);
 const SHOP_B = "shop-b.myshopify.com";
 const ACCOUNT_URL = "https://shopify.com/48291/account";
-/** The app's Connect workspace page (a full-page extension) on the store's customer account pages. */
-const CONNECT_PAGE = `${ACCOUNT_URL}/pages/0c1d2e3f-workspace-connect`;
+/** Where a shopper comes back to from the service: the profile, under the root the Admin API gives. */
+const PROFILE_PAGE = `${ACCOUNT_URL}/profile`;
 const EXTENSION_ORIGIN = "https://extensions.shopifycdn.com";
 
 // Shopify's Admin API (MSW): where the test shop's customer accounts live; shop B's answer is an error.
@@ -81,9 +83,9 @@ const profile = async (customerId: string, shop = TEST_SHOP) =>
 const post = async (customerId: string, body: unknown, shop = TEST_SHOP) =>
   account("/customer-account/connection", await mintCustomerToken(customerId, shop), { body });
 
-/** Connect from the Connect workspace page up to the callback; returns the page's URL the shopper comes back to. */
+/** Connect from the Connect workspace page up to the callback; returns where the callback sends the browser. */
 async function consentFor(customerId: string, decision: "approve" | "deny" = "approve") {
-  const started = await post(customerId, { intent: "connect", returnTo: CONNECT_PAGE });
+  const started = await post(customerId, { intent: "connect" });
   expect(started.status).toBe(200);
   const authorize = new URL(String(started.body.authorizationUrl));
   expect(authorize.origin).toBe(h.emulator.url);
@@ -105,10 +107,19 @@ async function consentFor(customerId: string, decision: "approve" | "deny" = "ap
   return { back: new URL(callback.headers.get("location")!), state: authorize.searchParams.get("state")! };
 }
 
-const paramsOf = (back: URL) => ({
-  state: back.searchParams.get("workspace_state"),
-  proof: back.searchParams.get("workspace_proof"),
-});
+/**
+ * The store's completion step (https://<shop>/apps/workspace/connect/complete?…) as Shopify's app proxy forwards it
+ * for the signed-in `customerId`: the query kept and signed with shop and logged_in_customer_id. Returns the redirect.
+ */
+async function completeOnStore(back: URL, customerId: string | null, shop = TEST_SHOP) {
+  expect(`${back.origin}${back.pathname}`).toBe(`https://${TEST_SHOP}/apps/workspace/connect/complete`);
+  const res = await fetch(
+    proxyUrl(h.app.url, "/connect/complete", { customerId, shop, extra: Object.fromEntries(back.searchParams) }),
+    { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } },
+  );
+  return { status: res.status, location: res.headers.get("location") };
+}
+
 const grantOf = (customerId: string, shop = TEST_SHOP) =>
   h.db.prisma.customerGrant.findUnique({ where: { shop_customerId: { shop, customerId } } });
 
@@ -134,8 +145,8 @@ async function stillValidAtService(tokens: { accessToken: string; refreshToken: 
 
 async function connect(customerId: string) {
   const { back } = await consentFor(customerId);
-  const done = await post(customerId, { intent: "complete", ...paramsOf(back) });
-  expect(done.body).toMatchObject({ result: "connected", status: "connected", workspaceId: "ws-acme" });
+  expect((await completeOnStore(back, customerId)).location).toBe(PROFILE_PAGE);
+  expect((await profile(customerId)).body).toMatchObject({ status: "connected", workspaceId: "ws-acme" });
 }
 
 beforeAll(async () => {
@@ -227,12 +238,12 @@ describe("session token", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(res.body).toEqual({ status: "not_connected" });
+    expect(res.body).toEqual({ status: "not_connected", attempt: null });
   });
 
   it("a shop without service settings answers not_configured, and refuses to connect", async () => {
-    expect((await profile("8001", SHOP_B)).body).toEqual({ status: "not_configured" });
-    const res = await post("8001", { intent: "connect", returnTo: CONNECT_PAGE }, SHOP_B);
+    expect((await profile("8001", SHOP_B)).body).toEqual({ status: "not_configured", attempt: null });
+    const res = await post("8001", { intent: "connect" }, SHOP_B);
     expect(res.status).toBe(409);
     expect(res.body.error).toBe("not_configured");
     expect(await h.db.prisma.oAuthState.count({ where: { shop: SHOP_B } })).toBe(0);
@@ -240,7 +251,7 @@ describe("session token", () => {
 
   it("bad bodies → 400 in the same JSON shape", async () => {
     const token = await mintCustomerToken("8001");
-    for (const body of [{ intent: "nope" }, ["connect"]]) {
+    for (const body of [{ intent: "nope" }, { intent: "complete", state: "x", proof: "y" }, ["connect"]]) {
       const res = await account("/customer-account/connection", token, { body });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe("bad_request");
@@ -251,81 +262,102 @@ describe("session token", () => {
 // ---- connecting and disconnecting from the account page -----------------------------------------------------
 
 describe("connect from the account page", () => {
-  it("consent brings the shopper back to the Connect workspace page, which completes it for the same customer", async () => {
+  it("consent goes on to the store's completion step; the same customer completes and comes back to the profile, connected", async () => {
     const { back, state } = await consentFor("8001");
-    expect(`${back.origin}${back.pathname}`).toBe(CONNECT_PAGE);
-    expect(back.searchParams.get("workspace_state")).toBe(state);
-    expect(await grantOf("8001")).toBeNull(); // pending until the account page completes it
+    expect(back.searchParams.get("state")).toBe(state);
+    expect(await grantOf("8001")).toBeNull(); // pending until the store's step completes it
+    expect((await profile("8001")).body).toEqual({ status: "not_connected", attempt: null });
 
-    const done = await post("8001", { intent: "complete", ...paramsOf(back) });
-    expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({
-      result: "connected",
+    const done = await completeOnStore(back, "8001");
+    expect(done).toEqual({ status: 302, location: PROFILE_PAGE }); // Shopify's account root, nothing in the query
+    const grant = await grantOf("8001");
+    expect(grant).toMatchObject({ status: "active", customerName: "Ada Lovelace" });
+    expect((await profile("8001")).body).toMatchObject({
       status: "connected",
       workspaceId: "ws-acme",
       scopes: ["orders:write", "shipments:write"],
+      attempt: { result: "connected", finishedAt: expect.any(String) },
     });
-    const grant = await grantOf("8001");
-    expect(grant).toMatchObject({ status: "active", customerName: "Ada Lovelace" });
-    expect((await profile("8001")).body).toMatchObject({ status: "connected", workspaceId: "ws-acme" });
 
-    // Replayed: nothing changes.
-    const replay = await post("8001", { intent: "complete", ...paramsOf(back) });
-    expect(replay.body.result).toBe("already_used");
+    // Replayed: nothing changes, and the attempt's outcome stays the first one.
+    expect((await completeOnStore(back, "8001")).location).toBe(PROFILE_PAGE);
     expect(await grantOf("8001")).toEqual(grant);
+    expect((await profile("8001")).body).toMatchObject({ attempt: { result: "connected" } });
   });
 
-  it("the state is bound to the customer: another customer completing it stores nothing, and the tokens are revoked", async () => {
+  it("the state is bound to the customer: another customer completing it stores nothing, the tokens are revoked, each is told", async () => {
     const { back, state } = await consentFor("8002");
     const row = await h.db.prisma.oAuthState.findUniqueOrThrow({ where: { state } });
     expect(row).toMatchObject({ shop: TEST_SHOP, customerId: "8002" });
     const pending = JSON.parse(openFor(bindings.oauthState(row, "pendingTokensEnc"), row.pendingTokensEnc!, keyring));
 
-    const other = await post("8003", { intent: "complete", ...paramsOf(back) });
-    expect(other.body).toMatchObject({ result: "wrong_customer", status: "not_connected" });
+    const other = await completeOnStore(back, "8003");
+    // The other customer is told on the store's Connect page, not sent to the starter's account.
+    expect(other.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=wrong_customer`);
     expect(await grantOf("8002")).toBeNull();
     expect(await grantOf("8003")).toBeNull();
     expect(await stillValidAtService(pending)).toBe(false);
+    expect((await profile("8002")).body).toMatchObject({
+      status: "not_connected",
+      attempt: { result: "wrong_customer" },
+    });
+    expect((await profile("8003")).body).toEqual({ status: "not_connected", attempt: null }); // not theirs to read
     // The starter cannot pick it up afterwards either.
-    expect((await post("8002", { intent: "complete", ...paramsOf(back) })).body.result).toBe("already_used");
+    await completeOnStore(back, "8002");
     expect(await grantOf("8002")).toBeNull();
   });
 
   it("the same customer id at another shop cannot complete it; the right one still can", async () => {
     const { back } = await consentFor("8004");
-    const foreign = await post("8004", { intent: "complete", ...paramsOf(back) }, SHOP_B);
-    expect(foreign.body.result).toBe("invalid_state");
+    const foreign = await completeOnStore(back, "8004", SHOP_B);
+    expect(foreign.location).toBe(`https://${SHOP_B}/apps/workspace/connect?result=invalid_state`);
     expect(await grantOf("8004", SHOP_B)).toBeNull();
     expect(await grantOf("8004")).toBeNull();
-    expect((await post("8004", { intent: "complete", ...paramsOf(back) })).body.result).toBe("connected");
+    expect((await completeOnStore(back, "8004")).location).toBe(PROFILE_PAGE);
+    expect(await grantOf("8004")).not.toBeNull();
   });
 
   it("a wrong proof or a made-up state changes nothing", async () => {
     const { back } = await consentFor("8005");
-    const { state, proof } = paramsOf(back);
-    for (const attempt of [
+    const state = back.searchParams.get("state")!;
+    const proof = back.searchParams.get("proof")!;
+    const at = (params: Record<string, string>) =>
+      new URL(`https://${TEST_SHOP}/apps/workspace/connect/complete?${new URLSearchParams(params)}`);
+    for (const params of <Record<string, string>[]>[
       { state, proof: randomBytes(32).toString("base64url") },
       { state: randomBytes(32).toString("base64url"), proof },
-      { state, proof: null },
-      { state: 42, proof: {} },
+      { state },
     ]) {
-      expect((await post("8005", { intent: "complete", ...attempt })).body.result).toBe("invalid_state");
+      const res = await completeOnStore(at(params), "8005");
+      expect(res.location).toBe(`https://${TEST_SHOP}/apps/workspace/connect?result=invalid_state`);
     }
     expect(await grantOf("8005")).toBeNull();
-    expect((await post("8005", { intent: "complete", state, proof })).body.result).toBe("connected");
+    expect((await completeOnStore(back, "8005")).location).toBe(PROFILE_PAGE);
+    expect(await grantOf("8005")).not.toBeNull();
   });
 
-  it("completion after the state expired stores nothing", async () => {
+  it("completion after the state expired stores nothing, and the account pages are told", async () => {
     const { back, state } = await consentFor("8006");
     await h.db.prisma.oAuthState.update({ where: { state }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await post("8006", { intent: "complete", ...paramsOf(back) })).body.result).toBe("expired");
+    expect((await completeOnStore(back, "8006")).location).toBe(PROFILE_PAGE);
     expect(await grantOf("8006")).toBeNull();
+    expect((await profile("8006")).body).toMatchObject({ attempt: { result: "expired" } });
   });
 
-  it("declining at the service comes back to the Connect workspace page with the result", async () => {
+  it("declining at the service comes straight back to the profile; the pages ask and are told", async () => {
     const { back } = await consentFor("8007", "deny");
-    expect(back.toString()).toBe(`${CONNECT_PAGE}?workspace_result=denied`);
+    expect(back.toString()).toBe(PROFILE_PAGE);
     expect(await grantOf("8007")).toBeNull();
+    expect((await profile("8007")).body).toMatchObject({ status: "not_connected", attempt: { result: "denied" } });
+  });
+
+  it("an attempt's outcome is told for ten minutes, then no longer", async () => {
+    await consentFor("8009", "deny");
+    await h.db.prisma.oAuthState.updateMany({
+      where: { customerId: "8009" },
+      data: { finishedAt: new Date(Date.now() - ATTEMPT_TOLD_MS - 1000) },
+    });
+    expect((await profile("8009")).body).toEqual({ status: "not_connected", attempt: null });
   });
 
   it("disconnect revokes at the service and deletes the tokens; another shop's same customer id changes nothing", async () => {
@@ -341,7 +373,7 @@ describe("connect from the account page", () => {
     expect(await grantOf("8008")).not.toBeNull();
 
     const done = await post("8008", { intent: "disconnect" });
-    expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
+    expect(done.body).toMatchObject({ disconnected: true, status: "not_connected" });
     expect(await grantOf("8008")).toBeNull();
     expect(await stillValidAtService(tokens)).toBe(false);
   });
@@ -351,7 +383,7 @@ describe("connect from the account page", () => {
     const queued = await h.db.prisma.tokenRevocation.count();
     await injectFault(h.emulator, { method: "POST", path: "/oauth/revoke", status: 503, times: 1 });
     const done = await post("8010", { intent: "disconnect" });
-    expect(done.body).toEqual({ disconnected: true, status: "not_connected" });
+    expect(done.body).toMatchObject({ disconnected: true, status: "not_connected" });
     expect(await grantOf("8010")).toBeNull();
     expect(await h.db.prisma.tokenRevocation.count()).toBe(queued + 1);
   });

@@ -1,9 +1,10 @@
 // The customer account extensions (extensions/workspace-account), bundled as the Shopify CLI bundles them and
 // rendered in a DOM with exactly the API Shopify's types give each target (test/helpers/ui-extension.ts), against
 // the real backend routes over HTTP with session tokens signed like Shopify's: every state of the profile block
-// (loading, not configured, not connected, connected, needs renewing, disconnect, unreachable), of the Connect
-// workspace page (connect through the emulator's consent and back, another customer's link, a declined consent, a
-// return address outside the store's account pages) and of the order status block (sent, waiting, failed, not
+// (loading, not configured, not connected, connected, needs renewing, disconnect, unreachable, how the latest attempt
+// ended), of the Connect workspace page (connect through the emulator's consent and the store's completion step, back
+// on the profile; an attempt approved in another account; a declined consent; the outcome reached while the page is
+// open) and of the order status block (sent, waiting, failed, not
 // sent, shipments, another customer's order, unreachable, the pre-authenticated page), in English, French, German.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
@@ -15,7 +16,7 @@ import { CHROME_USER_AGENT } from "../helpers/browser";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";
 import { dataPath } from "../helpers/route-data";
-import { mintCustomerToken, mintSessionToken, TEST_SHOP } from "../helpers/shopify";
+import { mintCustomerToken, mintSessionToken, proxyUrl, TEST_SHOP } from "../helpers/shopify";
 import { bundleExtensionsFor, bundleOf, renderExtension, waitFor, type Rendered } from "../helpers/ui-extension";
 
 // The test shop's Admin API endpoint, as MSW matches it.
@@ -26,7 +27,7 @@ const ACCOUNT_URL = "https://shopify.com/48291/account";
 const PROFILE = "customer-account.profile.block.render";
 const ORDER = "customer-account.order-status.block.render";
 const PAGE = "customer-account.page.render";
-const CONNECT_PAGE_URL = `${ACCOUNT_URL}/pages/f1d2c3b4-workspace-connect`;
+const PROFILE_PAGE = `${ACCOUNT_URL}/profile`;
 
 const shopify = setupServer(
   shopAdminApi.query("CustomerAccounts", () =>
@@ -78,12 +79,12 @@ function profileBlock(customerId: string, options: { shop?: string; locale?: str
   );
 }
 
-/** The Connect workspace page (full-page extension) at `url`: its own address, with what came back in it. */
+/** The Connect workspace page (full-page extension), given navigation.currentEntry.url `url` (Shopify's extension:/). */
 function connectPage(customerId: string, options: { url?: string; locale?: string; shop?: string } = {}) {
   return track(
     renderExtension(bundleOf(bundles, "workspace-connect", PAGE), {
       sessionToken: tokens(customerId, options.shop),
-      url: options.url ?? CONNECT_PAGE_URL,
+      url: options.url,
       locale: options.locale,
     }),
   );
@@ -94,7 +95,7 @@ const settled = (r: Rendered, state: string) =>
   waitFor(() => stateOf(r) === state, `profile state ${state} (now ${stateOf(r)}: ${r.text()})`);
 const click = (r: Rendered, action: string) => (r.query(`[data-action=${action}]`) as HTMLElement).click();
 
-/** The emulator's consent for an authorization URL the block navigated to; returns the callback's redirect. */
+/** The emulator's consent for an authorization URL the page linked to; returns the callback's redirect. */
 async function consentAndCallback(authorizationUrl: string, decision: "approve" | "deny" = "approve") {
   const authorize = new URL(authorizationUrl);
   const form = new URLSearchParams(authorize.searchParams);
@@ -113,20 +114,35 @@ async function consentAndCallback(authorizationUrl: string, decision: "approve" 
   return callback.headers.get("location")!;
 }
 
-/** Connect from the profile block: its link to the Connect workspace page, consent there, back on the page. */
+/** The store's completion step as Shopify's app proxy forwards it for the signed-in `customerId`; its redirect. */
+async function completeOnStore(location: string, customerId: string) {
+  const back = new URL(location);
+  expect(`${back.origin}${back.pathname}`).toBe(`https://${TEST_SHOP}/apps/workspace/connect/complete`);
+  const res = await fetch(
+    proxyUrl(h.app.url, "/connect/complete", { customerId, extra: Object.fromEntries(back.searchParams) }),
+    { redirect: "manual", headers: { "User-Agent": CHROME_USER_AGENT } },
+  );
+  return res.headers.get("location")!;
+}
+
+/** The Connect page's consent link, followed: consent at the emulator, the callback's redirect. */
+async function consentFrom(page: Rendered, decision: "approve" | "deny" = "approve") {
+  await settled(page, "ready");
+  click(page, "consent");
+  const authorizationUrl = await waitFor(() => page.navigated[0], "the link to the consent page");
+  expect(new URL(authorizationUrl).origin).toBe(h.emulator.url);
+  return consentAndCallback(authorizationUrl, decision);
+}
+
+/** Connect from the profile block: its link to the Connect workspace page, consent, the store's step, the profile. */
 async function connectThroughPage(customerId: string) {
   const block = await profileBlock(customerId);
   await settled(block, "not_connected");
   click(block, "connect");
   expect(block.navigated).toEqual(["extension:workspace-connect/"]);
-  const start = await connectPage(customerId);
-  await settled(start, "ready");
-  click(start, "consent");
-  const authorizationUrl = await waitFor(() => start.navigated[0], "the link to the consent page");
-  expect(new URL(authorizationUrl).origin).toBe(h.emulator.url);
-  const back = await consentAndCallback(authorizationUrl);
-  expect(back.startsWith(`${CONNECT_PAGE_URL}?workspace_state=`)).toBe(true);
-  return Object.assign(await connectPage(customerId, { url: back }), { back });
+  const back = await completeOnStore(await consentFrom(await connectPage(customerId)), customerId);
+  expect(back).toBe(PROFILE_PAGE);
+  return profileBlock(customerId);
 }
 
 describe("profile block", () => {
@@ -191,53 +207,56 @@ describe("profile block", () => {
 });
 
 describe("Connect workspace page", () => {
-  it("Connect → consent → back on the page: connected, once; then Disconnect on the profile", async () => {
+  it("Connect → consent → the store's step → back on the profile: connected, as the backend says; then Disconnect", async () => {
     const r = await connectThroughPage("9002");
     await settled(r, "connected");
     expect(r.query("[data-notice]")?.textContent).toBe("Your workspace is connected.");
-    expect(r.text()).toMatch(
-      /Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./,
-    );
-    expect(r.query("[data-action=back]")?.getAttribute("href")).toBe("shopify:customer-account/profile");
+    expect(r.text()).toContain("Connected to ws-acme since");
     expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(1);
 
-    // A reload of the page it came back to: the link is used up, the page just shows the connection.
-    const reloaded = await connectPage("9002", { url: r.back });
-    await settled(reloaded, "connected");
-    expect(reloaded.query("[data-notice]")).toBeNull();
+    // The Connect page, opened again, shows the connection (whatever address Shopify gives it).
+    for (const url of ["extension:/", "extension:/connect", "extension://", `${ACCOUNT_URL}/pages/x?y=1`]) {
+      const page = await connectPage("9002", { url });
+      await settled(page, "connected");
+      expect(page.text()).toMatch(
+        /Connected to ws-acme since \w+ \d{1,2}, \d{4}\. Your orders and shipments from this store are sent there\./,
+      );
+      expect(page.query("[data-action=back]")?.getAttribute("href")).toBe("shopify:customer-account/profile");
+    }
 
-    const profile = await profileBlock("9002");
-    await settled(profile, "connected");
-    click(profile, "disconnect");
-    await settled(profile, "not_connected");
-    expect(profile.query("[data-notice]")?.textContent).toBe(
+    click(r, "disconnect");
+    await settled(r, "not_connected");
+    expect(r.query("[data-notice]")?.textContent).toBe(
       "Your workspace is disconnected. This store no longer sends anything to it.",
     );
     expect(await h.db.prisma.customerGrant.count({ where: { shop: TEST_SHOP, customerId: "9002" } })).toBe(0);
+    // The attempt that connected is not told as "connected" any more.
+    const later = await profileBlock("9002");
+    await settled(later, "not_connected");
+    expect(later.query("[data-notice]")).toBeNull();
   });
 
-  it("another customer coming back with someone else's link: nothing connected, told why", async () => {
-    const start = await connectPage("9003");
-    await settled(start, "ready");
-    click(start, "consent");
-    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"));
-    const other = await connectPage("9004", { url: back });
-    await settled(other, "ready");
-    expect(other.query("[data-notice]")?.textContent).toContain("started from a different account");
+  it("approved while signed in to another account: nothing connected, the starter told why on their pages", async () => {
+    const back = await consentFrom(await connectPage("9003"));
+    expect(await completeOnStore(back, "9004")).toBe(
+      `https://${TEST_SHOP}/apps/workspace/connect?result=wrong_customer`,
+    );
     expect(await h.db.prisma.customerGrant.count({ where: { customerId: { in: ["9003", "9004"] } } })).toBe(0);
-    // …and the customer who started cannot use it afterwards either: single use.
-    const late = await connectPage("9003", { url: back });
-    await settled(late, "ready");
-    expect(late.query("[data-notice]")?.textContent).toContain("already used");
+    const starter = await connectPage("9003");
+    await settled(starter, "ready");
+    expect(starter.query("[data-notice]")?.textContent).toContain("approved while signed in to a different account");
+    const other = await profileBlock("9004");
+    await settled(other, "not_connected");
+    expect(other.query("[data-notice]")).toBeNull(); // not their attempt
+    // …and the starter cannot use it afterwards either: single use.
+    await completeOnStore(back, "9003");
     expect(await h.db.prisma.customerGrant.count({ where: { customerId: "9003" } })).toBe(0);
   });
 
   it("declined at the service: the result in plain words, and a fresh link to try again", async () => {
-    const start = await connectPage("9005");
-    await settled(start, "ready");
-    click(start, "consent");
-    const back = await consentAndCallback(await waitFor(() => start.navigated[0], "navigation"), "deny");
-    const r = await connectPage("9005", { url: back });
+    const back = await consentFrom(await connectPage("9005"), "deny");
+    expect(back).toBe(PROFILE_PAGE);
+    const r = await connectPage("9005");
     await settled(r, "ready");
     expect(r.query("[data-notice]")?.textContent).toBe("You declined the connection, so nothing was connected.");
     expect(r.query("[data-action=consent]")?.getAttribute("href")).toMatch(
@@ -245,36 +264,12 @@ describe("Connect workspace page", () => {
     );
   });
 
-  it("returns only to a page of the store's own customer account pages", async () => {
-    const start = async (returnTo: unknown) =>
-      fetch(new URL("/customer-account/connection", h.app.url), {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${await mintCustomerToken("9007")}`,
-          "Content-Type": "application/json",
-          "User-Agent": CHROME_USER_AGENT,
-        },
-        body: JSON.stringify({ intent: "connect", returnTo }),
-      });
-    for (const bad of [
-      "https://evil.example/account/pages/x",
-      "https://shopify.com/99999/account/pages/x",
-      `${ACCOUNT_URL}`,
-      "javascript:alert(1)",
-      42,
-      undefined,
-    ]) {
-      const res = await start(bad);
-      expect(res.status, String(bad)).toBe(400);
-      expect(await res.json()).toMatchObject({ error: "bad_request" });
-    }
-    const ok = await start(`${CONNECT_PAGE_URL}?workspace_result=denied#top`);
-    expect(ok.status).toBe(200);
-    const { authorizationUrl } = (await ok.json()) as { authorizationUrl: string };
-    const state = new URL(authorizationUrl).searchParams.get("state")!;
-    const row = await h.db.prisma.oAuthState.findUnique({ where: { state } });
-    expect(row?.returnTo).toBe(CONNECT_PAGE_URL); // no query, no fragment
-    expect(await h.db.prisma.oAuthState.count({ where: { customerId: "9007" } })).toBe(1);
+  it("left open while the consent goes on in another tab: it asks the backend and shows the connection", async () => {
+    const page = await connectPage("9007");
+    const back = await consentFrom(page);
+    expect(await completeOnStore(back, "9007")).toBe(PROFILE_PAGE);
+    await waitFor(() => stateOf(page) === "connected", "the page to notice the connection", 15_000);
+    expect(page.query("[data-notice]")?.textContent).toBe("Your workspace is connected.");
   });
 
   it("in German", async () => {

@@ -14,7 +14,11 @@ import type { BrowserContext, Frame, FrameLocator, Page } from "playwright-core"
 import { afterAll, beforeAll, expect } from "vitest";
 import { saveSettings } from "~/connections/settings.server";
 import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
-import { createCustomerAccountPages, type AccountCustomer } from "../../dev/customer-account/server";
+import {
+  createCustomerAccountPages,
+  type AccountCustomer,
+  type CustomerAccountPages,
+} from "../../dev/customer-account/server";
 import { createStandIn } from "../../dev/storefront/server";
 import { newContext } from "./browser";
 import { emulatorSettings } from "./emulator-oauth";
@@ -42,6 +46,7 @@ export function withExtensionHosts(options: {
   beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
   const h = withHarness({ app: {}, emulator: "oauth", browser: true });
   let account: http.Server | undefined;
+  let behaviour: CustomerAccountPages["behaviour"] | undefined;
   let admin: http.Server | undefined;
   let adminUrl = "";
 
@@ -50,7 +55,7 @@ export function withExtensionHosts(options: {
     const keys = { shop: TEST_SHOP, apiKey: TEST_API_KEY, apiSecret: TEST_API_SECRET };
     // Every UI extension is bundled once, here: the admin block's bundle among them (it reads no APP_URL).
     const uiExtensionsDir = mkdtempSync(path.join(os.tmpdir(), "ui-extensions-"));
-    ({ server: account } = await createCustomerAccountPages({
+    ({ server: account, behaviour } = await createCustomerAccountPages({
       ...keys,
       appUrl: h.app.url,
       shopName: "Test shop",
@@ -60,7 +65,12 @@ export function withExtensionHosts(options: {
     }));
     accounts.url = `${await listen(account)}/account`;
     // The admin block calls the app by relative URLs: the stand-in forwards them with a fresh session token.
-    admin = createStandIn({ ...keys, appUrl: h.app.url, uiExtensionsDir });
+    // The same server is the storefront (Shopify's app proxy), where the same customers sign in.
+    const customers = options.customers.map((c) => {
+      const [firstName, ...rest] = c.name.split(" ");
+      return { id: c.id, firstName, lastName: rest.join(" "), email: c.email };
+    });
+    admin = createStandIn({ ...keys, appUrl: h.app.url, uiExtensionsDir, customers });
     adminUrl = await listen(admin);
   }, 240_000);
 
@@ -74,6 +84,10 @@ export function withExtensionHosts(options: {
     h,
     /** The account pages' root (<root>/profile, <root>/orders/<id>, <root>/pages/<handle>). */
     accountUrl: () => accounts.url,
+    /** What the account pages give extensions (navigation.currentEntry's form, external links' window), switchable. */
+    behaviour: () => behaviour!,
+    /** The storefront stand-in (the same server as the admin's): Shopify's app proxy at <it>/apps/workspace/*. */
+    storefrontUrl: () => adminUrl,
     /** Shopify's order page in the admin stand-in, with the app's block in the frame #block. */
     orderPageUrl: (orderId: string) => `${adminUrl}/admin/orders/${orderId}`,
     /** A browser signed in to the account pages as `customerId`, at `path` (under the root). */
@@ -83,6 +97,27 @@ export function withExtensionHosts(options: {
       width = 1280,
     ): Promise<{ context: BrowserContext; page: Page }> {
       const context = await newContext(h.browser);
+      // The store's own domain (https://<shop>/…, where the app sends shoppers to its proxy pages) is the storefront
+      // stand-in here: Chromium cannot resolve the shop's name, and does not always route a redirect's follow-up to
+      // it, so the consent's answer is followed here (the service's redirect to the app's callback, and the
+      // callback's redirect) and a redirect to the shop's domain goes to the stand-in instead.
+      const toStandIn = (location: string) =>
+        location.startsWith(`https://${TEST_SHOP}/`)
+          ? `${adminUrl}${location.slice(`https://${TEST_SHOP}`.length)}`
+          : location;
+      await context.route(`https://${TEST_SHOP}/**`, (route) =>
+        route.fulfill({ status: 302, headers: { location: toStandIn(route.request().url()) } }),
+      );
+      await context.route(`${h.emulator.url}/oauth/authorize`, async (route) => {
+        if (route.request().method() !== "POST") return route.continue();
+        const consent = await route.fetch({ maxRedirects: 0 });
+        const callback = consent.headers().location;
+        if (!callback) return route.fulfill({ response: consent });
+        const back = await route.fetch({ url: callback, method: "GET", postData: undefined, maxRedirects: 0 });
+        const location = back.headers().location;
+        if (!location) return route.fulfill({ response: back }); // the callback's own answer (an error page)
+        await route.fulfill({ status: 302, headers: { location: toStandIn(location) } });
+      });
       const page = await context.newPage();
       await page.setViewportSize({ width, height: 800 });
       await page.goto(

@@ -73,7 +73,8 @@ export async function renderExtension(
   options: RenderOptions,
 ): Promise<Rendered> {
   const locale = options.locale ?? "en";
-  const url = options.url ?? "https://shopify.com/1/account/profile";
+  // A full page's navigation.currentEntry.url in Shopify's own protocol (its example: dev/README.md, fidelity table).
+  const url = options.url ?? "extension:/";
   const navigated: string[] = [];
   const violations: string[] = [];
   const loginRequests: number[] = [];

@@ -78,10 +78,7 @@ const connectClick = async (customerId: string) => {
       Authorization: `Bearer ${await mintCustomerToken(customerId)}`,
       "Content-Type": "application/json",
     },
-    body: JSON.stringify({
-      intent: "connect",
-      returnTo: "https://shopify.com/48291/account/pages/f1d2c3b4-workspace-connect",
-    }),
+    body: JSON.stringify({ intent: "connect" }),
   });
   const body = (await res.json()) as Record<string, unknown>;
   return { status: res.status, headers: res.headers, body };

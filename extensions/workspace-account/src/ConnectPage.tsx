@@ -1,15 +1,16 @@
-// customer-account.page.render (the extension workspace-connect): the Connect workspace page, where a shopper
-// connects their workspace and comes back to after approving at the service. The way out is a link (an s-button
-// with the service's authorization URL as its href), as Shopify has extensions link outside customer accounts; the
-// way back is this page's own URL, which full-page extensions are given (navigation.currentEntry): the app's callback
-// puts a state and a one-time proof in it, and this page completes the connection with its session token. The
-// backend stores it only for the customer who started (session token `sub`), once, within ten minutes.
+// customer-account.page.render (the extension workspace-connect): the Connect workspace page, where a shopper starts
+// connecting their workspace. The way out is a link (an s-button with the service's authorization URL as its href),
+// as Shopify has extensions link outside customer accounts; it may open in this tab or a new one (target "auto").
+// The way back does not pass through this page: after consent the shopper completes on the store (the app proxy,
+// where Shopify signs who is signed in) and lands on their profile. This page never reads its own address (Shopify
+// gives it as extension:/…, not the browser's): it asks the backend how the latest attempt ended, when it opens and,
+// while it offers the link, every few seconds (the consent may have gone on in another tab).
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { callBackend } from "./backend";
-import { Loading, Notice, Unavailable, type NoticeValue } from "./states";
-import { asProfile } from "./profile";
+import { attemptNotice, Loading, Notice, Unavailable, type NoticeValue } from "./states";
+import { asProfile, type Profile } from "./profile";
 
 export default async () => {
   render(<ConnectPage />, document.body);
@@ -19,73 +20,45 @@ type View =
   | { status: "loading" | "unavailable" | "not_configured" }
   | { status: "connected"; workspaceId: string; connectedAt: string }
   | { status: "ready"; authorizationUrl: string; renew: boolean };
-type Back = { state: string; proof: string } | { result: string } | null;
 
-const RESULTS = [
-  "connected",
-  "denied",
-  "expired",
-  "already_used",
-  "invalid_state",
-  "failed",
-  "not_configured",
-  "wrong_customer",
-];
 const PROFILE_PAGE = "shopify:customer-account/profile";
+/** While the link is offered: how often the page asks, and for how long (an attempt lives ten minutes). */
+const POLL_MS = 4_000;
+const POLL_FOR_MS = 10 * 60 * 1000;
 
-/** This page's address as Shopify gives it (without what came back in it), and what came back. */
-function thisPage(): { page: string; back: Back } | null {
-  let url: URL;
-  try {
-    url = new URL(navigation.currentEntry.url ?? "");
-  } catch {
-    return null;
-  }
-  const state = url.searchParams.get("workspace_state");
-  const proof = url.searchParams.get("workspace_proof");
-  const result = url.searchParams.get("workspace_result");
-  const back: Back = state && proof ? { state, proof } : result && RESULTS.includes(result) ? { result } : null;
-  url.search = "";
-  url.hash = "";
-  return { page: url.toString(), back };
-}
+const readProfile = async () => {
+  const answer = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection");
+  return answer.ok ? asProfile(answer.body) : null;
+};
 
 function ConnectPage() {
   const t = shopify.i18n.translate;
   const [view, setView] = useState<View>({ status: "loading" });
   const [notice, setNotice] = useState<NoticeValue>(null);
-  const tell = (result: string) =>
-    setNotice({ tone: result === "connected" ? "success" : "critical", text: t(`connect.result.${result}`) });
+  // The latest attempt already told (its end time): a poll tells only one that ended since.
+  const told = useRef<string | null>(null);
+
+  /** Tells an attempt that ended since the last one told; true when it did. */
+  const tell = (profile: Profile) => {
+    const finished = profile.attempt?.finishedAt ?? null;
+    if (finished === told.current) return false;
+    told.current = finished;
+    const next = attemptNotice(t, profile);
+    if (next) setNotice(next);
+    return true;
+  };
 
   async function load() {
     setView({ status: "loading" });
-    const here = thisPage();
-    let profile = null;
-    if (here?.back && "state" in here.back) {
-      const done = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection", {
-        intent: "complete",
-        ...here.back,
-      });
-      profile = done.ok ? asProfile(done.body) : null;
-      const result = done.ok ? String(done.body.result) : "";
-      // A reload of the page it came back to: the link is used up, and what counts is the connection now.
-      if (profile && RESULTS.includes(result) && !(result === "already_used" && profile.status === "connected"))
-        tell(result);
-    } else if (here?.back && "result" in here.back) {
-      tell(here.back.result);
-    }
-    if (!profile) {
-      const answer = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection");
-      profile = answer.ok ? asProfile(answer.body) : null;
-    }
-    if (!profile || !here) return setView({ status: "unavailable" });
+    const profile = await readProfile();
+    if (!profile) return setView({ status: "unavailable" });
+    tell(profile);
     if (profile.status === "connected")
       return setView({ status: "connected", workspaceId: profile.workspaceId, connectedAt: profile.connectedAt });
     if (profile.status === "not_configured") return setView({ status: "not_configured" });
-    // Not connected, or to renew: a one-time authorization URL that comes back to this page.
+    // Not connected, or to renew: a one-time authorization URL.
     const started = await callBackend<{ authorizationUrl?: unknown }>(shopify, "/customer-account/connection", {
       intent: "connect",
-      returnTo: here.page,
     });
     const url = started.ok && typeof started.body.authorizationUrl === "string" ? started.body.authorizationUrl : null;
     if (url && /^https?:\/\//.test(url))
@@ -98,6 +71,25 @@ function ConnectPage() {
     void load();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the page opens
   }, []);
+
+  // The consent may finish in another tab: while the link is offered, ask how the attempt ended.
+  const waiting = view.status === "ready";
+  useEffect(() => {
+    if (!waiting) return;
+    const until = Date.now() + POLL_FOR_MS;
+    const timer = setInterval(() => {
+      if (Date.now() > until) return clearInterval(timer);
+      void readProfile().then((profile) => {
+        if (!profile) return;
+        const ended = tell(profile);
+        if (profile.status === "connected")
+          setView({ status: "connected", workspaceId: profile.workspaceId, connectedAt: profile.connectedAt });
+        else if (ended) void load(); // declined, expired, …: the link was used up, a fresh one to try again
+      });
+    }, POLL_MS);
+    return () => clearInterval(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- restarted only when waiting starts or ends
+  }, [waiting]);
 
   const date = (iso: string) => shopify.i18n.formatDate(new Date(iso), { dateStyle: "long" });
   return (

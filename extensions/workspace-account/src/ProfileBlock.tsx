@@ -1,12 +1,13 @@
 // customer-account.profile.block.render: the shopper's workspace connection on their profile page, with Disconnect.
 // Connect (and Reconnect) links to the app's Connect workspace page (the full-page extension workspace-connect,
-// ./ConnectPage.tsx), where the connection is started and completed: a block is not given the page's URL
-// (navigation.currentEntry is for full-page extensions only), so it could not read what the service sends back.
+// ./ConnectPage.tsx), where the connection starts. After consent the shopper comes back to this page (the profile,
+// under the account root Shopify's Admin API gives): the block tells how their latest attempt ended, as the backend
+// says, never from the page's address.
 import "@shopify/ui-extensions/preact";
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { callBackend } from "./backend";
-import { Loading, Notice, Unavailable, type NoticeValue } from "./states";
+import { attemptNotice, Loading, Notice, Unavailable, type NoticeValue } from "./states";
 import { asProfile, type Profile } from "./profile";
 
 export default async () => {
@@ -29,11 +30,13 @@ function ProfileBlock() {
     setView({ status: "loading" });
     const answer = await callBackend<Record<string, unknown>>(shopify, "/customer-account/connection");
     const profile = answer.ok ? asProfile(answer.body) : null;
+    if (profile) setNotice(attemptNotice(t, profile));
     setView(profile ?? { status: "unavailable" });
   }
 
   useEffect(() => {
-    void load(); // once, when the block mounts
+    void load();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the block mounts
   }, []);
 
   async function disconnect() {

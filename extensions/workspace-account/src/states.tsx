@@ -1,7 +1,19 @@
 // What the Workspace block and the Connect workspace page show alike: a notice (the outcome of an action), the
 // loading state, and "can't be reached" with Try again.
 
+import type { Profile } from "./profile";
+
 export type NoticeValue = { tone: "success" | "critical" | "info"; text: string } | null;
+
+/**
+ * How the customer's latest Connect attempt ended, in words (connect.result.* in locales/), as the backend says;
+ * "connected" only while it still is (not after a Disconnect since).
+ */
+export function attemptNotice(t: (key: string) => string, profile: Profile): NoticeValue {
+  const attempt = profile.attempt;
+  if (!attempt || (attempt.result === "connected" && profile.status !== "connected")) return null;
+  return { tone: attempt.result === "connected" ? "success" : "critical", text: t(`connect.result.${attempt.result}`) };
+}
 
 export function Notice({ notice }: { notice: NoticeValue }) {
   return notice ? (
