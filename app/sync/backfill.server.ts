@@ -74,6 +74,8 @@ const waitingToStart = (shop: string): Prisma.BackfillWhereInput => ({
 /** One page: fetch, queue its orders (and their fulfillments), then queue the next page or finish. */
 export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: BudgetedDeps): Promise<void> {
   const payload = job.payload as unknown as BackfillPayload;
+  const row = await prisma.backfill.findUnique({ where: { id: payload.backfillId }, select: { path: true } });
+  if (row?.path === "bulk") return; // moved to the shop's bulk operation: no page is asked for
   let fetched: FetchedPage;
   try {
     fetched = await fetchOrdersPage(deps, job.shop, payload);

@@ -177,7 +177,7 @@ async function open(url: string, deps: BulkDeps): Promise<AsyncIterable<string>>
     throw new BulkFileProblem(`Shopify's result file could not be downloaded (${errorMessage(error)}).`);
   }
   if (!response.ok || !response.body) {
-    await response.body?.cancel().catch(() => undefined);
+    void response.body?.cancel().catch(() => undefined); // not awaited: a cancelled body may never settle
     throw new BulkFileProblem(
       response.status === 403 || response.status === 400 || response.status === 404
         ? "Shopify's result file had expired before it was read."
