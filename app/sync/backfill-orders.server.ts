@@ -4,56 +4,86 @@
 import type { Prisma } from "@prisma/client";
 import { restFulfillmentsFromGraphql, restOrderFromGraphql, type GqlOrder } from "./backfill-queries.server";
 import { orderKeyOf, orderNameOf } from "./mapping.server";
-import { enqueueJob } from "./queue.server";
+import { DEFAULT_MAX_ATTEMPTS } from "./queue.server";
 
-/** Queues one order and its fulfillments for import, as a webhook would (records linked to the customer). */
-export async function queueOrder(
-  tx: Prisma.TransactionClient,
-  shop: string,
-  customerId: string,
-  node: GqlOrder,
-  now: Date,
-): Promise<void> {
-  const order = restOrderFromGraphql(node);
-  const orderId = String(order.id);
-  const orderName = orderNameOf("order", order);
-  const record = await upsertRecord(tx, shop, "order", orderId, orderId, customerId, orderName);
-  await enqueueJob(tx, {
-    shop,
-    kind: "order",
-    orderKey: orderKeyOf(orderId),
-    payload: { data: order, source: "backfill" },
-    recordId: record,
-    runAt: now,
-  });
-  for (const fulfillment of restFulfillmentsFromGraphql(node)) {
-    const id = String(fulfillment.id);
-    const shipment = await upsertRecord(tx, shop, "shipment", id, orderId, customerId, orderName);
-    await enqueueJob(tx, {
-      shop,
-      kind: "shipment",
-      orderKey: orderKeyOf(orderId),
-      payload: { data: fulfillment, source: "backfill" },
-      recordId: shipment,
-      runAt: now,
-    });
-  }
+/** An order to queue, and the connected customer it is imported for. */
+export interface OrderToQueue {
+  customerId: string;
+  node: GqlOrder;
 }
 
-async function upsertRecord(
+/**
+ * Queues orders and their fulfillments for import, as webhooks would: each gets its record (linked to the customer;
+ * one that exists keeps its id and takes the order's name) and a job, in file order. A few statements per batch,
+ * whatever its size: a launch's bulk backfill queues tens of thousands of orders.
+ */
+export async function queueOrders(
   tx: Prisma.TransactionClient,
   shop: string,
-  kind: "order" | "shipment",
-  externalId: string,
-  orderId: string,
-  customerId: string,
-  orderName: string | undefined,
-): Promise<string> {
-  const record = await tx.syncRecord.upsert({
-    where: { shop_kind_externalId: { shop, kind, externalId } },
-    create: { shop, kind, externalId, orderId, customerId, orderName },
-    update: orderName ? { orderName } : {},
-    select: { id: true },
+  orders: OrderToQueue[],
+  now: Date,
+): Promise<void> {
+  if (orders.length === 0) return;
+  type Item = {
+    kind: "order" | "shipment";
+    externalId: string;
+    orderId: string;
+    customerId: string;
+    orderName?: string;
+    data: unknown;
+  };
+  const items: Item[] = [];
+  for (const { customerId, node } of orders) {
+    const order = restOrderFromGraphql(node);
+    const orderId = String(order.id);
+    const orderName = orderNameOf("order", order);
+    items.push({ kind: "order", externalId: orderId, orderId, customerId, orderName, data: order });
+    for (const fulfillment of restFulfillmentsFromGraphql(node))
+      items.push({
+        kind: "shipment",
+        externalId: String(fulfillment.id),
+        orderId,
+        customerId,
+        orderName,
+        data: fulfillment,
+      });
+  }
+  await tx.syncRecord.createMany({
+    data: items.map(({ kind, externalId, orderId, customerId, orderName }) => ({
+      shop,
+      kind,
+      externalId,
+      orderId,
+      customerId,
+      orderName,
+    })),
+    skipDuplicates: true,
   });
-  return record.id;
+  const records = await tx.syncRecord.findMany({
+    where: {
+      shop,
+      OR: (["order", "shipment"] as const).map((kind) => ({
+        kind,
+        externalId: { in: items.filter((i) => i.kind === kind).map((i) => i.externalId) },
+      })),
+    },
+    select: { id: true, kind: true, externalId: true, orderName: true },
+  });
+  const byKey = new Map(records.map((r) => [`${r.kind}:${r.externalId}`, r]));
+  for (const item of items) {
+    const record = byKey.get(`${item.kind}:${item.externalId}`)!;
+    if (item.orderName && record.orderName !== item.orderName)
+      await tx.syncRecord.update({ where: { id: record.id }, data: { orderName: item.orderName } });
+  }
+  await tx.job.createMany({
+    data: items.map((item) => ({
+      shop,
+      kind: item.kind,
+      orderKey: orderKeyOf(item.orderId),
+      payload: { data: item.data, source: "backfill" } as Prisma.InputJsonValue,
+      recordId: byKey.get(`${item.kind}:${item.externalId}`)!.id,
+      runAt: now,
+      maxAttempts: DEFAULT_MAX_ATTEMPTS,
+    })),
+  });
 }

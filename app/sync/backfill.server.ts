@@ -9,7 +9,7 @@ import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
 import type { BudgetedDeps } from "./admin-budget.server";
 import { BACKFILL_SIZES, fetchOrdersPage, type FetchedPage, type PageRequest } from "./backfill-queries.server";
-import { queueOrder } from "./backfill-orders.server";
+import { queueOrders } from "./backfill-orders.server";
 import { BULK_MIN_BACKFILLS, ensureWaitingRun, LARGE_BACKFILL_ORDERS } from "./bulk-backfill.server";
 import { enqueueJob } from "./queue.server";
 import { WorkerStopping } from "./stopping";
@@ -109,7 +109,12 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
       await ensureWaitingRun(tx, job.shop, now);
       return;
     }
-    for (const node of orders.nodes) await queueOrder(tx, job.shop, payload.customerId, node, now);
+    await queueOrders(
+      tx,
+      job.shop,
+      orders.nodes.map((node) => ({ customerId: payload.customerId, node })),
+      now,
+    );
     const more = orders.pageInfo.hasNextPage && orders.pageInfo.endCursor;
     await tx.backfill.update({
       where: { id: payload.backfillId },

@@ -10,7 +10,7 @@
 import type { BulkRun, Job, Prisma, PrismaClient } from "@prisma/client";
 import { errorMessage } from "../lib/errors";
 import { budgetedQuery, type BudgetedDeps } from "./admin-budget.server";
-import { queueOrder } from "./backfill-orders.server";
+import { queueOrders, type OrderToQueue } from "./backfill-orders.server";
 import type { GqlOrder } from "./backfill-queries.server";
 import { BulkFileProblem, joinBulkFile, jsonlLines, scanBulkFile, type KeepOrder } from "./bulk-file.server";
 import {
@@ -253,13 +253,16 @@ async function queueBatch(
     });
     const connected = new Set(grants.map((g) => g.customerId));
     const queued = new Map<string, number>();
+    const aliveBy = new Map(alive.map((a) => [a.customerId, a.id]));
+    const toQueue: OrderToQueue[] = [];
     for (const order of orders) {
       const customerId = customerOf(order);
-      const backfill = alive.find((a) => a.customerId === customerId);
-      if (!backfill || !connected.has(customerId)) continue;
-      await queueOrder(tx, run.shop, customerId, order, now);
-      queued.set(backfill.id, (queued.get(backfill.id) ?? 0) + 1);
+      const backfillId = aliveBy.get(customerId);
+      if (!backfillId || !connected.has(customerId)) continue;
+      toQueue.push({ customerId, node: order });
+      queued.set(backfillId, (queued.get(backfillId) ?? 0) + 1);
     }
+    await queueOrders(tx, run.shop, toQueue, now);
     for (const [id, n] of queued) await tx.backfill.update({ where: { id }, data: { queued: { increment: n } } });
     for (const a of alive)
       if (!connected.has(a.customerId))
