@@ -75,15 +75,18 @@ export async function queueOrders(
     if (item.orderName && record.orderName !== item.orderName)
       await tx.syncRecord.update({ where: { id: record.id }, data: { orderName: item.orderName } });
   }
-  await tx.job.createMany({
-    data: items.map((item) => ({
-      shop,
-      kind: item.kind,
-      orderKey: orderKeyOf(item.orderId),
-      payload: { data: item.data, source: "backfill" } as Prisma.InputJsonValue,
-      recordId: byKey.get(`${item.kind}:${item.externalId}`)!.id,
-      runAt: now,
-      maxAttempts: DEFAULT_MAX_ATTEMPTS,
-    })),
-  });
+  // One statement for the batch's jobs, in order (their seq keeps an order's jobs in turn), the payloads as one JSON
+  // parameter: a launch's jobs carry whole orders, and building them as query objects costs far more memory.
+  const jobs = items.map((item) => ({
+    kind: item.kind,
+    orderKey: orderKeyOf(item.orderId),
+    payload: { data: item.data, source: "backfill" },
+    recordId: byKey.get(`${item.kind}:${item.externalId}`)!.id,
+  }));
+  await tx.$executeRaw`
+    INSERT INTO "Job" (id, shop, kind, "orderKey", payload, "runAt", "recordId", "maxAttempts", "updatedAt")
+    SELECT gen_random_uuid()::text, ${shop}, e.v->>'kind', e.v->>'orderKey', e.v->'payload', ${now},
+           e.v->>'recordId', ${DEFAULT_MAX_ATTEMPTS}, ${now}
+    FROM jsonb_array_elements(${JSON.stringify(jobs)}::jsonb) WITH ORDINALITY AS e(v, n)
+    ORDER BY e.n`;
 }

@@ -36,7 +36,7 @@ export const BULK_POLL_MS = 60_000;
 export const BULK_BUSY_RETRY_MS = 30_000;
 export const BULK_MAX_RUNS = 3;
 /** Orders queued per transaction while the file is read. */
-const QUEUE_BATCH = 100;
+const QUEUE_BATCH = 25;
 
 interface BulkJobPayload {
   runId: string;

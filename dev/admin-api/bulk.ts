@@ -205,7 +205,7 @@ export class BulkOperations {
           return answer;
         }),
       ),
-      http.get(`${BULK_FILE_ORIGIN}${FILE_PATH}:file`, ({ params }) => this.file(String(params.file))),
+      http.get(`${BULK_FILE_ORIGIN}${FILE_PATH}:file`, ({ params }) => this.fileResponse(String(params.file))),
     ];
   }
 
@@ -370,7 +370,11 @@ export class BulkOperations {
   }
 
   /** The JSONL file, streamed; 403 once its URL has expired (as a signed storage URL answers). */
-  private file(name: string) {
+  /**
+   * The answer for a result file (its last path segment). MSW serves it in tests; a bench serves it from a real
+   * socket instead (MSW keeps a copy of every answer's body for its events, so a large file would sit in memory).
+   */
+  fileResponse(name: string) {
     const op = this.operations.get(`gid://shopify/BulkOperation/${name.replace(/\.jsonl$/, "")}`);
     if (!op || op.status !== "COMPLETED" || !op.urlExpiresAt || this.now() >= op.urlExpiresAt)
       return new HttpResponse(
