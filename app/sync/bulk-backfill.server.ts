@@ -21,7 +21,7 @@ import {
   type BulkOperationNode,
   type BulkRunAnswer,
 } from "./bulk-queries.server";
-import { enqueueJob } from "./queue.server";
+import { DEFAULT_LEASE_MS, enqueueJob } from "./queue.server";
 
 export const BULK_JOB_KIND = "bulk_backfill" as const;
 /** Backfills waiting to start in one shop that make it a launch (one bulk operation instead of paged queries). */
@@ -73,7 +73,7 @@ export async function runBulkBackfillJob(prisma: PrismaClient, job: Job, deps: B
   const run = await prisma.bulkRun.findUnique({ where: { id: runId } });
   if (!run || run.status === "done" || run.status === "failed") return null;
   if (!run.operationId) return start(prisma, run, deps);
-  return look(prisma, run, deps);
+  return look(prisma, run, job, deps);
 }
 
 async function start(prisma: PrismaClient, run: BulkRun, deps: BulkDeps): Promise<BulkStep> {
@@ -135,7 +135,7 @@ function endedWithout(op: BulkOperationNode | null): string {
   return "Shopify's bulk operation result expired before it was read.";
 }
 
-async function look(prisma: PrismaClient, run: BulkRun, deps: BulkDeps): Promise<BulkStep> {
+async function look(prisma: PrismaClient, run: BulkRun, job: Job, deps: BulkDeps): Promise<BulkStep> {
   const now = deps.now();
   const answer = (await budgetedQuery(deps, run.shop, BULK_OPERATION_QUERY, {
     id: run.operationId,
@@ -159,7 +159,7 @@ async function look(prisma: PrismaClient, run: BulkRun, deps: BulkDeps): Promise
     data: { shopifyStatus: op.status, objectCount, status: "reading" },
   });
   try {
-    await read(prisma, { ...run, objectCount }, op.url ?? null, deps);
+    await read(prisma, { ...run, objectCount }, job, op.url ?? null, deps);
   } catch (error) {
     if (!(error instanceof BulkFileProblem)) throw error;
     await runAgain(prisma, run, error.message, deps.now(), op.status, null);
@@ -187,7 +187,7 @@ async function open(url: string, deps: BulkDeps): Promise<AsyncIterable<string>>
   return jsonlLines(response.body);
 }
 
-async function read(prisma: PrismaClient, run: BulkRun, url: string | null, deps: BulkDeps) {
+async function read(prisma: PrismaClient, run: BulkRun, job: Job, url: string | null, deps: BulkDeps) {
   const backfills = await prisma.backfill.findMany({
     where: { bulkRunId: run.id, status: "running" },
     select: { id: true, customerId: true, since: true, createdAt: true, days: true },
@@ -222,22 +222,24 @@ async function read(prisma: PrismaClient, run: BulkRun, url: string | null, deps
     }
     batch.push(order);
     if (batch.length >= QUEUE_BATCH) {
-      await queueBatch(prisma, run, batch, byCustomer, deps.now());
+      await queueBatch(prisma, run, job, batch, byCustomer, deps.now());
       batch = [];
     }
   }
-  if (batch.length) await queueBatch(prisma, run, batch, byCustomer, deps.now());
+  if (batch.length) await queueBatch(prisma, run, job, batch, byCustomer, deps.now());
   await finish(prisma, run, deps.now());
 }
 
 /**
  * Queues complete orders in one transaction, with the run's resume point. Each customer's Backfill row is locked
  * first (a customers/redact deletes it first too) and the customer must still be connected: one who disconnected
- * or was erased while the file was read gets nothing more queued.
+ * or was erased while the file was read gets nothing more queued. Each batch also renews the job's lease (a large
+ * file takes longer than one lease): a worker that lost it stops, so two never read the same run.
  */
 async function queueBatch(
   prisma: PrismaClient,
   run: BulkRun,
+  job: Job,
   orders: GqlOrder[],
   byCustomer: Map<string, { id: string }>,
   now: Date,
@@ -245,6 +247,11 @@ async function queueBatch(
   const customerOf = (o: GqlOrder) => /\/(\d+)$/.exec(o.customer?.id ?? "")?.[1] ?? "";
   const ids = [...new Set(orders.map(customerOf))].map((c) => byCustomer.get(c)?.id).filter((id): id is string => !!id);
   await prisma.$transaction(async (tx) => {
+    const held = await tx.job.updateMany({
+      where: { id: job.id, status: "running", leasedBy: job.leasedBy },
+      data: { leaseUntil: new Date(now.getTime() + DEFAULT_LEASE_MS) },
+    });
+    if (held.count !== 1) throw new Error("the bulk backfill's job lease was lost while its file was read");
     const alive = await tx.$queryRaw<{ id: string; customerId: string }[]>`
       SELECT id, "customerId" FROM "Backfill" WHERE id = ANY(${ids}) AND status = 'running' FOR UPDATE`;
     const grants = await tx.customerGrant.findMany({
