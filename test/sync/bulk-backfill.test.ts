@@ -42,7 +42,7 @@ let bulk: BulkOperations;
 function pastOrders(customerId: string, count: number, lines = 3): PastOrder[] {
   return Array.from({ length: count }, (_, i) => {
     const id = newId();
-    const createdAt = new Date(Date.now() - (10 + i) * 86_400_000).toISOString();
+    const createdAt = new Date(Date.now() - 10 * 86_400_000 - i * 60_000).toISOString();
     return {
       id,
       name: `#B${id.slice(-5)}`,
@@ -180,6 +180,37 @@ describe("the path a backfill takes", () => {
       expect(b).toMatchObject({ path: "bulk", status: "done", total: 4, queued: 4, error: null });
     const run = await db.prisma.bulkRun.findFirstOrThrow();
     expect(run).toMatchObject({ status: "done", shopifyStatus: "COMPLETED", ordersFound: 12, ordersRead: 12 });
+  });
+
+  it("a customer connecting while the launch's operation runs takes the paged path at once", async () => {
+    standIn();
+    await launch();
+    const operationId = await untilOperationStarted();
+    const late = "7400000004";
+    orders.push(...pastOrders(late, 2));
+    await connectCustomer(db.prisma, emulator, stores, late);
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: late }, { now: clock.now() });
+    await settle(10, async () => (await db.prisma.backfill.count({ where: { customerId: late, status: "done" } })) > 0);
+    expect(await db.prisma.backfill.findFirstOrThrow({ where: { customerId: late } })).toMatchObject({
+      path: "paged",
+      queued: 2,
+    });
+    expect(bulk.operations.get(operationId)!.status).not.toBe("COMPLETED");
+  });
+
+  it("one very large backfill (over 500 orders on its first page's count) moves to the bulk path", async () => {
+    standIn();
+    orders = pastOrders(CONNECTED[0], 501, 1);
+    await connectCustomer(db.prisma, emulator, stores, CONNECTED[0]);
+    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CONNECTED[0] }, { now: clock.now() });
+    const operationId = await untilOperationStarted();
+    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ path: "bulk", total: 501, queued: 0 });
+    expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(0); // the first page was not queued
+    await bulk.finish(operationId);
+    clock.advance(BULK_POLL_MS + 1);
+    await drainJobs(deps, { maxRounds: 1 }); // the bulk job alone (importing 501 orders is tested elsewhere)
+    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done", queued: 501 });
+    expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(501);
   });
 
   it("the JSONL is shuffled: child lines come before their parents, and every order is still whole", async () => {
