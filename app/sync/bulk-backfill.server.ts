@@ -133,7 +133,7 @@ function endedWithout(op: BulkOperationNode | null): string {
   if (!op) return "Shopify no longer knows the bulk operation.";
   if (op.status === "FAILED")
     return `Shopify's bulk operation failed (${String(op.errorCode ?? "no reason given").toLowerCase()}).`;
-  if (op.status === "CANCELED" || op.status === "CANCELING") return "Shopify's bulk operation was cancelled.";
+  if (op.status === "CANCELED") return "Shopify's bulk operation was cancelled.";
   return "Shopify's bulk operation result expired before it was read.";
 }
 
@@ -145,7 +145,8 @@ async function look(prisma: PrismaClient, run: BulkRun, job: Job, deps: BulkDeps
   if (answer.errors?.length) throw new Error(`Shopify Admin API: ${answer.errors.map((e) => e.message).join("; ")}`);
   const op = answer.data?.bulkOperation ?? null;
   const objectCount = Number(op?.objectCount ?? 0);
-  if (op && (op.status === "CREATED" || op.status === "RUNNING")) {
+  // CANCELING ends as CANCELED: waited for like a running one.
+  if (op && (op.status === "CREATED" || op.status === "RUNNING" || op.status === "CANCELING")) {
     await prisma.bulkRun.update({
       where: { id: run.id },
       data: { shopifyStatus: op.status, objectCount: Number.isSafeInteger(objectCount) ? objectCount : 0 },
