@@ -302,12 +302,23 @@ export default function Home() {
                   <BlockStack gap="100" key={b.id}>
                     <InlineStack align="space-between" wrap>
                       <Text as="span">
-                        {b.customer}: last {b.days} days, {b.queued} of {b.total} orders queued
+                        {b.customer}: last {b.days} days, {b.total} orders found, {b.queued} queued, {b.imported}{" "}
+                        imported
                       </Text>
                       <Badge tone={b.status === "done" ? "success" : b.status === "failed" ? "critical" : "info"}>
                         {b.status === "done" ? "Done" : b.status === "failed" ? "Failed" : "Running"}
                       </Badge>
                     </InlineStack>
+                    <Text as="p" tone="subdued">
+                      {b.path === "bulk" ? "Read through a Shopify bulk operation" : "Read page by page"}
+                      {b.bulk
+                        ? b.bulk.stage === "waiting"
+                          ? ": waiting to start (other customers' backfills join it, or Shopify's limit of bulk operations is reached)"
+                          : b.bulk.stage === "running"
+                            ? `: Shopify is preparing the orders (${b.bulk.shopifyStatus === "CREATED" ? "created" : "running"}, ${b.bulk.objects} objects so far)`
+                            : ": Shopify's file is being read and its orders queued"
+                        : ""}
+                    </Text>
                     <ProgressBar
                       progress={b.percent}
                       size="small"

@@ -104,7 +104,7 @@ type GqlLine = {
 };
 type GqlLines = { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: GqlLine[] };
 
-interface GqlOrder {
+export interface GqlOrder {
   id: string;
   name?: string;
   createdAt: string;

@@ -8,15 +8,9 @@ import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
 import type { BudgetedDeps } from "./admin-budget.server";
-import {
-  BACKFILL_SIZES,
-  fetchOrdersPage,
-  restFulfillmentsFromGraphql,
-  restOrderFromGraphql,
-  type FetchedPage,
-  type PageRequest,
-} from "./backfill-queries.server";
-import { orderKeyOf, orderNameOf } from "./mapping.server";
+import { BACKFILL_SIZES, fetchOrdersPage, type FetchedPage, type PageRequest } from "./backfill-queries.server";
+import { queueOrders } from "./backfill-orders.server";
+import { BULK_MIN_BACKFILLS, ensureWaitingRun, LARGE_BACKFILL_ORDERS } from "./bulk-backfill.server";
 import { enqueueJob } from "./queue.server";
 import { WorkerStopping } from "./stopping";
 
@@ -24,10 +18,14 @@ interface BackfillPayload extends PageRequest {
   backfillId: string;
 }
 
-/** Creates the Backfill row and its first page job. A backfill already running for this customer is reused. */
+/**
+ * Creates the Backfill row and picks its path: paged (its own page jobs, as for one customer connecting) or bulk
+ * (a share of the shop's next bulk operation, bulk-backfill.server.ts) when the shop has many backfills waiting
+ * to start (a launch). A backfill already running for this customer is reused.
+ */
 export async function startBackfill(
   prisma: PrismaClient,
-  input: { shop: string; customerId: string; days?: number; now?: Date },
+  input: { shop: string; customerId: string; days?: number; now?: Date; bulkFrom?: number },
 ): Promise<string> {
   const now = input.now ?? new Date();
   const running = await prisma.backfill.findFirst({
@@ -37,18 +35,47 @@ export async function startBackfill(
   if (running) return running.id;
   const settings = await readSections(prisma, input.shop, "sync");
   const days = input.days ?? settings?.backfillDays ?? 60;
-  const since = new Date(now.getTime() - days * 86_400_000).toISOString();
+  const since = new Date(now.getTime() - days * 86_400_000);
+  const waiting = await prisma.backfill.count({ where: waitingToStart(input.shop) });
+  const bulk = waiting + 1 >= (input.bulkFrom ?? BULK_MIN_BACKFILLS);
   return prisma.$transaction(async (tx) => {
-    const backfill = await tx.backfill.create({ data: { shop: input.shop, customerId: input.customerId, days } });
-    const payload: BackfillPayload = { backfillId: backfill.id, customerId: input.customerId, since };
+    const backfill = await tx.backfill.create({
+      data: { shop: input.shop, customerId: input.customerId, days, since, path: bulk ? "bulk" : "paged" },
+    });
+    if (bulk) {
+      // The others that have not queued a page yet join too (their page job then finds the row on the bulk path).
+      await tx.backfill.updateMany({
+        where: { ...waitingToStart(input.shop), path: "paged" },
+        data: { path: "bulk" },
+      });
+      await ensureWaitingRun(tx, input.shop, now);
+      return backfill.id;
+    }
+    const payload: BackfillPayload = {
+      backfillId: backfill.id,
+      customerId: input.customerId,
+      since: since.toISOString(),
+    };
     await enqueueJob(tx, { shop: input.shop, kind: "backfill", payload, runAt: now, maxAttempts: 8 });
     return backfill.id;
   });
 }
 
+/** Backfills of the shop that have queued nothing yet: paged ones before their first page, bulk ones before a run. */
+const waitingToStart = (shop: string): Prisma.BackfillWhereInput => ({
+  shop,
+  status: "running",
+  OR: [
+    { path: "paged", queued: 0 },
+    { path: "bulk", bulkRunId: null },
+  ],
+});
+
 /** One page: fetch, queue its orders (and their fulfillments), then queue the next page or finish. */
 export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: BudgetedDeps): Promise<void> {
   const payload = job.payload as unknown as BackfillPayload;
+  const row = await prisma.backfill.findUnique({ where: { id: payload.backfillId }, select: { path: true } });
+  if (row?.path === "bulk") return; // moved to the shop's bulk operation: no page is asked for
   let fetched: FetchedPage;
   try {
     fetched = await fetchOrdersPage(deps, job.shop, payload);
@@ -72,35 +99,22 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
     // The Backfill row is locked first: a customers/redact deletes it first too, so it either waits for this page
     // (and then erases what it queued) or went before, and then nothing of the customer is written back here.
     const [alive] = await tx.$queryRaw<
-      { id: string }[]
-    >`SELECT id FROM "Backfill" WHERE id = ${payload.backfillId} FOR UPDATE`;
+      { id: string; path: string }[]
+    >`SELECT id, path FROM "Backfill" WHERE id = ${payload.backfillId} FOR UPDATE`;
     if (!alive) return; // the customer was erased: this page is not queued
-    for (const node of orders.nodes) {
-      const order = restOrderFromGraphql(node);
-      const orderId = String(order.id);
-      const orderName = orderNameOf("order", order);
-      const record = await upsertRecord(tx, job.shop, "order", orderId, orderId, payload.customerId, orderName);
-      await enqueueJob(tx, {
-        shop: job.shop,
-        kind: "order",
-        orderKey: orderKeyOf(orderId),
-        payload: { data: order, source: "backfill" },
-        recordId: record,
-        runAt: now,
-      });
-      for (const fulfillment of restFulfillmentsFromGraphql(node)) {
-        const id = String(fulfillment.id);
-        const shipment = await upsertRecord(tx, job.shop, "shipment", id, orderId, payload.customerId, orderName);
-        await enqueueJob(tx, {
-          shop: job.shop,
-          kind: "shipment",
-          orderKey: orderKeyOf(orderId),
-          payload: { data: fulfillment, source: "backfill" },
-          recordId: shipment,
-          runAt: now,
-        });
-      }
+    if (alive.path === "bulk") return; // moved to the shop's bulk operation before its first page
+    if (!payload.cursor && typeof count === "number" && count > LARGE_BACKFILL_ORDERS) {
+      // One very large backfill: one bulk operation reads it faster and leaves the shop's points to shoppers.
+      await tx.backfill.update({ where: { id: alive.id }, data: { path: "bulk", total: count } });
+      await ensureWaitingRun(tx, job.shop, now);
+      return;
     }
+    await queueOrders(
+      tx,
+      job.shop,
+      orders.nodes.map((node) => ({ customerId: payload.customerId, node })),
+      now,
+    );
     const more = orders.pageInfo.hasNextPage && orders.pageInfo.endCursor;
     await tx.backfill.update({
       where: { id: payload.backfillId },
@@ -129,22 +143,4 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
       });
     }
   });
-}
-
-async function upsertRecord(
-  tx: Prisma.TransactionClient,
-  shop: string,
-  kind: "order" | "shipment",
-  externalId: string,
-  orderId: string,
-  customerId: string,
-  orderName: string | undefined,
-): Promise<string> {
-  const record = await tx.syncRecord.upsert({
-    where: { shop_kind_externalId: { shop, kind, externalId } },
-    create: { shop, kind, externalId, orderId, customerId, orderName },
-    update: orderName ? { orderName } : {},
-    select: { id: true },
-  });
-  return record.id;
 }

@@ -52,6 +52,8 @@ export interface SyncDeps {
   sleep?: (ms: number) => Promise<void>;
   /** The shops' Admin API cost buckets as last reported (one per process by default). */
   adminBudget?: AdminCostBudget;
+  /** Downloads a bulk operation's result file (the global fetch by default). */
+  fetch?: typeof fetch;
 }
 
 const silent: SyncLogger = { debug() {}, info() {}, warn() {}, error() {} };

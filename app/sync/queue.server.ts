@@ -16,10 +16,10 @@ import { leasedJobs, reclaimedJobs } from "../lib/metrics.server";
 import { because } from "./reasons";
 import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 
-export type JobKind = "order" | "shipment" | "backfill" | "flow_trigger";
+export type JobKind = "order" | "shipment" | "backfill" | "bulk_backfill" | "flow_trigger";
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
-const DEFAULT_MAX_ATTEMPTS = 12;
+export const DEFAULT_MAX_ATTEMPTS = 12;
 
 export interface NewJob {
   shop: string;

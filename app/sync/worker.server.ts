@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Job } from "@prisma/client";
 import { errorMessage } from "../lib/errors";
 import { runBackfillJob } from "./backfill.server";
+import { BULK_JOB_KIND, runBulkBackfillJob } from "./bulk-backfill.server";
 import { runImportJob } from "./import-job.server";
 import { FLOW_JOB_KIND } from "./flow-trigger.server";
 import { runFlowTriggerJob } from "./flow-trigger-job.server";
@@ -45,6 +46,20 @@ export async function runJob(
       });
       await completeJob(deps.prisma, job, deps.now());
       backfillPages.series().inc();
+      return;
+    }
+    if (job.kind === BULK_JOB_KIND) {
+      if (!deps.adminGraphql) throw new Error("no Admin API client configured for backfills");
+      const step = await runBulkBackfillJob(deps.prisma, job, {
+        adminGraphql: deps.adminGraphql,
+        now: deps.now,
+        sleep: stopping ? stoppableSleep(deps.sleep ?? realSleep, stopping) : deps.sleep,
+        budget: deps.adminBudget,
+        fetch: deps.fetch,
+      });
+      // Waiting on Shopify (the operation runs, or the shop's bulk slots are taken) uses up no attempt.
+      if (step) await rescheduleJob(deps.prisma, job, { runAt: step.again, error: step.why, countAttempt: false });
+      else await completeJob(deps.prisma, job, deps.now());
       return;
     }
     if (job.kind === FLOW_JOB_KIND) {

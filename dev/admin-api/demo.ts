@@ -1,6 +1,7 @@
 // Every Admin API handler the demo serves, over the demo store's data (dev/demo-store): the cart's variant
 // lookups (handlers.ts, over a catalog made of the store's products), the backfill's orders and the customers.
-import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP } from "../demo-store";
+import { DEMO_CURRENCY, DEMO_PRODUCTS, DEMO_SHOP, orderHistory } from "../demo-store";
+import { BulkOperations } from "./bulk";
 import type { Catalog } from "./catalog";
 import { adminApiHandlers, customerAccountsHandlers } from "./handlers";
 import { orderHandlers } from "./orders";
@@ -25,10 +26,16 @@ export function demoCatalog(): Catalog {
 
 /**
  * `customerAccountsUrl`: the demo's customer account pages (dev/customer-account), on the current customer accounts;
- * `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show).
+ * `onFlowTrigger`: each Shopify Flow trigger the app sends (the demo keeps them to show); `bulkWebhook`: where the
+ * bulk operations' finish webhook goes (the app, signed with its secret; none: the app polls). A launch's bulk
+ * operations finish two seconds after they start.
  */
 export function demoAdminApiHandlers(
-  options: { customerAccountsUrl?: string; onFlowTrigger?: (call: FlowTriggerCall) => void } = {},
+  options: {
+    customerAccountsUrl?: string;
+    onFlowTrigger?: (call: FlowTriggerCall) => void;
+    bulkWebhook?: { appUrl: string; secret: string };
+  } = {},
 ) {
   const catalog = demoCatalog();
   const accounts = options.customerAccountsUrl
@@ -40,6 +47,11 @@ export function demoAdminApiHandlers(
     ...accounts,
     ...adminApiHandlers(catalog, DEMO_SHOP),
     ...orderHandlers(),
+    ...new BulkOperations({
+      orders: () => orderHistory(),
+      webhook: options.bulkWebhook ?? null,
+      autoFinishMs: 2_000,
+    }).handlers(),
     ...storefrontApiHandlers(catalog, DEMO_SHOP, new Map()),
     ...flowHandlers(options.onFlowTrigger),
     ...themeHandlers("on"),

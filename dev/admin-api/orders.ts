@@ -41,7 +41,11 @@ function fulfillmentNode(order: PastOrder, fulfillmentLines: unknown, after: unk
     status: "SUCCESS",
     trackingInfo: [{ company: f.company, number: f.number }],
     fulfillmentLineItems: page(
-      order.lines.map((line) => ({ quantity: line.quantity, lineItem: { id: gid("LineItem", line.id) } })),
+      order.lines.map((line) => ({
+        id: gid("FulfillmentLineItem", line.id),
+        quantity: line.quantity,
+        lineItem: { id: gid("LineItem", line.id) },
+      })),
       fulfillmentLines,
       after,
     ),

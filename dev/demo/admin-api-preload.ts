@@ -11,6 +11,11 @@ const server = setupServer(
   ...demoAdminApiHandlers({
     customerAccountsUrl: process.env.DEMO_CUSTOMER_ACCOUNT_URL,
     onFlowTrigger: flowLog ? (call) => appendFileSync(flowLog, `${JSON.stringify(call)}\n`) : undefined,
+    // bulk_operations/finish to the app process on this machine, signed with its secret.
+    bulkWebhook:
+      process.env.PORT && process.env.SHOPIFY_API_SECRET
+        ? { appUrl: `http://127.0.0.1:${process.env.PORT}`, secret: process.env.SHOPIFY_API_SECRET }
+        : undefined,
   }),
 );
 server.listen({ onUnhandledRequest: "bypass" });

@@ -14,5 +14,7 @@ const QUICK: Record<string, string> = {
   BENCH_LOG_N: "50",
   BENCH_N: "100",
   BENCH_BACKFILL_ORDERS: "30",
+  BENCH_BULK_CUSTOMERS: "40",
+  BENCH_BULK_PAGED_SAMPLE: "10",
 };
 if (process.env.BENCH_QUICK) for (const [name, value] of Object.entries(QUICK)) process.env[name] ??= value;

@@ -3,9 +3,18 @@
 import type { Bench } from "./common";
 import { backfillBench } from "./backfill";
 import { backlogBench } from "./backlog-bench";
+import { bulkBackfillBench } from "./bulk-backfill";
 import { drainBench } from "./drain";
 import { handoffBench } from "./handoff";
 import { intake } from "./intake";
 import { syncLogBench } from "./sync-log";
 
-export const benches: Bench[] = [intake, drainBench, backlogBench, syncLogBench, handoffBench, backfillBench];
+export const benches: Bench[] = [
+  intake,
+  drainBench,
+  backlogBench,
+  syncLogBench,
+  handoffBench,
+  backfillBench,
+  bulkBackfillBench,
+];

@@ -185,6 +185,18 @@ describe("a shop with imports, customers and requests", () => {
     await h.db.prisma.backfill.create({
       data: { shop: TEST_SHOP, customerId: "7000000001", days: 60, total: 100, queued: 40, status: "done" },
     });
+    // A launch's bulk backfill whose operation Shopify is still running.
+    const run = await h.db.prisma.bulkRun.create({
+      data: {
+        shop: TEST_SHOP,
+        status: "running",
+        operationId: "gid://shopify/BulkOperation/1",
+        shopifyStatus: "RUNNING",
+      },
+    });
+    await h.db.prisma.backfill.create({
+      data: { shop: TEST_SHOP, customerId: "7000000002", days: 60, path: "bulk", bulkRunId: run.id },
+    });
     await h.db.prisma.workerHeartbeat.create({ data: { workerId: "w-a11y", beatAt: new Date() } });
     await h.db.prisma.dataRequest.create({
       data: {

@@ -346,11 +346,15 @@ describe("with imports", () => {
       data: { shop: SHOP, customerId: "7000000001", days: 60, total: 100, queued: 10 },
     });
     const { context, page } = await open("/app");
-    await page.waitForSelector("text=Ada Lovelace: last 60 days, 10 of 100 orders queued", { timeout: 30_000 });
+    // Found, queued, and imported (her orders the service has: this suite imported some of them already).
+    await page.waitForSelector("text=/Ada Lovelace: last 60 days, 100 orders found, 10 queued, \\d+ imported/", {
+      timeout: 30_000,
+    });
+    await page.waitForSelector("text=Read page by page", { timeout: 5_000 });
     await db.prisma.backfill.update({ where: { id: backfill.id }, data: { queued: 60 } });
-    await page.waitForSelector("text=60 of 100 orders queued", { timeout: 15_000 }); // no reload: revalidation
+    await page.waitForSelector("text=100 orders found, 60 queued", { timeout: 15_000 }); // no reload: revalidation
     await db.prisma.backfill.update({ where: { id: backfill.id }, data: { queued: 100, status: "done" } });
-    await page.waitForSelector("text=100 of 100 orders queued", { timeout: 15_000 });
+    await page.waitForSelector("text=100 orders found, 100 queued", { timeout: 15_000 });
     let loads = 0;
     page.on("request", (request) => {
       if (request.url().includes("_data=") || request.url().includes(".data")) loads += 1;

@@ -15,6 +15,13 @@ import { FLOW_TRIGGER_MUTATION } from "~/sync/flow-trigger.server";
 import { CART_VARIANTS_QUERY, MAX_LINES } from "~/handoff/resolver.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { BACKFILL_QUERIES, BACKFILL_QUERY } from "~/sync/backfill-queries.server";
+import {
+  BULK_OPERATION_QUERY,
+  BULK_ORDERS_QUERY,
+  BULK_RUN_MUTATION,
+  bulkOrdersQuery,
+} from "~/sync/bulk-queries.server";
+import { bulkQueryProblems } from "../../dev/admin-api/bulk";
 
 /** Every query the app sends, at the largest sizes it sends it with. */
 const APP_QUERIES: { query: string; variables: Record<string, unknown> }[] = [
@@ -27,12 +34,16 @@ const APP_QUERIES: { query: string; variables: Record<string, unknown> }[] = [
   { query: CUSTOMER_ACCOUNTS_QUERY, variables: {} },
   { query: THEME_SETTINGS_QUERY, variables: {} },
   { query: FLOW_TRIGGER_MUTATION, variables: { handle: "order-import-needs-attention", payload: {} } },
+  { query: BULK_RUN_MUTATION, variables: { query: bulkOrdersQuery(new Date(0)) } },
+  { query: BULK_OPERATION_QUERY, variables: { id: "gid://shopify/BulkOperation/1" } },
 ];
 
 const operationName = (query: string) => /\b(query|mutation)\s+(\w+)/.exec(query)?.[2];
 
 /** Queries the app sends to the Storefront API, not the Admin API (its own limits): not priced here. */
 const STOREFRONT_QUERIES = new Set([operationName(CART_PRICES_QUERY)]);
+/** Queries Shopify runs in bulk (bulkOperationRunQuery's argument): not charged, held to the bulk rules instead. */
+const BULK_QUERIES = new Set([operationName(BULK_ORDERS_QUERY)]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -103,7 +114,13 @@ describe("the Admin API's calculated query cost", () => {
       for (const m of readFileSync(file, "utf8").matchAll(/`#graphql\s+(?:query|mutation)\s+(\w+)/g)) sent.add(m[1]);
     }
     expect(sent.size).toBeGreaterThanOrEqual(6);
-    expect([...sent].filter((name) => !priced.has(name) && !STOREFRONT_QUERIES.has(name))).toEqual([]);
+    expect(
+      [...sent].filter((name) => !priced.has(name) && !STOREFRONT_QUERIES.has(name) && !BULK_QUERIES.has(name)),
+    ).toEqual([]);
+  });
+
+  it("a bulk query keeps to Shopify's bulk rules (at most 5 connections, 2 levels)", () => {
+    expect(bulkQueryProblems(bulkOrdersQuery(new Date(0)))).toBeNull();
   });
 });
 

@@ -111,7 +111,7 @@ describe("Sync log page", () => {
     const page = await context.newPage();
     const home = await page.goto(await embeddedUrl(h.app.url, "/app"));
     expect(home?.status()).toBe(200);
-    await page.waitForSelector("text=Ada Lovelace: last 60 days, 45 of 120 orders queued", { timeout: 20_000 });
+    await page.waitForSelector("text=Ada Lovelace: last 60 days, 120 orders found, 45 queued", { timeout: 20_000 });
     const response = await page.goto(await embeddedUrl(h.app.url, "/app/log"));
     expect(response?.status()).toBe(200);
     await page.waitForSelector(".Polaris-IndexTable", { timeout: 20_000 });

@@ -122,6 +122,7 @@ export async function clearSyncTables(prisma: PrismaClient) {
     "customerGrant",
     "shopSettings",
     "backfill",
+    "bulkRun",
   ] as const) {
     await (prisma[table] as unknown as { deleteMany(): Promise<unknown> }).deleteMany();
   }
