@@ -222,5 +222,5 @@ export default function Customers() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Customers" />;
+  return <PageErrorBoundary title="customers.title" />;
 }

@@ -198,5 +198,5 @@ export default function LogEntry() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Sync log entry" />;
+  return <PageErrorBoundary title="log.entry.title" />;
 }

@@ -402,5 +402,5 @@ export default function SyncLog() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Sync log" />;
+  return <PageErrorBoundary title="log.title" />;
 }

@@ -122,5 +122,5 @@ export default function Settings() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Settings" />;
+  return <PageErrorBoundary title="settings.title" />;
 }
