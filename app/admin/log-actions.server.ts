@@ -100,7 +100,10 @@ function retrySummary(counts: Record<RetryOutcome, number>, capped: boolean, { t
   const lost = counts.no_job + counts.not_found;
   if (lost) parts.push(t("action.bulk.notRetried", { count: lost }));
   const more = capped ? ` ${t("action.bulk.cappedRetry", { max: MAX_BULK })}` : "";
-  return { ok: true, message: `${t("action.bulk.sentence", { parts: parts.join(t("action.bulk.separator")) })}${more}` };
+  return {
+    ok: true,
+    message: `${t("action.bulk.sentence", { parts: parts.join(t("action.bulk.separator")) })}${more}`,
+  };
 }
 
 const boundedIds = (ids: string[]) =>
@@ -128,8 +131,7 @@ export async function retryMatching(
 ): Promise<ActionResult> {
   const { t } = words;
   const failedOnly: LogFilter = { ...filter, state: filter.state === "attention" ? "attention" : "failed" };
-  if (filter.kind === "handoff")
-    return { ok: true, message: t("action.retry.handoffs") };
+  if (filter.kind === "handoff") return { ok: true, message: t("action.retry.handoffs") };
   const { ids, capped } = await matchingIds(prisma, shop, failedOnly);
   if (ids.length === 0) return { ok: true, message: t("action.retry.noneMatch") };
   return retrySummary(await retryMany(prisma, shop, ids, now), capped, words);

@@ -32,3 +32,10 @@ export function reasonWords(
       return row.reason;
   }
 }
+
+/** A customer as the log shows them: their name from their grant, else "Customer <id>" in the admin's language. */
+export function customerWords(t: Translator["t"], customer: string, customerId: string | null): string {
+  return customerId && (customer === "" || customer === `Customer ${customerId}`)
+    ? t("log.row.customer", { id: customerId })
+    : customer;
+}

@@ -91,8 +91,7 @@ export async function embedStatus(adminGraphql: AdminGraphql, shop: string): Pro
     const theme = answer?.data?.themes?.nodes?.[0];
     if (!theme) return { state: "unknown", why: "noTheme" };
     const appHandle = answer.data?.currentAppInstallation?.app?.handle;
-    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle))
-      return { state: "unknown", why: "noApp" };
+    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle)) return { state: "unknown", why: "noApp" };
     const content = theme.files?.nodes?.[0]?.body?.content;
     if (typeof content !== "string" || content.length > MAX_SETTINGS_BYTES)
       return { state: "unknown", why: "unreadable" };

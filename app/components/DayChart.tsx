@@ -70,9 +70,7 @@ export function DayChart({ points, id }: { points: DayPoint[]; id: string }) {
       </Text>
       <Box visuallyHidden>
         <table>
-          <caption>
-            {t("chart.caption", { first, last })}
-          </caption>
+          <caption>{t("chart.caption", { first, last })}</caption>
           <thead>
             <tr>
               <th scope="col">{t("chart.day")}</th>

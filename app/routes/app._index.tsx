@@ -30,7 +30,6 @@ import { DayChart } from "../components/DayChart";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { useI18n } from "../components/i18n";
-import { requestLocale } from "../i18n/request.server";
 import { titleOf } from "../i18n/locale";
 import type { MessageKey } from "../i18n/catalog";
 import { pageTitle } from "../lib/page-title";
@@ -46,9 +45,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     loadBackfills(prisma, session.shop),
     Promise.race([
       embedStatus(graphql, session.shop),
-      new Promise<EmbedStatus>((resolve) =>
-        setTimeout(() => resolve({ state: "unknown", why: "timeout" }), 3000),
-      ),
+      new Promise<EmbedStatus>((resolve) => setTimeout(() => resolve({ state: "unknown", why: "timeout" }), 3000)),
     ]),
   ]);
   // The theme step is done once the embed is on (read from the theme) or a customer connected through the block.
@@ -78,7 +75,13 @@ const age = (t: ReturnType<typeof useI18n>["t"], seconds: number) =>
         ? t("home.age.hours", { count: Math.round(seconds / 3600) })
         : t("home.age.days", { count: Math.round(seconds / 86_400) });
 
-type Step = { title: MessageKey; help: MessageKey; action: MessageKey; url: (handle: string) => string; external?: boolean };
+type Step = {
+  title: MessageKey;
+  help: MessageKey;
+  action: MessageKey;
+  url: (handle: string) => string;
+  external?: boolean;
+};
 
 // The "Connect workspace" step as it fits the store's customer accounts (README, "Connect workspace").
 const THEME_STEP: Record<AccountSurface, Partial<Step>> = {
@@ -235,7 +238,9 @@ export default function Home() {
                   {t(home.settings.environment === "production" ? "common.production" : "common.sandbox")}
                 </Badge>
                 {check ? (
-                  <Badge tone={check.ok ? "success" : "critical"}>{t(check.ok ? "home.check.ok" : "home.check.failed")}</Badge>
+                  <Badge tone={check.ok ? "success" : "critical"}>
+                    {t(check.ok ? "home.check.ok" : "home.check.failed")}
+                  </Badge>
                 ) : null}
               </InlineStack>
               <Text as="p" tone="subdued" variant="bodySm">
@@ -325,7 +330,13 @@ export default function Home() {
                         })}
                       </Text>
                       <Badge tone={b.status === "done" ? "success" : b.status === "failed" ? "critical" : "info"}>
-                        {t(b.status === "done" ? "common.done" : b.status === "failed" ? "common.failed" : "common.running")}
+                        {t(
+                          b.status === "done"
+                            ? "common.done"
+                            : b.status === "failed"
+                              ? "common.failed"
+                              : "common.running",
+                        )}
                       </Badge>
                     </InlineStack>
                     <ProgressBar

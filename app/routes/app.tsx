@@ -23,7 +23,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 export default function App() {
   const { apiKey, locale, polaris } = useLoaderData<typeof loader>();
   return (
-    <AppProvider isEmbeddedApp apiKey={apiKey} i18n={polaris as ComponentProps<typeof AppProvider>["i18n"]}>
+    <AppProvider isEmbeddedApp apiKey={apiKey} i18n={polaris as unknown as ComponentProps<typeof AppProvider>["i18n"]}>
       <I18nProvider locale={locale}>
         <AdminShell>
           <Outlet />

@@ -120,7 +120,7 @@ describe("a new shop: empty states, loading, errors", () => {
       await expectAccessible(page, `login at ${width} px`);
       await page.fill("input[name=shop]", "not a shop!");
       await page.getByRole("button", { name: "Log in" }).click();
-      await page.waitForSelector("text=Please enter a valid shop domain to log in");
+      await page.waitForSelector("text=Please enter a valid shop domain to log in"); // login.error.invalidShop (en)
       await expectAccessible(page, `login with an error at ${width} px`);
     }
     await context.close();
