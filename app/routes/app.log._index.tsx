@@ -72,8 +72,10 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const all = form.get("all") === "1";
   const words = translator(requestLocale(request, session));
   let result: ActionResult;
-  if (intent === "pause" || intent === "resume") result = await setSyncPaused(prisma, session.shop, intent === "pause");
-  else if (intent === "retry")
+  if (intent === "pause" || intent === "resume") {
+    const { ok } = await setSyncPaused(prisma, session.shop, intent === "pause");
+    result = { ok, message: words.t(intent === "pause" ? "log.pausedToast" : "log.resumedToast") };
+  } else if (intent === "retry")
     result = all
       ? await retryMatching(prisma, session.shop, filter, undefined, words)
       : await retrySelected(prisma, session.shop, ids, undefined, words);
