@@ -14,7 +14,7 @@ export const LAYERS = {
   loopback: [],
   "env.server": ["loopback"],
   lib: ["env.server"],
-  i18n: [],
+  i18n: ["locales"],
   db: ["env.server", "lib"],
   crypto: ["env.server", "lib"],
   service: ["env.server", "lib", "loopback"],
@@ -26,7 +26,7 @@ export const LAYERS = {
   privacy: ["connections", "crypto", "db", "lib", "service", "shopify", "sync"],
   handoff: ["connections", "db", "env.server", "lib", "loopback", "service", "shopify"],
   admin: ["connections", "db", "handoff", "i18n", "lib", "privacy", "shopify", "sync"],
-  components: ["admin", "i18n", "lib"],
+  components: ["admin", "i18n"],
   runtime: [
     "connections",
     "db",

@@ -68,7 +68,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const run = intents.get(String(form.get("intent")));
   if (!run)
     return data<ActionData>(
-      { intent: "unknown", error: translator(requestLocale(request, session)).t("action.unknown") },
+      { intent: "unknown", error: translator(requestLocale(request, session)).t("settings.unknownAction") },
       { status: 400 },
     );
   const answer = await run(session.shop, form);
