@@ -120,7 +120,7 @@ export default function Settings() {
           />
           <RetentionCard
             days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays}
-            result={actionData?.intent === "retention" ? actionData.result : undefined}
+            saved={actionData?.intent === "retention" ? actionData : undefined}
           />
         </Layout.Section>
       </Layout>

@@ -37,7 +37,7 @@ export function ContinueCartCard(props: {
               autoComplete="off"
               value={expiry}
               onChange={setExpiry}
-              error={props.errors.handoffExpirySeconds}
+              error={props.errors.handoffExpirySeconds ? t("settings.cart.expiryInvalid") : undefined}
               helpText={t("settings.cart.expiryHelp")}
             />
             <Button submit loading={props.busy}>

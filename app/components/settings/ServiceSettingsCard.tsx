@@ -96,7 +96,7 @@ export function ServiceSettingsCard({
         )}
         {originChange && (
           <Banner tone="warning" title={t("settings.originChange")}>
-            <p>{originChange.message}</p>
+            <p>{t("settings.originChangeBody", { count: originChange.grants })}</p>
           </Banner>
         )}
         {Object.keys(fieldErrors).length > 0 && (
