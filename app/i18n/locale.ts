@@ -24,8 +24,12 @@ export function resolveLocale(raw: unknown): string {
  * A page's title for its `meta` (which cannot use React's context): in the language the admin layout chose, read
  * from the matched routes' data.
  */
-export function titleOf(matches: readonly { id: string; data?: unknown }[], key: MessageKey, vars?: Vars): string {
-  const layout = matches.find((m) => m.id === "routes/app" || m.id === "routes/auth.login")?.data;
+export function titleOf(
+  matches: readonly { id: string; data?: unknown }[] | undefined,
+  key: MessageKey,
+  vars?: Vars,
+): string {
+  const layout = (matches ?? []).find((m) => m.id === "routes/app" || m.id === "routes/auth.login")?.data;
   const locale = (layout as { locale?: unknown } | undefined)?.locale;
   return translator(resolveLocale(locale)).t(key, vars);
 }

@@ -253,7 +253,7 @@ function RowReason({ row }: { row: Row }) {
 
 export default function SyncLog() {
   const { filter, query, page, paused, busy, filtered } = useLoaderData<typeof loader>();
-  const { t, dateTime, number } = useI18n();
+  const { t, dateTime, number, locale } = useI18n();
   const result = useActionData<typeof action>();
   const submit = useSubmit();
   const navigate = useNavigate();
@@ -326,7 +326,7 @@ export default function SyncLog() {
                 <Text as="h2" variant="headingMd">
                   {filtered
                     ? filter.state
-                      ? t("log.empty.state", { state: stateName(t, filter.state) })
+                      ? t("log.empty.state", { state: stateName(t, filter.state).toLocaleLowerCase(locale) })
                       : t("log.empty.filtered")
                     : t("log.empty.title")}
                 </Text>
