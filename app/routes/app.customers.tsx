@@ -64,7 +64,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
         who: result.who,
         problem:
           result.problem === "service"
-            ? (result.serviceMessage ?? "")
+            ? (result.serviceMessage ?? "").replace(/\.$/, "") // the service's own words, as it gave them
             : t(`customers.problem.${result.problem ?? "no_settings"}`),
       });
   return data<ActionData>({ ok: true, message });
