@@ -14,6 +14,7 @@ export const LAYERS = {
   loopback: [],
   "env.server": ["loopback"],
   lib: ["env.server"],
+  i18n: ["locales"],
   db: ["env.server", "lib"],
   crypto: ["env.server", "lib"],
   service: ["env.server", "lib", "loopback"],
@@ -24,8 +25,8 @@ export const LAYERS = {
   connections: ["crypto", "db", "lib", "loopback", "service", "shopify"],
   privacy: ["connections", "crypto", "db", "lib", "service", "shopify", "sync"],
   handoff: ["connections", "db", "env.server", "lib", "loopback", "service", "shopify"],
-  admin: ["connections", "db", "handoff", "lib", "privacy", "shopify", "sync"],
-  components: ["admin", "lib"],
+  admin: ["connections", "db", "handoff", "i18n", "lib", "privacy", "shopify", "sync"],
+  components: ["admin", "i18n"],
   runtime: [
     "connections",
     "db",
@@ -45,6 +46,7 @@ export const LAYERS = {
     "db.server",
     "env.server",
     "handoff",
+    "i18n",
     "lib",
     "privacy",
     "runtime",
@@ -53,12 +55,13 @@ export const LAYERS = {
     "sync",
   ],
   "entry.server": ["lib", "runtime", "shopify.server"],
-  root: [],
+  root: ["i18n"],
 };
 
 /** The parts of app/ that stay plain TypeScript: Remix only in routes, the entry, the root and components. */
 const PLAIN = [
   "loopback",
+  "i18n",
   "env.server",
   "lib",
   "db",

@@ -209,7 +209,8 @@ async function main() {
 
   const ready = {
     app_url: publicUrl,
-    admin_url: `${publicUrl}/app`,
+    // Shopify opens an embedded app with its user's language on the URL (`locale`); so does the demo.
+    admin_url: `${publicUrl}/app${options.locale ? `?locale=${encodeURIComponent(options.locale)}` : ""}`,
     storefront_url: `${publicUrl}/`,
     customer_account_url: customerAccountUrl,
     emulator_url: emulatorUrl,

@@ -37,6 +37,8 @@ describe("demo options", () => {
         "--emulator-config=e.json",
         "--proxy-path",
         "/tools/team-space",
+        "--locale",
+        "fr",
       ],
       "/repo",
     );
@@ -48,6 +50,7 @@ describe("demo options", () => {
       workers: 2,
       emulatorConfig: "/repo/e.json",
       proxyPath: "/tools/team-space",
+      locale: "fr",
     });
   });
 
@@ -60,6 +63,8 @@ describe("demo options", () => {
     [["--verbose"], /unknown option/],
     [["--proxy-path", "/apps/x/y"], /--proxy-path must be/],
     [["--proxy-path", "//evil.example/x"], /--proxy-path must be/],
+    [["--locale", "../fr"], /--locale must be/],
+    [["--locale", "fr&x=1"], /--locale must be/],
   ])("refuses %j", (argv, message) => {
     expect(() => parseDemoArgs(argv)).toThrow(UsageError);
     expect(() => parseDemoArgs(argv)).toThrow(message);

@@ -8,6 +8,10 @@ import { notifyWorkers } from "../sync/signal.server";
 import { RETRYABLE_STATES } from "../sync/states";
 import type { LogFilter } from "./log-query.server";
 import { walkLog } from "./log.server";
+import { translator, type Translator } from "../i18n/translate";
+import type { MessageKey } from "../i18n/catalog";
+
+const ENGLISH = translator("en");
 
 export type ActionResult = { ok: boolean; message: string };
 type RetryOutcome = "queued" | "already_queued" | "running" | "done" | "not_retryable" | "no_job" | "not_found";
@@ -45,18 +49,14 @@ async function retryOne(prisma: PrismaClient, shop: string, id: string, now: Dat
   return "queued";
 }
 
-const ONE: Record<RetryOutcome, ActionResult> = {
-  queued: { ok: true, message: "Queued again. The state updates once it has run." },
-  already_queued: { ok: true, message: "Already queued: it runs now. Nothing else to do." },
-  running: { ok: true, message: "It is being imported right now. Nothing to do." },
-  done: { ok: true, message: "Already imported. Nothing to retry." },
-  not_retryable: { ok: true, message: "Only failed or skipped imports can be retried. Nothing to do." },
-  no_job: {
-    ok: false,
-    message:
-      "There is nothing left to send it from (its job was cleared long ago). Shopify sends it again when the order changes.",
-  },
-  not_found: { ok: false, message: "That import was not found." },
+const ONE: Record<RetryOutcome, { ok: boolean; message: MessageKey }> = {
+  queued: { ok: true, message: "action.retry.queued" },
+  already_queued: { ok: true, message: "action.retry.alreadyQueued" },
+  running: { ok: true, message: "action.retry.running" },
+  done: { ok: true, message: "action.retry.done" },
+  not_retryable: { ok: true, message: "action.retry.notRetryable" },
+  no_job: { ok: false, message: "action.retry.noJob" },
+  not_found: { ok: false, message: "action.retry.notFound" },
 };
 
 export async function retryRecord(
@@ -64,13 +64,12 @@ export async function retryRecord(
   shop: string,
   id: string,
   now = new Date(),
+  { t } = ENGLISH,
 ): Promise<ActionResult> {
   const outcome = await retryOne(prisma, shop, id, now);
   if (outcome === "queued" || outcome === "already_queued") notifyWorkers();
-  return ONE[outcome];
+  return { ok: ONE[outcome].ok, message: t(ONE[outcome].message) };
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 async function retryMany(
   prisma: PrismaClient,
@@ -92,14 +91,19 @@ async function retryMany(
   return counts;
 }
 
-function retrySummary(counts: Record<RetryOutcome, number>, capped: boolean): ActionResult {
-  const parts = [`${plural(counts.queued, "import")} queued again`];
-  if (counts.already_queued) parts.push(`${counts.already_queued} already queued`);
-  if (counts.running) parts.push(`${counts.running} running now`);
-  if (counts.done + counts.not_retryable) parts.push(`${counts.done + counts.not_retryable} not failed (left alone)`);
-  if (counts.no_job + counts.not_found) parts.push(`${counts.no_job + counts.not_found} could not be retried`);
-  const more = capped ? ` Stopped at ${MAX_BULK}: retry again for the rest.` : "";
-  return { ok: true, message: `${parts.join(", ")}.${more}` };
+function retrySummary(counts: Record<RetryOutcome, number>, capped: boolean, { t }: Translator): ActionResult {
+  const parts = [t("action.bulk.queued", { count: counts.queued })];
+  if (counts.already_queued) parts.push(t("action.bulk.alreadyQueued", { count: counts.already_queued }));
+  if (counts.running) parts.push(t("action.bulk.running", { count: counts.running }));
+  const notFailed = counts.done + counts.not_retryable;
+  if (notFailed) parts.push(t("action.bulk.notFailed", { count: notFailed }));
+  const lost = counts.no_job + counts.not_found;
+  if (lost) parts.push(t("action.bulk.notRetried", { count: lost }));
+  const more = capped ? ` ${t("action.bulk.cappedRetry", { max: MAX_BULK })}` : "";
+  return {
+    ok: true,
+    message: `${t("action.bulk.sentence", { parts: parts.join(t("action.bulk.separator")) })}${more}`,
+  };
 }
 
 const boundedIds = (ids: string[]) =>
@@ -110,10 +114,11 @@ export async function retrySelected(
   shop: string,
   ids: string[],
   now = new Date(),
+  words = ENGLISH,
 ): Promise<ActionResult> {
   const wanted = boundedIds(ids);
-  if (wanted.length === 0) return { ok: false, message: "Select the imports to retry." };
-  return retrySummary(await retryMany(prisma, shop, wanted, now), false);
+  if (wanted.length === 0) return { ok: false, message: words.t("action.retry.selectFirst") };
+  return retrySummary(await retryMany(prisma, shop, wanted, now), false, words);
 }
 
 /** Every failed import that matches the filter (whatever the state filter says: only failed ones are retried). */
@@ -122,13 +127,14 @@ export async function retryMatching(
   shop: string,
   filter: LogFilter,
   now = new Date(),
+  words = ENGLISH,
 ): Promise<ActionResult> {
+  const { t } = words;
   const failedOnly: LogFilter = { ...filter, state: filter.state === "attention" ? "attention" : "failed" };
-  if (filter.kind === "handoff")
-    return { ok: true, message: "Cart handoffs are not retried from here: the shopper clicks again. Nothing to do." };
+  if (filter.kind === "handoff") return { ok: true, message: t("action.retry.handoffs") };
   const { ids, capped } = await matchingIds(prisma, shop, failedOnly);
-  if (ids.length === 0) return { ok: true, message: "No failed imports match this view. Nothing to do." };
-  return retrySummary(await retryMany(prisma, shop, ids, now), capped);
+  if (ids.length === 0) return { ok: true, message: t("action.retry.noneMatch") };
+  return retrySummary(await retryMany(prisma, shop, ids, now), capped, words);
 }
 
 async function matchingIds(
@@ -151,8 +157,9 @@ export async function resolveMatching(
   shop: string,
   filter: LogFilter,
   now = new Date(),
+  { t } = ENGLISH,
 ): Promise<ActionResult> {
-  if (filter.kind === "handoff") return { ok: true, message: "Cart handoffs have nothing to resolve. Nothing to do." };
+  if (filter.kind === "handoff") return { ok: true, message: t("action.resolve.handoffs") };
   const { ids, capped } = await matchingIds(prisma, shop, {
     ...filter,
     state: filter.state === "skipped" ? "skipped" : "attention",
@@ -165,11 +172,9 @@ export async function resolveMatching(
     });
     count += result.count;
   }
-  if (count === 0) return { ok: true, message: "No unresolved failures match this view. Nothing to do." };
-  return {
-    ok: true,
-    message: `${plural(count, "import")} marked as resolved.${capped ? ` Stopped at ${MAX_BULK}: repeat for the rest.` : ""}`,
-  };
+  if (count === 0) return { ok: true, message: t("action.resolve.noneMatch") };
+  const more = capped ? ` ${t("action.bulk.cappedResolve", { max: MAX_BULK })}` : "";
+  return { ok: true, message: `${t("action.resolve.done", { count })}${more}` };
 }
 
 /** Failed or skipped records marked as dealt with: they leave "needs attention". Repeating it changes nothing. */
@@ -178,17 +183,16 @@ export async function resolveRecords(
   shop: string,
   ids: string[],
   now = new Date(),
+  { t } = ENGLISH,
 ): Promise<ActionResult> {
   const wanted = boundedIds(ids);
-  if (wanted.length === 0) return { ok: false, message: "Select the imports to mark as resolved." };
+  if (wanted.length === 0) return { ok: false, message: t("action.resolve.selectFirst") };
   const { count } = await prisma.syncRecord.updateMany({
     where: { shop, id: { in: wanted }, state: { in: [...RETRYABLE_STATES] }, resolvedAt: null },
     data: { resolvedAt: now },
   });
-  if (count === 0) return { ok: true, message: "Already resolved, or not failed. Nothing to do." };
+  if (count === 0) return { ok: true, message: t("action.resolve.nothing") };
   const rest = wanted.length - count;
-  return {
-    ok: true,
-    message: `${plural(count, "import")} marked as resolved.${rest ? ` ${rest} already resolved or not failed.` : ""}`,
-  };
+  const more = rest ? ` ${t("action.resolve.rest", { count: rest })}` : "";
+  return { ok: true, message: `${t("action.resolve.done", { count })}${more}` };
 }

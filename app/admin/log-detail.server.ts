@@ -12,27 +12,33 @@ export interface AttemptView {
   ok: boolean;
   httpStatus: number | null;
   errorCode: string | null;
-  explanation: string;
+  /** Our own message of the time (English, with the service's words), if any. */
+  message: string | null;
+  /** The kind of outcome: the page words it (log.outcome.*) when there is no message. */
+  outcome: string;
 }
 
 export interface RecordDetail {
   type: "record";
   id: string;
   kind: string;
-  title: string;
+  orderName: string | null;
   orderId: string;
   externalId: string;
   adminOrderUrl: string;
+  customerId: string | null;
   customer: string;
   state: string;
   resolvedAt: string | null;
   reason: string | null;
+  reasonCode: string | null;
+  attemptCount: number;
   workspaceId: string | null;
   serviceId: string | null;
   createdAt: string;
   importedAt: string | null;
-  /** JSON of the request body, or why there is none. */
-  request: { json: string } | { missing: string };
+  /** JSON of the request body, or why there is none (a code the page words, and the mapper's reason). */
+  request: { json: string } | { missing: "cleared" | "gone" | "unmappable"; detail?: string };
   attempts: AttemptView[];
   job: { status: string; attempts: number; maxAttempts: number; nextTryAt: string | null } | null;
   canRetry: boolean;
@@ -44,12 +50,14 @@ export interface RecordDetail {
 export interface HandoffDetail {
   type: "handoff";
   id: string;
-  title: string;
+  externalCartId: string;
+  customerId: string | null;
   customer: string;
   state: string;
   reason: string | null;
   lineCount: number;
-  total: string;
+  totalMinor: number;
+  currency: string;
   createdAt: string;
   expiresAt: string | null;
   attempts: number;
@@ -62,19 +70,6 @@ export function adminOrderUrl(_shop: string, orderId: string): string {
   return adminOrderLink(orderId);
 }
 
-const EXPLAIN: Record<string, string> = {
-  success: "Imported.",
-  rate_limited: "The service asked us to slow down; tried again later.",
-  server_error: "The service had an internal problem; tried again later.",
-  network_error: "The service could not be reached; tried again later.",
-  timeout: "The service did not answer in time; tried again later.",
-  invalid_payload: "The service refused the data as it is; it will not change by itself.",
-  invalid_token: "The customer's connection is no longer valid; they need to reconnect.",
-  reconnect_required: "The customer's connection is no longer valid; they need to reconnect.",
-  insufficient_scope: "The customer's connection lacks a permission; they need to reconnect.",
-  order_not_found: "The service did not have the order of this shipment yet; tried again later.",
-};
-
 async function requestOf(
   prisma: PrismaClient,
   shop: string,
@@ -86,7 +81,7 @@ async function requestOf(
     orderBy: { seq: "desc" },
     select: { deliveryId: true, payload: true },
   });
-  if (!job) return { missing: "The Shopify data is no longer stored (finished work is cleared after 30 days)." };
+  if (!job) return { missing: "cleared" };
   let payload: unknown = (job.payload as { data?: unknown } | null)?.data;
   if (job.deliveryId) {
     const delivery = await prisma.webhookDelivery.findFirst({
@@ -95,9 +90,11 @@ async function requestOf(
     });
     payload = delivery?.payload ?? payload;
   }
-  if (!payload) return { missing: "The Shopify data is no longer stored." };
+  if (!payload) return { missing: "gone" };
   const mapped = kind === "order" ? mapOrder(payload as ShopifyOrder) : mapFulfillment(payload as ShopifyFulfillment);
-  return mapped.ok ? { json: JSON.stringify(mapped.request, null, 2) } : { missing: `No request: ${mapped.reason}` };
+  return mapped.ok
+    ? { json: JSON.stringify(mapped.request, null, 2) }
+    : { missing: "unmappable", detail: mapped.reason };
 }
 
 export async function loadLogEntry(
@@ -114,12 +111,14 @@ export async function loadLogEntry(
     return {
       type: "handoff",
       id: handoff.id,
-      title: `Cart handoff ${handoff.externalCartId}`,
-      customer: customerLabel(handoff.customerId, names, "Guest"),
+      externalCartId: handoff.externalCartId,
+      customerId: handoff.customerId ?? null,
+      customer: customerLabel(handoff.customerId, names, ""),
       state: handoff.state,
       reason: handoff.reason,
       lineCount: handoff.lineCount,
-      total: `${(Number(handoff.totalMinor) / 100).toFixed(2)} ${handoff.currency}`.trim(),
+      totalMinor: Number(handoff.totalMinor),
+      currency: handoff.currency,
       createdAt: handoff.createdAt.toISOString(),
       expiresAt: handoff.expiresAt?.toISOString() ?? null,
       attempts: handoff.attempts,
@@ -135,19 +134,21 @@ export async function loadLogEntry(
     customerNames(prisma, shop, [record.customerId]),
     requestOf(prisma, shop, id, record.kind),
   ]);
-  const name = record.orderName ?? `order ${record.orderId}`;
   return {
     type: "record",
     id: record.id,
     kind: record.kind,
-    title: record.kind === "order" ? `Order ${name}` : `Shipment ${record.externalId} of ${name}`,
+    orderName: record.orderName,
     orderId: record.orderId,
     externalId: record.externalId,
     adminOrderUrl: adminOrderUrl(shop, record.orderId),
-    customer: customerLabel(record.customerId, names, "No customer"),
+    customerId: record.customerId,
+    customer: customerLabel(record.customerId, names, ""),
     state: record.state,
     resolvedAt: record.resolvedAt?.toISOString() ?? null,
     reason: record.reason,
+    reasonCode: record.reasonCode,
+    attemptCount: record.attempts,
     workspaceId: record.workspaceId,
     serviceId: record.serviceId,
     createdAt: record.createdAt.toISOString(),
@@ -158,8 +159,8 @@ export async function loadLogEntry(
       ok: a.ok,
       httpStatus: a.httpStatus,
       errorCode: a.errorCode,
-      // Our own message of the time when there is one; otherwise what the kind of outcome means.
-      explanation: a.message ?? EXPLAIN[a.outcome] ?? a.outcome,
+      message: a.message,
+      outcome: a.outcome,
     })),
     job: job
       ? {

@@ -3,6 +3,10 @@
 import type { PrismaClient } from "@prisma/client";
 import type { LogFilter } from "./log-query.server";
 import { walkLog, type LogRow } from "./log.server";
+import { translator, type Translator } from "../i18n/translate";
+import { reasonWords } from "./reason-words";
+
+const ENGLISH = translator("en");
 
 export const CSV_COLUMNS = [
   "id",
@@ -33,7 +37,7 @@ export function csvField(value: string | number | boolean | null): string {
   return /[",;\t\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function csvLine(row: LogRow): string {
+export function csvLine(row: LogRow, { t } = ENGLISH): string {
   return [
     row.id,
     row.kind,
@@ -45,7 +49,7 @@ export function csvLine(row: LogRow): string {
     row.createdAt,
     row.state,
     row.resolved,
-    row.reason,
+    reasonWords(t, row),
     row.attempts,
   ]
     .map(csvField)
@@ -57,6 +61,7 @@ export function exportLogCsv(
   shop: string,
   filter: LogFilter,
   pageSize = 1000,
+  words: Translator = ENGLISH,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const pages = walkLog(prisma, shop, filter, pageSize);
@@ -66,12 +71,14 @@ export function exportLogCsv(
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`));
+        // The header row in the admin's language (the columns' order is fixed: CSV_COLUMNS).
+        const header = CSV_COLUMNS.map((column) => csvField(words.t(`csv.${column}`)));
+        controller.enqueue(encoder.encode(`${header.join(",")}\r\n`));
         return;
       }
       const { value, done } = await pages.next();
       if (done) return controller.close();
-      controller.enqueue(encoder.encode(value.map((row) => `${csvLine(row)}\r\n`).join("")));
+      controller.enqueue(encoder.encode(value.map((row) => `${csvLine(row, words)}\r\n`).join("")));
     },
     async cancel() {
       await pages.return(undefined);

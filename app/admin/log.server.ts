@@ -32,7 +32,11 @@ export interface LogRow {
   createdAt: string;
   state: string;
   resolved: boolean;
+  /** The stored words (English); pages word it from reasonCode in the admin's language where they can. */
   reason: string | null;
+  reasonCode: string | null;
+  /** A cart handoff's line count; null for imports. */
+  lines: number | null;
   attempts: number;
   canRetry: boolean;
 }
@@ -69,6 +73,8 @@ function recordRow(r: SyncRecord, names: Map<string, string>): LogRow {
     state: r.state,
     resolved: r.resolvedAt !== null,
     reason: r.reason,
+    reasonCode: r.reasonCode,
+    lines: null,
     attempts: r.attempts,
     canRetry: RETRYABLE_STATES.has(r.state),
   };
@@ -87,6 +93,8 @@ function handoffRow(h: CartHandoff, names: Map<string, string>): LogRow {
     state: h.state,
     resolved: false,
     reason: h.reason ?? `Cart of ${h.lineCount} line${h.lineCount === 1 ? "" : "s"}`,
+    reasonCode: h.reason ? h.reasonCode : "cart_lines",
+    lines: h.lineCount,
     attempts: h.attempts,
     canRetry: false,
   };

@@ -32,7 +32,10 @@ export function themeEditorLinks(shop: string, apiKey: string): ThemeLinks {
   };
 }
 
-export type EmbedStatus = { state: "on" | "off"; themeName: string } | { state: "unknown"; why: string };
+/** Why the embed's state is unknown: a code, worded by the page in the admin's language (home.embed.why.*). */
+export type EmbedUnknownWhy = "noAccess" | "noTheme" | "noApp" | "unreadable" | "unreachable" | "timeout";
+
+export type EmbedStatus = { state: "on" | "off"; themeName: string } | { state: "unknown"; why: EmbedUnknownWhy };
 
 export const THEME_SETTINGS_QUERY = `#graphql
   query ThemeEmbedStatus {
@@ -83,27 +86,26 @@ export async function embedStatus(adminGraphql: AdminGraphql, shop: string): Pro
     if (answer?.errors)
       return {
         state: "unknown",
-        why: "Shopify did not give the theme's settings (the read_themes permission may be missing).",
+        why: "noAccess",
       };
     const theme = answer?.data?.themes?.nodes?.[0];
-    if (!theme) return { state: "unknown", why: "The store has no published theme." };
+    if (!theme) return { state: "unknown", why: "noTheme" };
     const appHandle = answer.data?.currentAppInstallation?.app?.handle;
-    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle))
-      return { state: "unknown", why: "Shopify did not say which app this is." };
+    if (typeof appHandle !== "string" || !APP_HANDLE.test(appHandle)) return { state: "unknown", why: "noApp" };
     const content = theme.files?.nodes?.[0]?.body?.content;
     if (typeof content !== "string" || content.length > MAX_SETTINGS_BYTES)
-      return { state: "unknown", why: "The theme's settings could not be read." };
+      return { state: "unknown", why: "unreadable" };
     let settings: unknown;
     try {
       settings = parseSettings(content);
     } catch {
-      return { state: "unknown", why: "The theme's settings could not be read." };
+      return { state: "unknown", why: "unreadable" };
     }
     return {
       state: embedEnabled(settings, appHandle) ? "on" : "off",
       themeName: String(theme.name ?? "").slice(0, 100),
     };
   } catch {
-    return { state: "unknown", why: "Shopify's Admin API could not be reached." };
+    return { state: "unknown", why: "unreachable" };
   }
 }

@@ -5,22 +5,24 @@ import { NavMenu } from "@shopify/app-bridge-react";
 import { BlockStack, Card, Layout, SkeletonBodyText, SkeletonDisplayText, SkeletonPage } from "@shopify/polaris";
 import { useEffect, useState, type ReactNode } from "react";
 import { appBridge } from "./app-bridge";
+import { useI18n } from "./i18n";
 
 export const NAV = [
-  { to: "/app", label: "Home" },
-  { to: "/app/log", label: "Sync log" },
-  { to: "/app/customers", label: "Customers" },
-  { to: "/app/settings", label: "Settings" },
-  { to: "/app/privacy", label: "Privacy" },
+  { to: "/app", label: "home.title" },
+  { to: "/app/log", label: "log.title" },
+  { to: "/app/customers", label: "customers.title" },
+  { to: "/app/settings", label: "settings.title" },
+  { to: "/app/privacy", label: "privacy.title" },
 ] as const;
 
 function FallbackNav() {
   const { pathname } = useLocation();
+  const { t } = useI18n();
   const current = (to: string) =>
     to === "/app" ? pathname === "/app" || pathname === "/app/" : pathname.startsWith(to);
   return (
     <nav
-      aria-label="App"
+      aria-label={t("nav.label")}
       style={{
         display: "flex",
         flexWrap: "wrap",
@@ -42,7 +44,7 @@ function FallbackNav() {
             textDecoration: current(item.to) ? "underline" : "none",
           }}
         >
-          {item.label}
+          {t(item.label)}
         </Link>
       ))}
     </nav>
@@ -71,6 +73,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
   const [bridge, setBridge] = useState<boolean | null>(null);
   useEffect(() => setBridge(appBridge() !== null), []);
   const navigation = useNavigation();
+  const { t } = useI18n();
   const { pathname } = useLocation();
   const toOtherPage = navigation.state === "loading" && navigation.location.pathname !== pathname;
   return (
@@ -88,7 +91,7 @@ export function AdminShell({ children }: { children: ReactNode }) {
       <NavMenu>
         {NAV.map((item) => (
           <Link key={item.to} to={item.to} rel={item.to === "/app" ? "home" : undefined}>
-            {item.label}
+            {t(item.label)}
           </Link>
         ))}
       </NavMenu>

@@ -3,6 +3,8 @@
 // legend names each part by its place in the bar, not by its colour alone (1.4.1). No chart library: this is all it
 // needs.
 import { BlockStack, Box, Text } from "@shopify/polaris";
+import type { Translator } from "../i18n/translate";
+import { useI18n } from "./i18n";
 
 export interface DayPoint {
   day: string;
@@ -12,14 +14,18 @@ export interface DayPoint {
 
 const HEIGHT = 120;
 
-export function summarize(points: DayPoint[]): string {
+export function summarize(points: DayPoint[], { t, date }: Translator): string {
   const imports = points.reduce((n, p) => n + p.imports, 0);
   const failures = points.reduce((n, p) => n + p.failures, 0);
   const busiest = points.reduce<DayPoint | null>((best, p) => (p.imports > (best?.imports ?? 0) ? p : best), null);
   const parts = [
-    `Last ${points.length} days: ${imports} import${imports === 1 ? "" : "s"}, ${failures} failure${failures === 1 ? "" : "s"}.`,
+    t("chart.summary", {
+      days: points.length,
+      imports: t("chart.imports", { count: imports }),
+      failures: t("chart.failures", { count: failures }),
+    }),
   ];
-  if (busiest) parts.push(`Busiest day ${busiest.day} with ${busiest.imports}.`);
+  if (busiest) parts.push(t("chart.busiest", { day: date(busiest.day), count: busiest.imports }));
   return parts.join(" ");
 }
 
@@ -27,7 +33,11 @@ export function DayChart({ points, id }: { points: DayPoint[]; id: string }) {
   const max = Math.max(1, ...points.map((p) => p.imports + p.failures));
   const slot = 100 / points.length;
   const bar = slot * 0.7;
-  const summary = summarize(points);
+  const i18n = useI18n();
+  const { t, date } = i18n;
+  const summary = summarize(points, i18n);
+  const first = date(points[0]?.day ?? null);
+  const last = date(points[points.length - 1]?.day ?? null);
   return (
     <BlockStack gap="200">
       <Text as="p" id={`${id}-summary`}>
@@ -48,7 +58,7 @@ export function DayChart({ points, id }: { points: DayPoint[]; id: string }) {
           const x = i * slot + (slot - bar) / 2;
           return (
             <g key={p.day}>
-              <title>{`${p.day}: ${p.imports} imported, ${p.failures} failed`}</title>
+              <title>{t("chart.bar", { day: date(p.day), imports: p.imports, failures: p.failures })}</title>
               <rect x={x} y={HEIGHT - importsH} width={bar} height={importsH} fill="#29845a" />
               <rect x={x} y={HEIGHT - importsH - failuresH} width={bar} height={failuresH} fill="#c70a24" />
             </g>
@@ -56,25 +66,22 @@ export function DayChart({ points, id }: { points: DayPoint[]; id: string }) {
         })}
       </svg>
       <Text as="p" tone="subdued" variant="bodySm">
-        Lower part of each bar (green): imported. Upper part (red): failed. {points[0]?.day} to{" "}
-        {points[points.length - 1]?.day} (UTC).
+        {t("chart.legend", { first, last })}
       </Text>
       <Box visuallyHidden>
         <table>
-          <caption>
-            Imports and failures per day, {points[0]?.day} to {points[points.length - 1]?.day} (UTC)
-          </caption>
+          <caption>{t("chart.caption", { first, last })}</caption>
           <thead>
             <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Imported</th>
-              <th scope="col">Failed</th>
+              <th scope="col">{t("chart.day")}</th>
+              <th scope="col">{t("chart.imported")}</th>
+              <th scope="col">{t("chart.failed")}</th>
             </tr>
           </thead>
           <tbody>
             {points.map((p) => (
               <tr key={p.day}>
-                <th scope="row">{p.day}</th>
+                <th scope="row">{date(p.day)}</th>
                 <td>{p.imports}</td>
                 <td>{p.failures}</td>
               </tr>

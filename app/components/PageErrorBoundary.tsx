@@ -3,23 +3,26 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { Banner, BlockStack, Button, Page, Text } from "@shopify/polaris";
 import { boundary } from "@shopify/shopify-app-remix/server";
+import type { MessageKey } from "../i18n/catalog";
+import { useI18n } from "./i18n";
 
-export function PageErrorBoundary({ title }: { title: string }) {
+export function PageErrorBoundary({ title }: { title: MessageKey }) {
   const error = useRouteError();
+  const { t } = useI18n();
   if (isRouteErrorResponse(error) && error.status !== 404 && error.status !== 400) return boundary.error(error);
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   const message = notFound
-    ? "It may have been removed, or it belongs to another store."
+    ? t("error.notFound.body")
     : isRouteErrorResponse(error)
-      ? String(typeof error.data === "string" ? error.data : "The request was not understood.").slice(0, 200)
-      : "Something went wrong while loading this page. Nothing was changed; try again in a moment.";
+      ? t("error.badRequest")
+      : t("error.failed.body");
   return (
-    <Page title={title}>
-      <Banner tone="critical" title={notFound ? "Not found" : "This page could not be loaded"}>
+    <Page title={t(title)}>
+      <Banner tone="critical" title={t(notFound ? "error.notFound.title" : "error.failed.title")}>
         <BlockStack gap="200">
           <Text as="p">{message}</Text>
           <div>
-            <Button url="/app">Back to Home</Button>
+            <Button url="/app">{t("error.backHome")}</Button>
           </div>
         </BlockStack>
       </Banner>

@@ -10,6 +10,8 @@ import {
 } from "../service/client.server";
 import { bindings, openOptional, sealFor, sealOptional, type Keyring } from "../crypto/secret-box.server";
 import { grantToken, revokeOrQueue } from "./revocations.server";
+import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
+import { UNREADABLE_REASON } from "./prisma-grant-store.server";
 
 export interface NewGrant {
   shop: string;
@@ -89,6 +91,8 @@ export interface GrantRow {
   lastUsedAt: string | null;
   status: GrantStatusView;
   statusReason: string | null;
+  /** The reason as a code when it is one of the app's own (the admin words it); null for the service's words. */
+  statusReasonCode: "unreadable" | "origin_changed" | null;
 }
 
 export interface GrantPage {
@@ -162,6 +166,12 @@ export async function listGrants(
       lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
       status: r.status === "needs_reconnect" ? "needs_reconnect" : "active",
       statusReason: r.statusReason,
+      statusReasonCode:
+        r.statusReason === UNREADABLE_REASON
+          ? "unreadable"
+          : r.statusReason === ORIGIN_CHANGED_REASON
+            ? "origin_changed"
+            : null,
     })),
     total,
     page,
@@ -186,8 +196,12 @@ export async function getCustomerConnection(prisma: PrismaClient, shop: string, 
   };
 }
 
+/** Why revoking at the service failed: a code the admin words, and the service's own message for "service". */
+export type RevokeProblem = "no_settings" | "origin_changed" | "undecryptable" | "service";
+
 export type DisconnectResult =
-  { ok: true; revoked: boolean; message: string } | { ok: false; status: 404; message: string };
+  | { ok: true; revoked: boolean; message: string; who: string; problem?: RevokeProblem; serviceMessage?: string }
+  | { ok: false; status: 404; message: string };
 
 /**
  * Disconnects one customer of `shop`: revokes the authorization at the service (the refresh token ends the whole
@@ -210,8 +224,11 @@ export async function disconnectGrant(
 
   let revoked = false;
   let problem = "the service settings are not configured";
+  let code: RevokeProblem = "no_settings";
+  let serviceMessage: string | undefined;
   if (options.settings && !tokensMayGoTo(row.boundOrigins, options.settings)) {
     problem = "the service address changed since this customer connected, so their tokens are not sent there";
+    code = "origin_changed";
   } else if (options.settings) {
     const token = grantToken(row, options.keyring);
     if (token) {
@@ -221,15 +238,18 @@ export async function disconnectGrant(
         deps: options.deps,
       });
       revoked = result.ok;
-      if (!result.ok) problem = result.message;
+      if (!result.ok) [problem, code, serviceMessage] = [result.message, "service", result.message];
     } else {
       problem = "the stored tokens could not be decrypted";
+      code = "undecryptable";
     }
   }
   await prisma.customerGrant.deleteMany({ where: { id: row.id, shop } });
   return {
     ok: true,
     revoked,
+    who,
+    ...(revoked ? {} : { problem: code, serviceMessage }),
     message: revoked
       ? `Disconnected ${who}: the authorization was revoked at the service and the tokens were deleted.`
       : `Disconnected ${who}: the tokens were deleted here, but revoking at the service failed (${problem.replace(/\.$/, "")}); the app keeps trying to revoke it in the background.`,

@@ -29,10 +29,12 @@ import { env } from "../env.server";
 import { DayChart } from "../components/DayChart";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
-import { utc } from "../components/sync-labels";
+import { useI18n } from "../components/i18n";
+import { titleOf } from "../i18n/locale";
+import type { MessageKey } from "../i18n/catalog";
 import { pageTitle } from "../lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Home");
+export const meta: MetaFunction = ({ matches }) => pageTitle(titleOf(matches, "home.title"));
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session, admin } = await authenticate.admin(request);
@@ -43,9 +45,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     loadBackfills(prisma, session.shop),
     Promise.race([
       embedStatus(graphql, session.shop),
-      new Promise<EmbedStatus>((resolve) =>
-        setTimeout(() => resolve({ state: "unknown", why: "Shopify did not answer in time." }), 3000),
-      ),
+      new Promise<EmbedStatus>((resolve) => setTimeout(() => resolve({ state: "unknown", why: "timeout" }), 3000)),
     ]),
   ]);
   // The theme step is done once the embed is on (read from the theme) or a customer connected through the block.
@@ -66,89 +66,96 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   };
 };
 
-const age = (seconds: number) =>
+const age = (t: ReturnType<typeof useI18n>["t"], seconds: number) =>
   seconds < 90
-    ? `${seconds} s`
+    ? t("home.age.seconds", { count: seconds })
     : seconds < 5400
-      ? `${Math.round(seconds / 60)} min`
+      ? t("home.age.minutes", { count: Math.round(seconds / 60) })
       : seconds < 172_800
-        ? `${Math.round(seconds / 3600)} h`
-        : `${Math.round(seconds / 86_400)} days`;
+        ? t("home.age.hours", { count: Math.round(seconds / 3600) })
+        : t("home.age.days", { count: Math.round(seconds / 86_400) });
+
+type Step = {
+  title: MessageKey;
+  help: MessageKey;
+  action: MessageKey;
+  url: (handle: string) => string;
+  external?: boolean;
+};
 
 // The "Connect workspace" step as it fits the store's customer accounts (README, "Connect workspace").
-const THEME_STEP: Record<AccountSurface, Partial<(typeof STEPS)[string]>> = {
+const THEME_STEP: Record<AccountSurface, Partial<Step>> = {
   customer_accounts: {
-    title: "Add the Workspace blocks to customer accounts",
-    help: "Your store uses customer accounts: in the checkout and accounts editor, add the app’s Workspace block to the Profile page and to Order status. Its Connect button opens the app’s Connect workspace page, which needs no placing (you may add it to the account menu). Add “Continue cart” to the cart in the theme editor. Done once a customer has connected.",
-    action: "Open checkout and accounts editor",
+    title: "home.setup.theme.accounts.title",
+    help: "home.setup.theme.accounts.help",
+    action: "home.setup.theme.accounts.action",
     url: (handle) => `https://admin.shopify.com/store/${handle}/settings/checkout/editor`,
   },
   legacy_accounts: {
-    help: "Your store uses legacy customer accounts: add the “Connect workspace” block to the customer account page in the theme editor, and “Continue cart” to the cart. Done once a customer has connected.",
+    help: "home.setup.theme.legacy.help",
   },
   unknown: {},
 };
 
-const STEPS: Record<
-  string,
-  { title: string; help: string; action: string; url: (handle: string) => string; external?: boolean }
-> = {
+const STEPS: Record<string, Step> = {
   settings: {
-    title: "Enter the service settings",
-    help: "Client ID, secrets and addresses of the Merchant Integration Service.",
-    action: "Open settings",
+    title: "home.setup.settings.title",
+    help: "home.setup.settings.help",
+    action: "home.setup.settings.action",
     url: () => "/app/settings",
   },
   check: {
-    title: "Check the connection",
-    help: "Settings → Check connection: the service accepts your credentials.",
-    action: "Check connection",
+    title: "home.setup.check.title",
+    help: "home.setup.check.help",
+    action: "home.setup.check.action",
     url: () => "/app/settings",
   },
   theme: {
-    title: "Switch on the app embed and add the blocks",
-    help: "The theme editor opens with each one ready: switch on the app embed, then save.",
-    action: "Switch on the app embed",
+    title: "home.setup.theme.title",
+    help: "home.setup.theme.help",
+    action: "home.setup.theme.action",
     url: () => "",
     external: true,
   },
   import: {
-    title: "See the first import",
-    help: "The next order of a connected customer shows up in the sync log.",
-    action: "Open sync log",
+    title: "home.setup.import.title",
+    help: "home.setup.import.help",
+    action: "home.setup.import.action",
     url: () => "/app/log",
   },
 };
 
 // Where the theme stands (read from the published theme) and the theme editor's deep links for each piece.
 function ThemeStatus({ embed, links }: { embed: EmbedStatus; links: ThemeLinks }) {
+  const { t } = useI18n();
+  const theme = embed.state === "unknown" ? "" : embed.themeName || t("home.embed.publishedTheme");
   return (
     <BlockStack gap="100">
       <InlineStack gap="100" blockAlign="center">
         {embed.state === "on" ? (
-          <Badge tone="success">{`App embed on in ${embed.themeName || "the published theme"}`}</Badge>
+          <Badge tone="success">{t("home.embed.on", { theme })}</Badge>
         ) : embed.state === "off" ? (
-          <Badge tone="attention">{`App embed off in ${embed.themeName || "the published theme"}`}</Badge>
+          <Badge tone="attention">{t("home.embed.off", { theme })}</Badge>
         ) : (
-          <Badge>App embed: not checked</Badge>
+          <Badge>{t("home.embed.notChecked")}</Badge>
         )}
         {embed.state === "unknown" ? (
           <Text as="span" tone="subdued" variant="bodySm">
-            {embed.why}
+            {t(`home.embed.why.${embed.why}`)}
           </Text>
         ) : null}
       </InlineStack>
       <InlineStack gap="200" wrap>
         {embed.state === "on" ? null : (
           <Button url={links.embed} target="_top" variant="primary" size="slim">
-            Switch on the app embed
+            {t("home.setup.theme.action")}
           </Button>
         )}
         <Button url={links.continueCart} target="_top" size="slim">
-          Add the Continue cart block
+          {t("home.embed.addContinueCart")}
         </Button>
         <Button url={links.connectWorkspace} target="_top" size="slim">
-          Add the Connect workspace block
+          {t("home.embed.addConnectWorkspace")}
         </Button>
       </InlineStack>
     </BlockStack>
@@ -173,21 +180,22 @@ function Stat({ label, value, children }: { label: string; value: string; childr
 
 export default function Home() {
   const { shop, home, backfills, embed, links, surface, busy } = useLoaderData<typeof loader>();
+  const { t, dateTime, number } = useI18n();
   useLiveRevalidation(busy);
   const [range, setRange] = useState<7 | 30>(7);
   const handle = shop.replace(/\.myshopify\.com$/, "");
   const remaining = home.setup.filter((s) => !s.done);
   const check = home.settings.lastCheck;
   return (
-    <Page title="Home" subtitle={`Orders and shipments of ${shop} sent to the Merchant Integration Service`}>
-      <TitleBar title="Home" />
+    <Page title={t("home.title")} subtitle={t("home.subtitle", { shop })}>
+      <TitleBar title={t("home.title")} />
       <Layout>
         {remaining.length > 0 ? (
           <Layout.Section>
             <Card>
               <BlockStack gap="300">
                 <Text as="h2" variant="headingMd">
-                  Setup guide: {home.setup.length - remaining.length} of {home.setup.length} done
+                  {t("home.setup.heading", { done: home.setup.length - remaining.length, total: home.setup.length })}
                 </Text>
                 <ProgressBar
                   progress={(100 * (home.setup.length - remaining.length)) / home.setup.length}
@@ -199,17 +207,17 @@ export default function Home() {
                     <InlineStack key={step.id} align="space-between" blockAlign="center" gap="200" wrap>
                       <BlockStack gap="050">
                         <Text as="h3" fontWeight="semibold" tone={step.done ? "subdued" : undefined}>
-                          {i + 1}. {s.title} {step.done ? <Badge tone="success">Done</Badge> : null}
+                          {i + 1}. {t(s.title)} {step.done ? <Badge tone="success">{t("common.done")}</Badge> : null}
                         </Text>
                         <Text as="p" tone="subdued" variant="bodySm">
-                          {s.help}
+                          {t(s.help)}
                         </Text>
                         {step.id === "theme" ? <ThemeStatus embed={embed} links={links} /> : null}
                       </BlockStack>
                       {/* The theme's pieces have their own links (ThemeStatus); customer accounts, the accounts editor. */}
                       {step.done || (step.id === "theme" && surface !== "customer_accounts") ? null : (
                         <Button url={s.url(handle)} target={s.external ? "_blank" : undefined}>
-                          {s.action}
+                          {t(s.action)}
                         </Button>
                       )}
                     </InlineStack>
@@ -221,51 +229,63 @@ export default function Home() {
         ) : null}
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, sm: 2, md: 3 }} gap="300">
-            <Stat label="Service settings" value={home.settings.complete ? "Complete" : "Not complete"}>
+            <Stat
+              label={t("home.stat.settings")}
+              value={t(home.settings.complete ? "home.stat.complete" : "home.stat.notComplete")}
+            >
               <InlineStack gap="100">
                 <Badge tone={home.settings.environment === "production" ? "success" : "info"}>
-                  {home.settings.environment === "production" ? "Production" : "Sandbox"}
+                  {t(home.settings.environment === "production" ? "common.production" : "common.sandbox")}
                 </Badge>
                 {check ? (
-                  <Badge tone={check.ok ? "success" : "critical"}>{check.ok ? "Connection ok" : "Check failed"}</Badge>
+                  <Badge tone={check.ok ? "success" : "critical"}>
+                    {t(check.ok ? "home.check.ok" : "home.check.failed")}
+                  </Badge>
                 ) : null}
               </InlineStack>
               <Text as="p" tone="subdued" variant="bodySm">
                 {check
-                  ? `Last checked ${utc(check.at)}${check.ok ? "" : `: ${check.message}`}`
-                  : "Connection not checked yet."}
+                  ? check.ok
+                    ? t("home.check.lastChecked", { at: dateTime(check.at) })
+                    : t("home.check.lastCheckedFailed", { at: dateTime(check.at), message: check.message })
+                  : t("home.check.never")}
               </Text>
             </Stat>
-            <Stat label="Worker" value={home.worker.alive ? "Running" : "Not running"}>
+            <Stat
+              label={t("home.stat.worker")}
+              value={t(home.worker.alive ? "home.worker.running" : "home.worker.notRunning")}
+            >
               <Text as="p" tone={home.worker.alive ? "subdued" : "critical"} variant="bodySm">
                 {home.worker.alive
-                  ? `${home.backlog} waiting or running`
-                  : `No worker has reported ${home.worker.lastBeatAt ? `since ${utc(home.worker.lastBeatAt)}` : "yet"}; ${home.backlog} imports wait.`}
+                  ? t("home.worker.backlog", { count: home.backlog })
+                  : home.worker.lastBeatAt
+                    ? t("home.worker.silentSince", { at: dateTime(home.worker.lastBeatAt), count: home.backlog })
+                    : t("home.worker.silent", { count: home.backlog })}
               </Text>
               <Text as="p" tone="subdued" variant="bodySm">
                 {home.oldestWaitingSeconds === null
-                  ? "Nothing is waiting."
-                  : `Oldest waiting: ${age(home.oldestWaitingSeconds)}`}
+                  ? t("home.worker.nothingWaiting")
+                  : t("home.worker.oldest", { age: age(t, home.oldestWaitingSeconds) })}
               </Text>
             </Stat>
-            <Stat label="Imported today (UTC)" value={String(home.importsToday)} />
-            <Stat label="Failures needing attention" value={String(home.needsAttention)}>
+            <Stat label={t("home.stat.importedToday")} value={number(home.importsToday)} />
+            <Stat label={t("home.stat.attention")} value={number(home.needsAttention)}>
               {home.needsAttention > 0 ? (
                 <div>
                   <Button url="/app/log?state=attention" variant="plain">
-                    See failures
+                    {t("home.seeFailures")}
                   </Button>
                 </div>
               ) : (
                 <Text as="p" tone="subdued" variant="bodySm">
-                  Nothing to fix.
+                  {t("home.nothingToFix")}
                 </Text>
               )}
             </Stat>
-            <Stat label="Customers connected" value={String(home.customersConnected)}>
+            <Stat label={t("home.stat.customers")} value={number(home.customersConnected)}>
               <div>
                 <Button url="/app/customers" variant="plain">
-                  See customers
+                  {t("home.seeCustomers")}
                 </Button>
               </div>
             </Stat>
@@ -276,14 +296,14 @@ export default function Home() {
             <BlockStack gap="300">
               <InlineStack align="space-between" blockAlign="center" wrap>
                 <Text as="h2" variant="headingMd">
-                  Imports and failures per day
+                  {t("home.chart.heading")}
                 </Text>
                 <ButtonGroup variant="segmented">
                   <Button pressed={range === 7} onClick={() => setRange(7)}>
-                    7 days
+                    {t("home.chart.days", { count: 7 })}
                   </Button>
                   <Button pressed={range === 30} onClick={() => setRange(30)}>
-                    30 days
+                    {t("home.chart.days", { count: 30 })}
                   </Button>
                 </ButtonGroup>
               </InlineStack>
@@ -296,27 +316,45 @@ export default function Home() {
             <Card>
               <BlockStack gap="300">
                 <Text as="h2" variant="headingMd">
-                  Past orders of newly connected customers
+                  {t("home.backfills.heading")}
                 </Text>
                 {backfills.map((b) => (
                   <BlockStack gap="100" key={b.id}>
                     <InlineStack align="space-between" wrap>
                       <Text as="span">
-                        {b.customer}: last {b.days} days, {b.total} orders found, {b.queued} queued, {b.imported}{" "}
-                        imported
+                        {t("home.backfills.progress", {
+                          customer: b.customer,
+                          days: b.days,
+                          queued: b.queued,
+                          imported: b.imported,
+                          count: b.total,
+                        })}
                       </Text>
                       <Badge tone={b.status === "done" ? "success" : b.status === "failed" ? "critical" : "info"}>
-                        {b.status === "done" ? "Done" : b.status === "failed" ? "Failed" : "Running"}
+                        {t(
+                          b.status === "done"
+                            ? "common.done"
+                            : b.status === "failed"
+                              ? "common.failed"
+                              : "common.running",
+                        )}
                       </Badge>
                     </InlineStack>
                     <Text as="p" tone="subdued">
-                      {b.path === "bulk" ? "Read through a Shopify bulk operation" : "Read page by page"}
+                      {t(b.path === "bulk" ? "home.backfills.pathBulk" : "home.backfills.pathPaged")}
                       {b.bulk
                         ? b.bulk.stage === "waiting"
-                          ? ": waiting to start (other customers' backfills join it, or Shopify's limit of bulk operations is reached)"
+                          ? t("home.backfills.bulkWaiting")
                           : b.bulk.stage === "running"
-                            ? `: Shopify is preparing the orders (${b.bulk.shopifyStatus === "CREATED" ? "created" : "running"}, ${b.bulk.objects} objects so far)`
-                            : ": Shopify's file is being read and its orders queued"
+                            ? t(
+                                b.bulk.shopifyStatus === "CREATED"
+                                  ? "home.backfills.bulkCreated"
+                                  : "home.backfills.bulkRunning",
+                                {
+                                  count: b.bulk.objects,
+                                },
+                              )
+                            : t("home.backfills.bulkReading")
                         : ""}
                     </Text>
                     <ProgressBar
@@ -344,5 +382,5 @@ export default function Home() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Home" />;
+  return <PageErrorBoundary title="home.title" />;
 }

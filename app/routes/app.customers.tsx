@@ -1,6 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { adminCustomerLink } from "../lib/admin-links";
-import { formatUtc } from "../lib/dates";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import {
@@ -24,8 +23,13 @@ import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { disconnectGrant, listGrants } from "../connections/grant-lifecycle.server";
 import { loadServiceSettingsOrNull } from "../connections/settings.server";
 import { pageTitle } from "../lib/page-title";
+import { customerWords } from "../admin/reason-words";
+import { useI18n } from "../components/i18n";
+import { requestLocale } from "../i18n/request.server";
+import { translator } from "../i18n/translate";
+import { titleOf } from "../i18n/locale";
 
-export const meta: MetaFunction = () => pageTitle("Customers");
+export const meta: MetaFunction = ({ matches }) => pageTitle(titleOf(matches, "customers.title"));
 
 // Thin route: every query is scoped by the session's shop inside app/connections/grant-lifecycle.server.ts.
 
@@ -46,16 +50,25 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
   const form = await readForm(request);
   const grantId = form.get("grantId");
+  const { t } = translator(requestLocale(request, session));
   if (form.get("intent") !== "disconnect" || typeof grantId !== "string" || !grantId) {
-    return data<ActionData>({ ok: false, message: 'Send intent "disconnect" with a grantId.' }, { status: 400 });
+    return data<ActionData>({ ok: false, message: t("customers.badRequest") }, { status: 400 });
   }
   // Undecryptable settings (null): still deleted locally; the message says revoking failed.
   const settings = await loadServiceSettingsOrNull(prisma, session.shop);
   const result = await disconnectGrant(prisma, session.shop, grantId, { settings });
-  return data<ActionData>({ ok: result.ok, message: result.message }, { status: result.ok ? 200 : result.status });
+  if (!result.ok) return data<ActionData>({ ok: false, message: t("customers.notFound") }, { status: result.status });
+  const message = result.revoked
+    ? t("customers.disconnected.revoked", { who: result.who })
+    : t("customers.disconnected.notRevoked", {
+        who: result.who,
+        problem:
+          result.problem === "service"
+            ? (result.serviceMessage ?? "").replace(/\.$/, "") // the service's own words, as it gave them
+            : t(`customers.problem.${result.problem ?? "no_settings"}`),
+      });
+  return data<ActionData>({ ok: true, message });
 };
-
-const formatDate = (iso: string | null) => (iso ? formatUtc(iso) : "Never");
 
 export default function Customers() {
   const { grants } = useLoaderData<typeof loader>();
@@ -65,6 +78,8 @@ export default function Customers() {
   const [query, setQuery] = useState(grants.query);
   const [confirming, setConfirming] = useState<string | null>(null);
   const busyGrant = navigation.state !== "idle" ? navigation.formData?.get("grantId") : undefined;
+  const { t, dateTime, number } = useI18n();
+  const formatDate = (iso: string | null) => (iso ? dateTime(iso) : t("customers.never"));
 
   // The admin loads the page with a Shopify session token in the URL (id_token): links and forms must not copy it.
   const pageLink = (page: number) => {
@@ -75,81 +90,86 @@ export default function Customers() {
     return `?${next.toString()}`;
   };
 
-  const rows = grants.items.map((g, index) => (
-    <IndexTable.Row id={g.id} key={g.id} position={index}>
-      <IndexTable.Cell>
-        <BlockStack gap="050">
-          <Text as="span" fontWeight="semibold">
-            {g.displayName}
-          </Text>
-          <Text as="span" tone="subdued" variant="bodySm">
-            <a href={adminCustomerLink(g.customerId)}>ID {g.customerId}</a>
-          </Text>
-        </BlockStack>
-      </IndexTable.Cell>
-      <IndexTable.Cell>{g.workspaceId}</IndexTable.Cell>
-      <IndexTable.Cell>{g.scopes.join(", ")}</IndexTable.Cell>
-      <IndexTable.Cell>{formatDate(g.connectedAt)}</IndexTable.Cell>
-      <IndexTable.Cell>{formatDate(g.lastUsedAt)}</IndexTable.Cell>
-      <IndexTable.Cell>
-        {g.status === "active" ? (
-          <Badge tone="success">Connected</Badge>
-        ) : (
+  const rows = grants.items.map((g, index) => {
+    const name = customerWords(t, g.displayName, g.customerId);
+    return (
+      <IndexTable.Row id={g.id} key={g.id} position={index}>
+        <IndexTable.Cell>
           <BlockStack gap="050">
-            <span>
-              <Badge tone="critical">Needs reconnect</Badge>
-            </span>
-            {g.statusReason && (
-              <Text as="span" tone="subdued" variant="bodySm">
-                {g.statusReason}
-              </Text>
-            )}
+            <Text as="span" fontWeight="semibold">
+              {name}
+            </Text>
+            <Text as="span" tone="subdued" variant="bodySm">
+              <a href={adminCustomerLink(g.customerId)}>{t("customers.id", { id: g.customerId })}</a>
+            </Text>
           </BlockStack>
-        )}
-      </IndexTable.Cell>
-      <IndexTable.Cell>
-        {/* Two steps: disconnecting revokes the customer's authorization at the service, which cannot be undone. */}
-        {confirming === g.id ? (
-          <Form method="post" action="/app/customers" onSubmit={() => setConfirming(null)}>
-            <input type="hidden" name="intent" value="disconnect" />
-            <input type="hidden" name="grantId" value={g.id} />
-            <InlineStack gap="200" wrap={false}>
-              <Button
-                submit
-                tone="critical"
-                variant="primary"
-                size="slim"
-                accessibilityLabel={`Confirm disconnect: ${g.displayName}`}
-              >
-                Confirm disconnect
-              </Button>
-              <Button size="slim" onClick={() => setConfirming(null)}>
-                Cancel
-              </Button>
-            </InlineStack>
-          </Form>
-        ) : (
-          <Button
-            tone="critical"
-            variant="plain"
-            loading={busyGrant === g.id}
-            onClick={() => setConfirming(g.id)}
-            accessibilityLabel={`Disconnect ${g.displayName}`}
-          >
-            Disconnect
-          </Button>
-        )}
-      </IndexTable.Cell>
-    </IndexTable.Row>
-  ));
+        </IndexTable.Cell>
+        <IndexTable.Cell>{g.workspaceId}</IndexTable.Cell>
+        <IndexTable.Cell>
+          <span translate="no">{g.scopes.join(", ")}</span>
+        </IndexTable.Cell>
+        <IndexTable.Cell>{formatDate(g.connectedAt)}</IndexTable.Cell>
+        <IndexTable.Cell>{formatDate(g.lastUsedAt)}</IndexTable.Cell>
+        <IndexTable.Cell>
+          {g.status === "active" ? (
+            <Badge tone="success">{t("customers.status.connected")}</Badge>
+          ) : (
+            <BlockStack gap="050">
+              <span>
+                <Badge tone="critical">{t("customers.status.needsReconnect")}</Badge>
+              </span>
+              {g.statusReason && (
+                <Text as="span" tone="subdued" variant="bodySm">
+                  {g.statusReasonCode ? t(`customers.status.${g.statusReasonCode}`) : g.statusReason}
+                </Text>
+              )}
+            </BlockStack>
+          )}
+        </IndexTable.Cell>
+        <IndexTable.Cell>
+          {/* Two steps: disconnecting revokes the customer's authorization at the service, which cannot be undone. */}
+          {confirming === g.id ? (
+            <Form method="post" action="/app/customers" onSubmit={() => setConfirming(null)}>
+              <input type="hidden" name="intent" value="disconnect" />
+              <input type="hidden" name="grantId" value={g.id} />
+              <InlineStack gap="200" wrap={false}>
+                <Button
+                  submit
+                  tone="critical"
+                  variant="primary"
+                  size="slim"
+                  accessibilityLabel={t("customers.confirmLabel", { name })}
+                >
+                  {t("customers.confirm")}
+                </Button>
+                <Button size="slim" onClick={() => setConfirming(null)}>
+                  {t("customers.cancel")}
+                </Button>
+              </InlineStack>
+            </Form>
+          ) : (
+            <Button
+              tone="critical"
+              variant="plain"
+              loading={busyGrant === g.id}
+              onClick={() => setConfirming(g.id)}
+              accessibilityLabel={t("customers.disconnectLabel", { name })}
+            >
+              {t("customers.disconnect")}
+            </Button>
+          )}
+        </IndexTable.Cell>
+      </IndexTable.Row>
+    );
+  });
 
   return (
-    <Page title="Customers" subtitle="Shoppers who connected a workspace">
+    <Page title={t("customers.title")} subtitle={t("customers.subtitle")}>
       <BlockStack gap="400">
         {actionData && (
           <Banner
             tone={actionData.ok ? "success" : "critical"}
-            title={actionData.ok ? "Disconnected" : "Not disconnected"}
+            title={t(actionData.ok ? "customers.disconnected" : "customers.notDisconnected")}
           >
             <p>{actionData.message}</p>
           </Banner>
@@ -160,41 +180,39 @@ export default function Customers() {
               <InlineStack gap="200" blockAlign="end">
                 <div style={{ flexGrow: 1 }}>
                   <TextField
-                    label="Search"
+                    label={t("customers.search")}
                     labelHidden
                     name="q"
                     value={query}
                     onChange={setQuery}
-                    placeholder="Search by name, email, customer ID or workspace"
+                    placeholder={t("customers.searchPlaceholder")}
                     autoComplete="off"
                   />
                 </div>
-                <Button submit>Search</Button>
+                <Button submit>{t("customers.search")}</Button>
               </InlineStack>
             </Form>
             {grants.total === 0 ? (
               <BlockStack gap="100" inlineAlign="center">
                 <Text as="h2" variant="headingMd">
-                  {grants.query ? "No customers match" : "No connected customers yet"}
+                  {t(grants.query ? "customers.empty.noMatch" : "customers.empty.title")}
                 </Text>
                 <Text as="p" tone="subdued">
-                  {grants.query
-                    ? "Try another name, email or ID."
-                    : 'Customers connect their workspace from the store\'s "Connect your workspace" page.'}
+                  {t(grants.query ? "customers.empty.noMatchHelp" : "customers.empty.help")}
                 </Text>
               </BlockStack>
             ) : (
               <IndexTable
-                resourceName={{ singular: "customer", plural: "customers" }}
+                resourceName={{ singular: t("customers.resource.one"), plural: t("customers.resource.other") }}
                 itemCount={grants.items.length}
                 selectable={false}
                 headings={[
-                  { title: "Customer" },
-                  { title: "Workspace" },
-                  { title: "Scopes" },
-                  { title: "Connected" },
-                  { title: "Last used" },
-                  { title: "Status" },
+                  { title: t("customers.col.customer") },
+                  { title: t("customers.col.workspace") },
+                  { title: t("customers.col.scopes") },
+                  { title: t("customers.col.connected") },
+                  { title: t("customers.col.lastUsed") },
+                  { title: t("customers.col.status") },
                   { title: "" },
                 ]}
               >
@@ -203,7 +221,8 @@ export default function Customers() {
             )}
             <InlineStack align="space-between" blockAlign="center">
               <Text as="span" tone="subdued">
-                {grants.total} customer{grants.total === 1 ? "" : "s"} · page {grants.page} of {grants.pageCount}
+                {t("customers.count", { count: grants.total, total: number(grants.total) })} ·{" "}
+                {t("customers.page", { page: grants.page, pages: grants.pageCount })}
               </Text>
               <Pagination
                 hasPrevious={grants.page > 1}
@@ -222,5 +241,5 @@ export default function Customers() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Customers" />;
+  return <PageErrorBoundary title="customers.title" />;
 }

@@ -12,11 +12,29 @@ import { ActionToast } from "../components/ActionToast";
 import { ScrollRegion } from "../components/ScrollRegion";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
-import { KIND_LABEL, STATE_LABEL, STATE_TONE, utc } from "../components/sync-labels";
+import { KIND_LABEL, STATE_TONE, stateName } from "../components/sync-labels";
+import { customerWords, reasonWords } from "../admin/reason-words";
+import { useI18n } from "../components/i18n";
+import { requestLocale } from "../i18n/request.server";
+import { translator, type Translator } from "../i18n/translate";
+import { titleOf } from "../i18n/locale";
+import type { RecordDetail, HandoffDetail } from "../admin/log-detail.server";
 import { pageTitle } from "../lib/page-title";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) =>
-  pageTitle(data?.entry.title ?? "Sync log entry", "Sync log");
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) =>
+  pageTitle(
+    data ? titleOf(matches, ...entryTitle(data.entry)) : titleOf(matches, "log.entry.title"),
+    titleOf(matches, "log.title"),
+  );
+
+/** "Order #1001", "Shipment 77 of #1001", "Cart handoff cart-7" as a message key and its variables. */
+function entryTitle(entry: RecordDetail | HandoffDetail): Parameters<Translator["t"]> {
+  if (entry.type === "handoff") return ["log.entry.handoff", { id: entry.externalCartId }];
+  const order = entry.orderName ?? entry.orderId;
+  return entry.kind === "order"
+    ? ["log.entry.order", { order }]
+    : ["log.entry.shipment", { id: entry.externalId, order }];
+}
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
@@ -29,12 +47,28 @@ export const action = async ({ request, params }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
   const intent = (await readForm(request)).get("intent");
   const id = params.id ?? "";
+  const words = translator(requestLocale(request, session));
   let result: ActionResult;
-  if (intent === "retry") result = await retryRecord(prisma, session.shop, id);
-  else if (intent === "resolve") result = await resolveRecords(prisma, session.shop, [id]);
-  else result = { ok: false, message: "Unknown action." };
+  if (intent === "retry") result = await retryRecord(prisma, session.shop, id, undefined, words);
+  else if (intent === "resolve") result = await resolveRecords(prisma, session.shop, [id], undefined, words);
+  else result = { ok: false, message: words.t("action.unknown") };
   return result;
 };
+
+// The kinds of attempt outcome the page has words for (log.outcome.*).
+const OUTCOMES = new Set([
+  "success",
+  "rate_limited",
+  "server_error",
+  "network_error",
+  "timeout",
+  "invalid_payload",
+  "invalid_token",
+  "reconnect_required",
+  "insufficient_scope",
+  "order_not_found",
+] as const);
+type Outcome = typeof OUTCOMES extends Set<infer T> ? T : never;
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -51,6 +85,8 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 
 export default function LogEntry() {
   const { entry } = useLoaderData<typeof loader>();
+  const { t, dateTime, money, number } = useI18n();
+  const title = t(...entryTitle(entry));
   const result = useActionData<typeof action>();
   const submit = useSubmit();
   const working = useNavigation().state !== "idle";
@@ -59,18 +95,22 @@ export default function LogEntry() {
 
   if (entry.type === "handoff") {
     return (
-      <Page title={entry.title} backAction={{ content: "Sync log", url: "/app/log" }}>
+      <Page title={title} backAction={{ content: t("log.title"), url: "/app/log" }}>
         <Card>
           <BlockStack gap="200">
-            <Fact label="State">
-              <Badge tone={STATE_TONE[entry.state]}>{STATE_LABEL[entry.state] ?? entry.state}</Badge>
+            <Fact label={t("log.entry.state")}>
+              <Badge tone={STATE_TONE[entry.state]}>{stateName(t, entry.state)}</Badge>
             </Fact>
-            {entry.reason ? <Fact label="Reason">{entry.reason}</Fact> : null}
-            <Fact label="Customer">{entry.customer}</Fact>
-            <Fact label="Cart">{`${entry.lineCount} line${entry.lineCount === 1 ? "" : "s"}, ${entry.total}`}</Fact>
-            <Fact label="Created">{utc(entry.createdAt)}</Fact>
-            <Fact label="Expires">{utc(entry.expiresAt)}</Fact>
-            <Fact label="Attempts">{String(entry.attempts)}</Fact>
+            {entry.reason ? <Fact label={t("log.entry.reason")}>{entry.reason}</Fact> : null}
+            <Fact label={t("log.entry.customer")}>
+              {customerWords(t, entry.customer, entry.customerId) || t("log.entry.guest")}
+            </Fact>
+            <Fact label={t("log.entry.cart")}>
+              {t("log.entry.cartLines", { count: entry.lineCount, total: money(entry.totalMinor, entry.currency) })}
+            </Fact>
+            <Fact label={t("log.entry.created")}>{dateTime(entry.createdAt)}</Fact>
+            <Fact label={t("log.entry.expires")}>{dateTime(entry.expiresAt)}</Fact>
+            <Fact label={t("log.entry.attempts")}>{number(entry.attempts)}</Fact>
           </BlockStack>
         </Card>
       </Page>
@@ -79,18 +119,18 @@ export default function LogEntry() {
 
   return (
     <Page
-      title={entry.title}
-      titleMetadata={<Badge tone={STATE_TONE[entry.state]}>{STATE_LABEL[entry.state] ?? entry.state}</Badge>}
-      backAction={{ content: "Sync log", url: "/app/log" }}
+      title={title}
+      titleMetadata={<Badge tone={STATE_TONE[entry.state]}>{stateName(t, entry.state)}</Badge>}
+      backAction={{ content: t("log.title"), url: "/app/log" }}
       primaryAction={{
-        content: "Retry now",
+        content: t("log.entry.retry"),
         onAction: () => post("retry"),
         loading: working,
         disabled: !entry.canRetry && !entry.busy,
       }}
       secondaryActions={[
-        { content: "Mark as resolved", onAction: () => post("resolve"), disabled: !entry.canResolve },
-        { content: "Open order in Shopify", url: entry.adminOrderUrl },
+        { content: t("log.bulk.resolve"), onAction: () => post("resolve"), disabled: !entry.canResolve },
+        { content: t("log.entry.openOrder"), url: entry.adminOrderUrl },
       ]}
     >
       <Layout>
@@ -100,60 +140,68 @@ export default function LogEntry() {
             <Card>
               <BlockStack gap="200">
                 <Text as="h2" variant="headingMd">
-                  {KIND_LABEL[entry.kind] ?? entry.kind}
+                  {KIND_LABEL[entry.kind] ? t(KIND_LABEL[entry.kind]) : entry.kind}
                 </Text>
                 {entry.reason ? (
-                  <Fact label="Reason">
+                  <Fact label={t("log.entry.reason")}>
                     <Text as="span" tone={entry.state === "failed" ? "critical" : undefined}>
-                      {entry.reason}
+                      {reasonWords(t, { ...entry, attempts: entry.attemptCount })}
                     </Text>
                   </Fact>
                 ) : null}
-                {entry.resolvedAt ? <Fact label="Resolved">{utc(entry.resolvedAt)}</Fact> : null}
-                <Fact label="Shopify order">
+                {entry.resolvedAt ? <Fact label={t("state.resolved")}>{dateTime(entry.resolvedAt)}</Fact> : null}
+                <Fact label={t("log.entry.shopifyOrder")}>
                   <a href={entry.adminOrderUrl}>{entry.orderId}</a>
                 </Fact>
-                {entry.kind === "shipment" ? <Fact label="Fulfillment">{entry.externalId}</Fact> : null}
-                <Fact label="Customer">{entry.customer}</Fact>
-                <Fact label="Workspace">{entry.workspaceId ?? "—"}</Fact>
-                <Fact label="Service id">{entry.serviceId ?? "—"}</Fact>
-                <Fact label="Received">{utc(entry.createdAt)}</Fact>
-                <Fact label="Imported">{utc(entry.importedAt)}</Fact>
-                <Fact label="Next try">
+                {entry.kind === "shipment" ? <Fact label={t("log.entry.fulfillment")}>{entry.externalId}</Fact> : null}
+                <Fact label={t("log.entry.customer")}>
+                  {customerWords(t, entry.customer, entry.customerId) || t("log.entry.noCustomer")}
+                </Fact>
+                <Fact label={t("log.entry.workspace")}>{entry.workspaceId ?? "—"}</Fact>
+                <Fact label={t("log.entry.serviceId")}>{entry.serviceId ?? "—"}</Fact>
+                <Fact label={t("log.entry.received")}>{dateTime(entry.createdAt)}</Fact>
+                <Fact label={t("log.entry.imported")}>{dateTime(entry.importedAt)}</Fact>
+                <Fact label={t("log.entry.nextTry")}>
                   {entry.job?.nextTryAt
-                    ? utc(entry.job.nextTryAt)
-                    : entry.job?.status === "running"
-                      ? "Running now"
-                      : "None planned"}
+                    ? dateTime(entry.job.nextTryAt)
+                    : t(entry.job?.status === "running" ? "log.entry.runningNow" : "log.entry.nonePlanned")}
                 </Fact>
                 {entry.job ? (
-                  <Fact label="Attempt budget">{`${entry.job.attempts} of ${entry.job.maxAttempts} used`}</Fact>
+                  <Fact label={t("log.entry.budget")}>
+                    {t("log.entry.budgetUsed", { used: entry.job.attempts, count: entry.job.maxAttempts })}
+                  </Fact>
                 ) : null}
               </BlockStack>
             </Card>
             <Card padding="0">
               <Box padding="400">
                 <Text as="h2" variant="headingMd">
-                  Attempts
+                  {t("log.entry.attempts")}
                 </Text>
               </Box>
               {entry.attempts.length === 0 ? (
                 <Box padding="400" paddingBlockStart="0">
                   <Text as="p" tone="subdued">
-                    Not sent to the service yet.
+                    {t("log.entry.notSent")}
                   </Text>
                 </Box>
               ) : (
-                <ScrollRegion label="Attempts">
+                <ScrollRegion label={t("log.entry.attempts")}>
                   <DataTable
                     columnContentTypes={["text", "text", "text", "text"]}
-                    headings={["Time", "HTTP status", "Error code", "What happened"]}
+                    headings={[
+                      t("log.attempt.time"),
+                      t("log.attempt.http"),
+                      t("log.attempt.code"),
+                      t("log.attempt.what"),
+                    ]}
                     rows={entry.attempts.map((a) => [
-                      utc(a.at),
+                      dateTime(a.at),
                       a.httpStatus === null ? "—" : String(a.httpStatus),
                       a.errorCode ?? (a.ok ? "—" : ""),
                       <div key={a.at} style={{ whiteSpace: "normal", minWidth: "14rem" }}>
-                        {a.explanation}
+                        {a.message ??
+                          (OUTCOMES.has(a.outcome as Outcome) ? t(`log.outcome.${a.outcome as Outcome}`) : a.outcome)}
                       </div>,
                     ])}
                   />
@@ -163,14 +211,15 @@ export default function LogEntry() {
             <Card>
               <BlockStack gap="200">
                 <Text as="h2" variant="headingMd">
-                  Request sent to the service
+                  {t("log.entry.request")}
                 </Text>
                 {"json" in entry.request ? (
                   // Focusable: it scrolls, and keyboard users scroll it with the arrow keys once it has focus.
                   <pre
                     tabIndex={0}
                     role="region"
-                    aria-label="Request sent to the service (JSON)"
+                    aria-label={t("log.entry.requestJson")}
+                    translate="no"
                     style={{
                       margin: 0,
                       maxHeight: "24rem",
@@ -185,7 +234,7 @@ export default function LogEntry() {
                   </pre>
                 ) : (
                   <Text as="p" tone="subdued">
-                    {entry.request.missing}
+                    {t(`log.entry.missing.${entry.request.missing}`, { detail: entry.request.detail })}
                   </Text>
                 )}
               </BlockStack>
@@ -198,5 +247,5 @@ export default function LogEntry() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Sync log entry" />;
+  return <PageErrorBoundary title="log.entry.title" />;
 }

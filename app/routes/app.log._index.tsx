@@ -47,10 +47,16 @@ import { setSyncPaused } from "../sync/status.server";
 import { ActionToast } from "../components/ActionToast";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
-import { KIND_LABEL, STATE_LABEL, STATE_TONE, utc } from "../components/sync-labels";
+import { KIND_LABEL, STATE_LABEL, STATE_TONE, stateName } from "../components/sync-labels";
+import { customerWords, reasonWords } from "../admin/reason-words";
+import { useI18n } from "../components/i18n";
+import { requestLocale } from "../i18n/request.server";
+import { translator } from "../i18n/translate";
+import { titleOf } from "../i18n/locale";
+import type { MessageKey } from "../i18n/catalog";
 import { pageTitle } from "../lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Sync log");
+export const meta: MetaFunction = ({ matches }) => pageTitle(titleOf(matches, "log.title"));
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
@@ -64,24 +70,32 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const ids = form.getAll("id").filter((v): v is string => typeof v === "string");
   const filter = parseLogFilter(new URLSearchParams(String(form.get("filter") ?? "").slice(0, 2000)));
   const all = form.get("all") === "1";
+  const words = translator(requestLocale(request, session));
   let result: ActionResult;
-  if (intent === "pause" || intent === "resume") result = await setSyncPaused(prisma, session.shop, intent === "pause");
-  else if (intent === "retry")
-    result = all ? await retryMatching(prisma, session.shop, filter) : await retrySelected(prisma, session.shop, ids);
+  if (intent === "pause" || intent === "resume") {
+    const { ok } = await setSyncPaused(prisma, session.shop, intent === "pause");
+    result = { ok, message: words.t(intent === "pause" ? "log.pausedToast" : "log.resumedToast") };
+  } else if (intent === "retry")
+    result = all
+      ? await retryMatching(prisma, session.shop, filter, undefined, words)
+      : await retrySelected(prisma, session.shop, ids, undefined, words);
   else if (intent === "resolve")
     result = all
-      ? await resolveMatching(prisma, session.shop, filter)
-      : await resolveRecords(prisma, session.shop, ids);
-  else result = { ok: false, message: "Unknown action." };
+      ? await resolveMatching(prisma, session.shop, filter, undefined, words)
+      : await resolveRecords(prisma, session.shop, ids, undefined, words);
+  else result = { ok: false, message: words.t("action.unknown") };
   return result;
 };
 
-const options = (values: readonly string[], labels: Record<string, string>, any: string) => [
-  { label: any, value: "" },
-  ...values.map((v) => ({ label: labels[v] ?? v, value: v })),
-];
+const options = (
+  t: (key: MessageKey) => string,
+  values: readonly string[],
+  labels: Record<string, MessageKey>,
+  any: string,
+) => [{ label: any, value: "" }, ...values.map((v) => ({ label: labels[v] ? t(labels[v]) : v, value: v }))];
 
 function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof loader>>["filter"] }) {
+  const { t } = useI18n();
   const [values, setValues] = useState({
     q: filter.q ?? "",
     kind: filter.kind ?? "",
@@ -105,11 +119,11 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
   ].filter(Boolean).length;
   const showAll = !small || more;
   return (
-    <Form method="get" aria-label="Filter the sync log">
+    <Form method="get" aria-label={t("log.filters.label")}>
       <BlockStack gap="300">
         <InlineGrid columns={{ xs: 1, sm: 2, md: 4 }} gap="200">
           <TextField
-            label="Order name or number"
+            label={t("log.filters.order")}
             name="q"
             value={values.q}
             onChange={set("q")}
@@ -120,21 +134,21 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
           {showAll ? (
             <>
               <Select
-                label="Kind"
+                label={t("log.filters.kind")}
                 name="kind"
-                options={options(LOG_KINDS, KIND_LABEL, "All kinds")}
+                options={options(t, LOG_KINDS, KIND_LABEL, t("log.filters.allKinds"))}
                 value={values.kind}
                 onChange={set("kind")}
               />
               <Select
-                label="State"
+                label={t("log.filters.state")}
                 name="state"
-                options={options(LOG_STATES, STATE_LABEL, "All states")}
+                options={options(t, LOG_STATES, STATE_LABEL, t("log.filters.allStates"))}
                 value={values.state}
                 onChange={set("state")}
               />
               <TextField
-                label="Customer ID"
+                label={t("log.filters.customer")}
                 name="customer"
                 value={values.customer}
                 onChange={set("customer")}
@@ -143,7 +157,7 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
                 maxLength={40}
               />
               <TextField
-                label="From (UTC)"
+                label={t("log.filters.from")}
                 name="from"
                 type="date"
                 value={values.from}
@@ -151,7 +165,7 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
                 autoComplete="off"
               />
               <TextField
-                label="To (UTC)"
+                label={t("log.filters.to")}
                 name="to"
                 type="date"
                 value={values.to}
@@ -159,11 +173,11 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
                 autoComplete="off"
               />
               <Select
-                label="Sort by date"
+                label={t("log.filters.sort")}
                 name="sort"
                 options={[
-                  { label: "Newest first", value: "desc" },
-                  { label: "Oldest first", value: "asc" },
+                  { label: t("log.filters.newest"), value: "desc" },
+                  { label: t("log.filters.oldest"), value: "asc" },
                 ]}
                 value={values.sort}
                 onChange={set("sort")}
@@ -178,12 +192,16 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
         </InlineGrid>
         <InlineStack gap="200">
           <Button submit variant="primary">
-            Apply filters
+            {t("log.filters.apply")}
           </Button>
-          <Button url="/app/log">Clear</Button>
+          <Button url="/app/log">{t("log.filters.clear")}</Button>
           {small ? (
             <Button variant="plain" onClick={() => setMore((m) => !m)} ariaExpanded={more}>
-              {more ? "Fewer filters" : `More filters${active ? ` (${active} set)` : ""}`}
+              {more
+                ? t("log.filters.fewer")
+                : active
+                  ? t("log.filters.moreSet", { count: active })
+                  : t("log.filters.more")}
             </Button>
           ) : null}
         </InlineStack>
@@ -195,18 +213,19 @@ function Filters({ filter }: { filter: ReturnType<typeof useLoaderData<typeof lo
 type Row = ReturnType<typeof useLoaderData<typeof loader>>["page"]["rows"][number];
 
 function RowTitle({ row }: { row: Row }) {
+  const { t } = useI18n();
   return (
     <BlockStack gap="050">
       <Link to={`/app/log/${row.id}`} onClick={(e) => e.stopPropagation()} data-primary-link>
         <Text as="span" fontWeight="semibold">
-          {row.kind === "handoff" ? "Cart handoff" : (row.orderName ?? `Order ${row.orderId}`)}
+          {row.kind === "handoff" ? t("kind.handoff") : (row.orderName ?? t("log.row.order", { id: row.orderId }))}
         </Text>
       </Link>
       <Text as="span" tone="subdued" variant="bodySm">
         {row.kind === "shipment"
-          ? `Shipment ${row.externalId}`
+          ? t("log.row.shipment", { id: row.externalId })
           : row.kind === "order"
-            ? `Order ${row.orderId}`
+            ? t("log.row.order", { id: row.orderId })
             : row.externalId}
       </Text>
     </BlockStack>
@@ -214,24 +233,27 @@ function RowTitle({ row }: { row: Row }) {
 }
 
 function RowState({ row }: { row: Row }) {
+  const { t } = useI18n();
   return (
     <InlineStack gap="100">
-      <Badge tone={STATE_TONE[row.state]}>{STATE_LABEL[row.state] ?? row.state}</Badge>
-      {row.resolved ? <Badge>Resolved</Badge> : null}
+      <Badge tone={STATE_TONE[row.state]}>{stateName(t, row.state)}</Badge>
+      {row.resolved ? <Badge>{t("state.resolved")}</Badge> : null}
     </InlineStack>
   );
 }
 
 function RowReason({ row }: { row: Row }) {
+  const { t } = useI18n();
   return (
     <Text as="span" tone={row.state === "failed" && !row.resolved ? "critical" : undefined}>
-      {row.reason ?? ""}
+      {reasonWords(t, row) ?? ""}
     </Text>
   );
 }
 
 export default function SyncLog() {
   const { filter, query, page, paused, busy, filtered } = useLoaderData<typeof loader>();
+  const { t, dateTime, number, locale } = useI18n();
   const result = useActionData<typeof action>();
   const submit = useSubmit();
   const navigate = useNavigate();
@@ -273,16 +295,16 @@ export default function SyncLog() {
 
   return (
     <Page
-      title="Sync log"
-      subtitle="Every order, shipment and cart handoff sent to the Merchant Integration Service"
+      title={t("log.title")}
+      subtitle={t("log.subtitle")}
       primaryAction={
         paused
-          ? { content: "Resume sync", onAction: () => post({ intent: "resume" }), loading: working }
-          : { content: "Pause sync", destructive: true, onAction: () => post({ intent: "pause" }), loading: working }
+          ? { content: t("log.resume"), onAction: () => post({ intent: "resume" }), loading: working }
+          : { content: t("log.pause"), destructive: true, onAction: () => post({ intent: "pause" }), loading: working }
       }
       secondaryActions={[
-        { content: "Export CSV", onAction: exportCsv, accessibilityLabel: "Export CSV of this view" },
-        { content: "Retry all failed in this view", onAction: () => post({ intent: "retry", all: "1" }) },
+        { content: t("log.export"), onAction: exportCsv, accessibilityLabel: t("log.exportLabel") },
+        { content: t("log.retryAll"), onAction: () => post({ intent: "retry", all: "1" }) },
       ]}
     >
       <BlockStack gap="400">
@@ -290,7 +312,7 @@ export default function SyncLog() {
         {paused ? (
           <Card>
             <Text as="p" tone="caution">
-              Sync is paused. New orders and shipments are recorded and wait. Nothing is dropped; resume to send them.
+              {t("log.paused")}
             </Text>
           </Card>
         ) : null}
@@ -304,20 +326,18 @@ export default function SyncLog() {
                 <Text as="h2" variant="headingMd">
                   {filtered
                     ? filter.state
-                      ? `No ${STATE_LABEL[filter.state].toLowerCase()} imports`
-                      : "Nothing matches these filters"
-                    : "No imports yet"}
+                      ? t("log.empty.state", { state: stateName(t, filter.state).toLocaleLowerCase(locale) })
+                      : t("log.empty.filtered")
+                    : t("log.empty.title")}
                 </Text>
                 <Text as="p" tone="subdued" alignment="center">
-                  {filtered
-                    ? "Change or clear the filters to see more."
-                    : "Orders and shipments appear here as Shopify sends them."}
+                  {t(filtered ? "log.empty.filteredHelp" : "log.empty.help")}
                 </Text>
               </BlockStack>
             </Box>
           ) : (
             <IndexTable
-              resourceName={{ singular: "import", plural: "imports" }}
+              resourceName={{ singular: t("log.resource.one"), plural: t("log.resource.other") }}
               itemCount={page.rows.length}
               condensed={condensed}
               selectedItemsCount={allResourcesSelected ? "All" : selectedResources.length}
@@ -326,21 +346,21 @@ export default function SyncLog() {
               loading={working && navigation.formMethod?.toLowerCase() === "get"}
               promotedBulkActions={[
                 {
-                  content: allResourcesSelected ? "Retry all failed matching" : "Retry selected",
+                  content: t(allResourcesSelected ? "log.bulk.retryAll" : "log.bulk.retry"),
                   onAction: bulk("retry"),
                 },
                 {
-                  content: allResourcesSelected ? "Resolve all matching" : "Mark as resolved",
+                  content: t(allResourcesSelected ? "log.bulk.resolveAll" : "log.bulk.resolve"),
                   onAction: bulk("resolve"),
                 },
               ]}
               headings={[
-                { title: "Order" },
-                { title: "Customer" },
-                { title: "Date" },
-                { title: "State" },
-                { title: "Details" },
-                { title: "Attempts", alignment: "end" },
+                { title: t("log.col.order") },
+                { title: t("log.col.customer") },
+                { title: t("log.col.date") },
+                { title: t("log.col.state") },
+                { title: t("log.col.details") },
+                { title: t("log.col.attempts"), alignment: "end" },
               ]}
             >
               {page.rows.map((row, index) => (
@@ -353,7 +373,11 @@ export default function SyncLog() {
                           <RowState row={row} />
                         </InlineStack>
                         <Text as="span" tone="subdued" variant="bodySm">
-                          {[row.customer, utc(row.createdAt), `${row.attempts} attempt${row.attempts === 1 ? "" : "s"}`]
+                          {[
+                            customerWords(t, row.customer, row.customerId),
+                            dateTime(row.createdAt),
+                            t("log.row.attempts", { count: row.attempts }),
+                          ]
                             .filter(Boolean)
                             .join(" · ")}
                         </Text>
@@ -365,8 +389,8 @@ export default function SyncLog() {
                       <IndexTable.Cell>
                         <RowTitle row={row} />
                       </IndexTable.Cell>
-                      <IndexTable.Cell>{row.customer || "—"}</IndexTable.Cell>
-                      <IndexTable.Cell>{utc(row.createdAt)}</IndexTable.Cell>
+                      <IndexTable.Cell>{customerWords(t, row.customer, row.customerId) || "—"}</IndexTable.Cell>
+                      <IndexTable.Cell>{dateTime(row.createdAt)}</IndexTable.Cell>
                       <IndexTable.Cell>
                         <RowState row={row} />
                       </IndexTable.Cell>
@@ -377,7 +401,7 @@ export default function SyncLog() {
                       </IndexTable.Cell>
                       <IndexTable.Cell>
                         <Text as="span" alignment="end" numeric>
-                          {row.attempts}
+                          {number(row.attempts)}
                         </Text>
                       </IndexTable.Cell>
                     </>
@@ -392,7 +416,7 @@ export default function SyncLog() {
               hasNext={!!page.next}
               onPrevious={() => go("before", page.previous)}
               onNext={() => go("after", page.next)}
-              label={`${page.rows.length} shown`}
+              label={t("log.shown", { count: page.rows.length })}
             />
           </div>
         </Card>
@@ -402,5 +426,5 @@ export default function SyncLog() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Sync log" />;
+  return <PageErrorBoundary title="log.title" />;
 }

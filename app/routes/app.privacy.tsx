@@ -7,8 +7,12 @@ import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
 import { listOpenDataRequests, markDataRequestHandled } from "../privacy/export.server";
 import { pageTitle } from "../lib/page-title";
+import { useI18n } from "../components/i18n";
+import { requestLocale } from "../i18n/request.server";
+import { translator } from "../i18n/translate";
+import { titleOf } from "../i18n/locale";
 
-export const meta: MetaFunction = () => pageTitle("Privacy");
+export const meta: MetaFunction = ({ matches }) => pageTitle(titleOf(matches, "privacy.title"));
 
 // Thin route: customers/data_request exports (app/privacy/export.server.ts), scoped by the session's shop. The
 // export is downloaded from the loaded data in the browser (an embedded page cannot follow a plain download link
@@ -25,13 +29,14 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const { session } = await authenticate.admin(request);
   const form = await readForm(request);
   const id = form.get("requestId");
+  const { t } = translator(requestLocale(request, session));
   if (form.get("intent") !== "handled" || typeof id !== "string" || !id) {
-    return data<ActionData>({ ok: false, message: 'Send intent "handled" with a requestId.' }, { status: 400 });
+    return data<ActionData>({ ok: false, message: t("privacy.badRequest") }, { status: 400 });
   }
   const done = await markDataRequestHandled(prisma, session.shop, id);
   return done
-    ? data<ActionData>({ ok: true, message: "Marked as handled." })
-    : data<ActionData>({ ok: false, message: "No such open data request." }, { status: 404 });
+    ? data<ActionData>({ ok: true, message: t("privacy.handled") })
+    : data<ActionData>({ ok: false, message: t("privacy.notFound") }, { status: 404 });
 };
 
 function download(name: string, data: unknown) {
@@ -48,15 +53,16 @@ export default function Privacy() {
   const actionData = useActionData<ActionData>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" ? navigation.formData?.get("requestId") : undefined;
+  const { t, dateTime } = useI18n();
 
   return (
-    <Page title="Privacy" subtitle="Customer data requests from Shopify">
+    <Page title={t("privacy.title")} subtitle={t("privacy.subtitle")}>
       <BlockStack gap="400">
         {actionData && <Banner tone={actionData.ok ? "success" : "critical"} title={actionData.message} />}
         {requests.length === 0 ? (
           <Card>
-            <EmptyState heading="No open data requests" image="">
-              <p>When a customer asks you for their data, Shopify tells the app and the export appears here.</p>
+            <EmptyState heading={t("privacy.empty.title")} image="">
+              <p>{t("privacy.empty.help")}</p>
             </EmptyState>
           </Card>
         ) : (
@@ -64,18 +70,20 @@ export default function Privacy() {
             <Card key={r.id}>
               <BlockStack gap="200">
                 <Text as="h2" variant="headingMd">
-                  Customer {r.customerId}
+                  {t("log.row.customer", { id: r.customerId })}
                 </Text>
                 <Text as="p" tone="subdued">
-                  Requested {r.requestedAt.slice(0, 16).replace("T", " ")} UTC
-                  {r.ordersRequested.length > 0 ? ` · orders ${r.ordersRequested.join(", ")}` : ""}
+                  {t("privacy.requested", { at: dateTime(r.requestedAt) })}
+                  {r.ordersRequested.length > 0
+                    ? ` · ${t("privacy.orders", { count: r.ordersRequested.length, orders: r.ordersRequested.join(", ") })}`
+                    : ""}
                 </Text>
                 <InlineStack gap="200">
                   <Button
                     onClick={() => download(`customer-${r.customerId}-data.json`, r.export)}
-                    accessibilityLabel={`Download export of customer ${r.customerId}`}
+                    accessibilityLabel={t("privacy.downloadLabel", { id: r.customerId })}
                   >
-                    Download export
+                    {t("privacy.download")}
                   </Button>
                   <Form method="post" action="/app/privacy">
                     <input type="hidden" name="intent" value="handled" />
@@ -83,9 +91,9 @@ export default function Privacy() {
                     <Button
                       submit
                       loading={busy === r.id}
-                      accessibilityLabel={`Mark handled: the request of customer ${r.customerId}`}
+                      accessibilityLabel={t("privacy.markLabel", { id: r.customerId })}
                     >
-                      Mark handled
+                      {t("privacy.mark")}
                     </Button>
                   </Form>
                 </InlineStack>

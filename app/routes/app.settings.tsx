@@ -27,9 +27,13 @@ import { ServiceSettingsCard } from "../components/settings/ServiceSettingsCard"
 import prisma from "../db.server";
 import { readForm } from "../lib/form.server";
 import { pageTitle } from "../lib/page-title";
+import { useI18n } from "../components/i18n";
+import { requestLocale } from "../i18n/request.server";
+import { translator } from "../i18n/translate";
+import { titleOf } from "../i18n/locale";
 import { authenticate } from "../shopify.server";
 
-export const meta: MetaFunction = () => pageTitle("Settings");
+export const meta: MetaFunction = ({ matches }) => pageTitle(titleOf(matches, "settings.title"));
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { session } = await authenticate.admin(request);
@@ -64,7 +68,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const run = intents.get(String(form.get("intent")));
   if (!run)
     return data<ActionData>(
-      { intent: "unknown", error: 'Unknown action: use intent "save", "check", "handoff", "retention" or "flow".' },
+      { intent: "unknown", error: translator(requestLocale(request, session)).t("settings.unknownAction") },
       { status: 400 },
     );
   const answer = await run(session.shop, form);
@@ -77,20 +81,23 @@ export default function Settings() {
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : undefined;
   const settings = actionData?.intent === "save" && actionData.ok ? actionData.settings : loaded;
+  const { t } = useI18n();
 
   // Inside Shopify's admin (App Bridge), the service card's results come back as toasts too.
   useEffect(() => {
     if (!actionData) return;
     const toast = appBridge()?.toast;
     if (actionData.intent === "save")
-      toast?.show(actionData.ok ? "Settings saved" : "The settings were not saved", { isError: !actionData.ok });
+      toast?.show(t(actionData.ok ? "settings.saved" : "settings.notSaved"), { isError: !actionData.ok });
     if (actionData.intent === "check")
-      toast?.show(actionData.check.ok ? "Connection ok" : "Connection check failed", { isError: !actionData.check.ok });
-  }, [actionData]);
+      toast?.show(t(actionData.check.ok ? "home.check.ok" : "settings.check.failed"), {
+        isError: !actionData.check.ok,
+      });
+  }, [actionData, t]);
 
   return (
-    <Page title="Settings" subtitle="Merchant Integration Service credentials">
-      <TitleBar title="Settings" />
+    <Page title={t("settings.title")} subtitle={t("settings.subtitle")}>
+      <TitleBar title={t("settings.title")} />
       <Layout>
         <Layout.Section>
           <ServiceSettingsCard
@@ -113,7 +120,7 @@ export default function Settings() {
           />
           <RetentionCard
             days={actionData?.intent === "retention" && actionData.result.ok ? actionData.result.days : retentionDays}
-            result={actionData?.intent === "retention" ? actionData.result : undefined}
+            saved={actionData?.intent === "retention" ? actionData : undefined}
           />
         </Layout.Section>
       </Layout>
@@ -122,5 +129,5 @@ export default function Settings() {
 }
 
 export function ErrorBoundary() {
-  return <PageErrorBoundary title="Settings" />;
+  return <PageErrorBoundary title="settings.title" />;
 }

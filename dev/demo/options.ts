@@ -16,16 +16,19 @@ export interface DemoOptions {
   emulatorConfig?: string;
   /** The store's app proxy path (prefix + subpath), as a merchant may change it; default /apps/workspace. */
   proxyPath: string;
+  /** The admin's language as Shopify gives it (`locale` on the app's URL): "fr", "de", "en"; none = English. */
+  locale?: string;
 }
 
-export const USAGE = `usage: npm run demo -- [--port N] [--data-dir DIR] [--reset] [--database-url postgresql://…] [--workers N] [--emulator-config FILE] [--proxy-path /PREFIX/SUBPATH]
+export const USAGE = `usage: npm run demo -- [--port N] [--data-dir DIR] [--reset] [--database-url postgresql://…] [--workers N] [--emulator-config FILE] [--proxy-path /PREFIX/SUBPATH] [--locale fr]
   --port N              the public port: admin, storefront and app URL (default 3000); every other port is picked free
   --data-dir DIR        where the demo keeps its database, encryption key and emulator config (default ./data/demo)
   --reset               start fresh: delete the data dir's contents first
   --database-url URL    run on PostgreSQL instead of the embedded PGlite
   --workers N           run the sync in N separate worker processes (needs --database-url)
   --emulator-config F   a partial emulator config (JSON) merged over the demo's own
-  --proxy-path P        the store's app proxy path, as a merchant may change it, e.g. /tools/team (default /apps/workspace)`;
+  --proxy-path P        the store's app proxy path, as a merchant may change it, e.g. /tools/team (default /apps/workspace)
+  --locale L            open the admin in this language, as Shopify's admin does for its user: en, fr or de (default en)`;
 
 export class UsageError extends Error {}
 
@@ -82,6 +85,14 @@ export function parseDemoArgs(argv: string[], cwd = process.cwd()): DemoOptions 
             "--proxy-path must be /apps, /a, /community or /tools, then one subpath of letters, digits, - or _",
           );
         options.proxyPath = proxyPath;
+        break;
+      }
+      case "--locale": {
+        // The shape of a language tag only: the app itself picks one of its languages, or English.
+        const locale = value();
+        if (!/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,2}$/.test(locale))
+          throw new UsageError("--locale must be a language tag such as fr, de or pt-BR");
+        options.locale = locale;
         break;
       }
       default:

@@ -3,6 +3,7 @@
 // meets: a new shop's empty pages, the loading skeleton, the error state, pages full of imports, a record's detail,
 // the settings form with validation errors, the Customers page on its first and last page, the privacy page, and
 // the login page outside the admin. No critical or serious violation passes.
+import { translator } from "~/i18n/translate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupServer } from "msw/node";
 import type { BrowserContext, Page } from "playwright-core";
@@ -120,7 +121,7 @@ describe("a new shop: empty states, loading, errors", () => {
       await expectAccessible(page, `login at ${width} px`);
       await page.fill("input[name=shop]", "not a shop!");
       await page.getByRole("button", { name: "Log in" }).click();
-      await page.waitForSelector("text=Please enter a valid shop domain to log in");
+      await page.waitForSelector("text=Please enter a valid shop domain to log in"); // login.error.invalidShop (en)
       await expectAccessible(page, `login with an error at ${width} px`);
     }
     await context.close();
@@ -217,7 +218,7 @@ describe("a shop with imports, customers and requests", () => {
       // The chart's figures, day by day, as a table screen readers find by its caption.
       const table = page.getByRole("table", { name: /^Imports and failures per day/ });
       expect(await table.locator("tbody tr").count()).toBe(7);
-      const today = new Date().toISOString().slice(0, 10);
+      const today = translator("en").date(new Date()); // the admin's language's date: English here
       expect(await table.locator("tbody tr").last().locator("th, td").allTextContents()).toEqual([today, "4", "1"]); // 3 orders and a shipment; 1 failure
       // Bars are graphics that carry meaning: each fill against the card behind it at 3:1 or more (WCAG 1.4.11).
       const colours = await page.locator("[data-testid=chart-7]").evaluate((svg) => {

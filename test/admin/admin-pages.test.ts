@@ -337,7 +337,9 @@ describe("with imports", () => {
     await home.page.waitForSelector("text=Service settings", { timeout: 30_000 });
     const body = (await home.page.textContent("body"))!;
     expect(body).not.toContain("Setup guide");
-    expect(body).toMatch(/Complete(Info)?Sandbox(Success)?Connection okLast checked \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/); // Badges carry a hidden tone word
+    expect(body).toMatch(
+      /Complete(Info)?Sandbox(Success)?Connection okLast checked \d{2}\/\d{2}\/\d{4}, \d{2}:\d{2} UTC/,
+    ); // Badges carry a hidden tone word
     await home.context.close();
   }, 180_000);
 

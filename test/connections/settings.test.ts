@@ -1,6 +1,7 @@
 // The admin Settings page: inline field errors, write-only secrets (never in HTML, loader data, action data or
 // the client bundle), "set, changed on <date>", check connection messages, and a replaced signing secret taking
 // effect on the very next check.
+import { translator } from "~/i18n/translate";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -179,7 +180,7 @@ describe("settings form", () => {
     await page.waitForSelector("text=Set, changed on");
     expect(html).not.toContain(CLIENT_SECRET);
     expect(html).not.toContain(SIGNING_SECRET);
-    const date = row.signingSecretChangedAt!.toISOString().slice(0, 10);
+    const date = translator("en").dateTime(row.signingSecretChangedAt!); // the admin's language: English here
     expect(await page.textContent("body")).toContain(`Set, changed on ${date}`);
     expect(await page.inputValue("input[name=clientSecret]")).toBe("");
     await page.screenshot({ path: screenshotPath("settings-saved"), fullPage: true });

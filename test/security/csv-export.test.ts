@@ -46,6 +46,8 @@ const row = (customer: string): LogRow => ({
   state: "failed",
   resolved: false,
   reason: "The service refused it",
+  reasonCode: "rejected",
+  lines: null,
   attempts: 3,
   canRetry: true,
 });

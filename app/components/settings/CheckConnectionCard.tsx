@@ -3,27 +3,28 @@
 import { Form } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, List, Text } from "@shopify/polaris";
 import type { CheckReport } from "../../admin/settings/check.server";
+import { useI18n } from "../i18n";
 
 export function CheckConnectionCard({ configured, busy }: { configured: boolean; busy: boolean }) {
+  const { t } = useI18n();
   return (
     <Card>
       <BlockStack gap="200">
         <Text as="h2" variant="headingMd">
-          Check connection
+          {t("home.setup.check.action")}
         </Text>
         <Text as="p" tone="subdued">
-          Sends a signed sandbox cart handoff that expires in a minute and asks the auth server to recognise the client.
-          Nothing is created that a customer could see.
+          {t("settings.check.help")}
         </Text>
         <Form method="post" action="/app/settings">
           <input type="hidden" name="intent" value="check" />
           <Button submit loading={busy} disabled={!configured}>
-            Check connection
+            {t("home.setup.check.action")}
           </Button>
         </Form>
         {!configured && (
           <Text as="p" tone="subdued">
-            Save all fields and both secrets first.
+            {t("settings.check.saveFirst")}
           </Text>
         )}
       </BlockStack>
@@ -32,8 +33,9 @@ export function CheckConnectionCard({ configured, busy }: { configured: boolean;
 }
 
 export function CheckResultBanner({ check }: { check: CheckReport }) {
+  const { t } = useI18n();
   return (
-    <Banner tone={check.ok ? "success" : "critical"} title={check.ok ? "Connection ok" : "Connection check failed"}>
+    <Banner tone={check.ok ? "success" : "critical"} title={t(check.ok ? "home.check.ok" : "settings.check.failed")}>
       <List>
         {check.lines.length === 0 && <List.Item>{check.message}</List.Item>}
         {check.lines.map((line) => (

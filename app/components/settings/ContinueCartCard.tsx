@@ -4,6 +4,7 @@ import { Form } from "@remix-run/react";
 import { BlockStack, Button, Card, Checkbox, FormLayout, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
 import type { HandoffSettingsView } from "../../admin/settings/continue-cart.server";
+import { useI18n } from "../i18n";
 
 export function ContinueCartCard(props: {
   saved: HandoffSettingsView;
@@ -12,34 +13,35 @@ export function ContinueCartCard(props: {
 }) {
   const [enabled, setEnabled] = useState(props.saved.cartButtonEnabled);
   const [expiry, setExpiry] = useState(String(props.saved.handoffExpirySeconds));
+  const { t } = useI18n();
   return (
     <Card>
       <BlockStack gap="200">
         <Text as="h2" variant="headingMd">
-          Continue cart
+          {t("settings.cart.title")}
         </Text>
         <Form method="post" action="/app/settings">
           <input type="hidden" name="intent" value="handoff" />
           <FormLayout>
             <Checkbox
-              label="The storefront's Continue cart button is on"
+              label={t("settings.cart.enabled")}
               name="cartButtonEnabled"
               value="on"
               checked={enabled}
               onChange={setEnabled}
             />
             <TextField
-              label="Claim link lifetime (seconds)"
+              label={t("settings.cart.expiry")}
               name="handoffExpirySeconds"
               type="number"
               autoComplete="off"
               value={expiry}
               onChange={setExpiry}
-              error={props.errors.handoffExpirySeconds}
-              helpText="From 60 seconds to 7 days (604800). 1800 is 30 minutes."
+              error={props.errors.handoffExpirySeconds ? t("settings.cart.expiryInvalid") : undefined}
+              helpText={t("settings.cart.expiryHelp")}
             />
             <Button submit loading={props.busy}>
-              Save
+              {t("settings.save")}
             </Button>
           </FormLayout>
         </Form>

@@ -2,26 +2,28 @@
 import { Button, Checkbox, InlineStack, Text } from "@shopify/polaris";
 import { useState } from "react";
 import { SmallFormCard } from "./SmallFormCard";
+import { useI18n } from "../i18n";
 
 export function FlowCard(props: { enabled: boolean; saved: boolean }) {
   const [enabled, setEnabled] = useState(props.enabled);
+  const { t } = useI18n();
   return (
-    <SmallFormCard title="Shopify Flow" intent="flow">
+    <SmallFormCard title={t("settings.flow.title")} intent="flow">
       <Checkbox
-        label="Send failed imports to Shopify Flow"
+        label={t("settings.flow.enabled")}
         name="flowTriggerEnabled"
         value="on"
         checked={enabled}
         onChange={setEnabled}
-        helpText='Starts your workflows that begin with "Order import needs attention", once per failure: the order, its customer, and why. No contact details are sent.'
+        helpText={t("settings.flow.help")}
       />
       {props.saved && (
         <Text as="p" tone="success">
-          {props.enabled ? "Failed imports are sent to Shopify Flow." : "Nothing is sent to Shopify Flow."}
+          {t(props.enabled ? "settings.flow.on" : "settings.flow.off")}
         </Text>
       )}
       <InlineStack>
-        <Button submit>Save</Button>
+        <Button submit>{t("settings.save")}</Button>
       </InlineStack>
     </SmallFormCard>
   );

@@ -1,30 +1,33 @@
 // Settings → Data retention: how long stored Shopify data is kept (app/admin/settings/retention.server.ts).
 import { Button, InlineStack, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
-import type { RetentionResult } from "../../admin/settings/retention.server";
+import type { RetentionSaved } from "../../admin/settings/retention.server";
 import { SmallFormCard } from "./SmallFormCard";
+import { useI18n } from "../i18n";
 
-export function RetentionCard({ days, result }: { days: number; result?: RetentionResult }) {
+export function RetentionCard({ days, saved }: { days: number; saved?: RetentionSaved }) {
+  const result = saved?.result;
   const [value, setValue] = useState(String(days));
+  const { t } = useI18n();
   return (
-    <SmallFormCard title="Data retention" intent="retention">
+    <SmallFormCard title={t("settings.retention.title")} intent="retention">
       <TextField
-        label="Keep stored order data for (days)"
+        label={t("settings.retention.days")}
         name="retentionDays"
         type="number"
         value={value}
         onChange={setValue}
         autoComplete="off"
-        error={result && !result.ok ? result.message : undefined}
-        helpText="Order and fulfillment data from Shopify, attempt logs and finished jobs are deleted after this many days. Imports that never reached the service keep their state, and say that their data was deleted."
+        error={result && !result.ok ? t("settings.retention.invalid", saved.bounds) : undefined}
+        helpText={t("settings.retention.help")}
       />
       {result?.ok && (
         <Text as="p" tone="success">
-          {result.message}
+          {t("settings.retention.saved", { count: result.days })}
         </Text>
       )}
       <InlineStack>
-        <Button submit>Save retention</Button>
+        <Button submit>{t("settings.retention.save")}</Button>
       </InlineStack>
     </SmallFormCard>
   );

@@ -5,14 +5,18 @@ import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Select, Text
 import { SaveBar } from "@shopify/app-bridge-react";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { FieldErrors, SecretStatus, ServiceSaved, SettingsView } from "../../admin/settings/service.server";
-import { formatUtc } from "../../lib/dates";
 import { appBridge } from "../app-bridge";
+import { useI18n } from "../i18n";
+import type { Translator } from "../../i18n/translate";
 
 // `urls`: the addresses the secret is tied to; changing one needs the secret typed again.
-function secretHelp(status: SecretStatus, urls: string) {
+function secretHelp({ t, dateTime }: Translator, status: SecretStatus, urls: string) {
   return status.set
-    ? `Set, changed on ${status.changedAt ? formatUtc(status.changedAt) : "an unknown date"}. Leave empty to keep it (unless you change the ${urls}); type a new one to replace it.`
-    : "Not set yet.";
+    ? t("settings.secret.set", {
+        at: status.changedAt ? dateTime(status.changedAt) : t("settings.secret.unknownDate"),
+        urls,
+      })
+    : t("settings.secret.unset");
 }
 
 /**
@@ -31,6 +35,8 @@ export function ServiceSettingsCard({
   notice?: ReactNode;
 }) {
   const saved = answer?.ok ? answer.settings : undefined;
+  const i18n = useI18n();
+  const { t } = i18n;
   const fieldErrors: FieldErrors = answer && !answer.ok ? answer.fieldErrors : {};
   // The save would move connected customers' service: shown, and the next save confirms it.
   const originChange = answer && !answer.ok ? answer.originChange : undefined;
@@ -77,24 +83,25 @@ export function ServiceSettingsCard({
     <>
       {bridged ? (
         <SaveBar id="settings-save-bar" open={dirty}>
+          {/* Empty: App Bridge labels them Save and Discard itself, in the admin's language. */}
           <button variant="primary" onClick={() => formRef.current?.requestSubmit()}></button>
           <button onClick={discard}></button>
         </SaveBar>
       ) : null}
       <BlockStack gap="400">
         {saved && (
-          <Banner tone="success" title="Settings saved">
-            {answer?.ok && answer.changedSecrets.length > 0 && <p>The new secret is used from the next request on.</p>}
+          <Banner tone="success" title={t("settings.saved")}>
+            {answer?.ok && answer.changedSecrets.length > 0 && <p>{t("settings.newSecret")}</p>}
           </Banner>
         )}
         {originChange && (
-          <Banner tone="warning" title="Customers will have to reconnect">
-            <p>{originChange.message}</p>
+          <Banner tone="warning" title={t("settings.originChange")}>
+            <p>{t("settings.originChangeBody", { count: originChange.grants })}</p>
           </Banner>
         )}
         {Object.keys(fieldErrors).length > 0 && (
-          <Banner tone="critical" title="The settings were not saved">
-            <p>Correct the highlighted fields.</p>
+          <Banner tone="critical" title={t("settings.notSaved")}>
+            <p>{t("settings.correctFields")}</p>
           </Banner>
         )}
         {notice}
@@ -107,42 +114,52 @@ export function ServiceSettingsCard({
             {originChange && <input type="hidden" name="confirmOriginChange" value="true" />}
             <FormLayout>
               <Select
-                label="Environment"
+                label={t("settings.environment")}
                 name="environment"
                 options={[
-                  { label: "Sandbox", value: "sandbox" },
-                  { label: "Production", value: "production" },
+                  { label: t("common.sandbox"), value: "sandbox" },
+                  { label: t("common.production"), value: "production" },
                 ]}
                 value={values.environment}
                 onChange={(value) => setValues((v) => ({ ...v, environment: value }))}
                 error={fieldErrors.environment}
               />
-              <TextField label="Base URL" type="url" placeholder="https://api.example.com" {...field("baseUrl")} />
               <TextField
-                label="Sandbox base URL"
+                label={t("settings.baseUrl")}
+                type="url"
+                placeholder="https://api.example.com"
+                {...field("baseUrl")}
+              />
+              <TextField
+                label={t("settings.sandboxBaseUrl")}
                 type="url"
                 placeholder="https://sandbox.example.com"
                 {...field("sandboxBaseUrl")}
               />
-              <TextField label="Auth URL" type="url" placeholder="https://auth.example.com" {...field("authUrl")} />
-              <TextField label="Client ID" {...field("clientId")} />
               <TextField
-                label="Client secret"
+                label={t("settings.authUrl")}
+                type="url"
+                placeholder="https://auth.example.com"
+                {...field("authUrl")}
+              />
+              <TextField label={t("settings.clientId")} {...field("clientId")} />
+              <TextField
+                label={t("settings.clientSecret")}
                 type="password"
-                helpText={secretHelp(settings.clientSecret, "Auth URL")}
+                helpText={secretHelp(i18n, settings.clientSecret, t("settings.authUrl"))}
                 {...field("clientSecret")}
                 autoComplete="new-password"
               />
               <TextField
-                label="Signing secret"
+                label={t("settings.signingSecret")}
                 type="password"
-                helpText={secretHelp(settings.signingSecret, "base URLs")}
+                helpText={secretHelp(i18n, settings.signingSecret, t("settings.baseUrls"))}
                 {...field("signingSecret")}
                 autoComplete="new-password"
               />
               <InlineStack gap="200">
                 <Button submit variant="primary" tone={originChange ? "critical" : undefined} loading={busy}>
-                  {originChange ? "Save, customers reconnect" : "Save"}
+                  {t(originChange ? "settings.saveReconnect" : "settings.save")}
                 </Button>
               </InlineStack>
             </FormLayout>

@@ -1,7 +1,10 @@
 import { LoginErrorType, type LoginError } from "@shopify/shopify-app-remix/server";
 
-export function loginErrorMessage(loginErrors: LoginError | undefined): { shop?: string } {
-  if (loginErrors?.shop === LoginErrorType.MissingShop) return { shop: "Please enter your shop domain to log in" };
-  if (loginErrors?.shop === LoginErrorType.InvalidShop) return { shop: "Please enter a valid shop domain to log in" };
+/** The login form's error as a message key (worded in the page's language). */
+export function loginErrorMessage(loginErrors: LoginError | undefined): {
+  shop?: "login.error.missingShop" | "login.error.invalidShop";
+} {
+  if (loginErrors?.shop === LoginErrorType.MissingShop) return { shop: "login.error.missingShop" };
+  if (loginErrors?.shop === LoginErrorType.InvalidShop) return { shop: "login.error.invalidShop" };
   return {};
 }

@@ -9,8 +9,13 @@ import { loginErrorMessage } from "./error.server";
 import { env } from "../../env.server";
 import { neverFramedHeaders } from "../../shopify/frame-ancestors";
 import { pageTitle } from "../../lib/page-title";
+import { requestLocale } from "../../i18n/request.server";
+import { polarisTranslations } from "../../i18n/polaris.server";
+import { titleOf } from "../../i18n/locale";
+import { translator } from "../../i18n/translate";
+import type { ComponentProps } from "react";
 
-export const meta: MetaFunction = () => pageTitle("Log in");
+export const meta: MetaFunction = ({ matches }) => pageTitle(titleOf(matches, "login.title"));
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
@@ -19,7 +24,9 @@ export const headers = neverFramedHeaders;
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const errors = loginErrorMessage(await login(request));
-  return { errors, apiKey: env().SHOPIFY_API_KEY };
+  // Shopify's `locale` when a link carries it; English otherwise (no session yet to ask).
+  const locale = requestLocale(request);
+  return { errors, apiKey: env().SHOPIFY_API_KEY, locale, polaris: await polarisTranslations(locale) };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -32,27 +39,29 @@ export default function Auth() {
   const actionData = useActionData<typeof action>();
   const [shop, setShop] = useState("");
   const { errors } = actionData || loaderData;
-  // Shopify's provider, not embedded here: Polaris with its English texts, as the app's own pages get them.
+  const { t } = translator(loaderData.locale);
+  // Shopify's provider, not embedded here: Polaris with its texts in the page's language.
+  const i18n = loaderData.polaris as unknown as ComponentProps<typeof AppProvider>["i18n"];
   return (
-    <AppProvider isEmbeddedApp={false} apiKey={loaderData.apiKey}>
+    <AppProvider isEmbeddedApp={false} apiKey={loaderData.apiKey} i18n={i18n}>
       <Page>
         <Card>
           <Form method="post">
             <FormLayout>
               <Text variant="headingMd" as="h2">
-                Log in
+                {t("login.title")}
               </Text>
               <TextField
                 type="text"
                 name="shop"
-                label="Shop domain"
+                label={t("login.shop")}
                 helpText="example.myshopify.com"
                 value={shop}
                 onChange={setShop}
                 autoComplete="on"
-                error={errors.shop}
+                error={errors.shop ? t(errors.shop) : undefined}
               />
-              <Button submit>Log in</Button>
+              <Button submit>{t("login.submit")}</Button>
             </FormLayout>
           </Form>
         </Card>
