@@ -18,7 +18,13 @@ import { logger } from "../lib/logger.server";
 import { unauthenticated } from "../shopify.server";
 import { adminGraphqlVia } from "../shopify/admin-api.server";
 import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
-import { clientKeyOf, scheduledFetch, serviceScheduler, type RateScheduler } from "../sync/scheduler.server";
+import {
+  clientKeyOf,
+  scheduledFetch,
+  serviceScheduler,
+  shareServiceRate,
+  type RateScheduler,
+} from "../sync/scheduler.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
 export const syncLog = () => logger("sync");
@@ -30,6 +36,8 @@ export function createSyncDeps(
   const log = options.logger ?? syncLog();
   // One rate budget per service client for this whole process, shared with Continue cart's handoffs
   // (app/sync/scheduler.server.ts, serviceScheduler); requests queue in it per shop (fairness).
+  // On PostgreSQL that budget is the one every process shares (app/sync/shared-rate.server.ts).
+  if (!options.scheduler && options.postgres) shareServiceRate(prisma);
   const scheduler = options.scheduler ?? serviceScheduler();
   // The worker hands the import its grant store, not the shop: remember whose store it is.
   const shopOf = new WeakMap<GrantStore, string>();

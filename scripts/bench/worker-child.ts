@@ -13,7 +13,8 @@ const db = process.env.BENCH_PGLITE_DIR
 await db.ready;
 const start = () =>
   startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
-    concurrency: Number(process.env.WORKER_CONCURRENCY),
+    // Unset: the worker's own default, as `npm run worker` starts it.
+    concurrency: process.env.WORKER_CONCURRENCY ? Number(process.env.WORKER_CONCURRENCY) : undefined,
     pollMs: 20,
   });
 // BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2, so several processes start their work together (the backlog
