@@ -199,9 +199,11 @@ export class RateScheduler {
     this.shared = store;
   }
 
-  /** The rate the service allows `client`, as far as known (the worker's pace follows it). */
+  /** This process's part of the rate the service allows `client`, as far as known (the worker's pace follows it). */
   ratePerSecond(client: string): number | undefined {
-    return this.clients.get(client)?.policy?.perSecond;
+    const state = this.clients.get(client);
+    if (!state?.policy) return undefined;
+    return state.policy.perSecond / (this.shared ? state.peers : 1);
   }
 
   /** Resolves when `client` may send one request for `lane` (the shop); that request then counts against the budget. */

@@ -6,15 +6,17 @@
 import { openDatabase } from "../../app/db/connect.server";
 import { createSyncDeps } from "../../app/runtime/worker-deps.server";
 import { startWorker } from "../../app/sync/worker.server";
+import { workerPace } from "../../app/runtime/worker.server";
 
 const db = process.env.BENCH_PGLITE_DIR
   ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })
   : openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
+// Paced as `npm run worker` is (app/runtime/worker.server.ts): WORKER_CONCURRENCY the floor, unset the default.
+const pace = workerPace(db, process.env.WORKER_CONCURRENCY ? Number(process.env.WORKER_CONCURRENCY) : undefined);
 const start = () =>
-  startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
-    // Unset: the worker's own default, as `npm run worker` starts it.
-    concurrency: process.env.WORKER_CONCURRENCY ? Number(process.env.WORKER_CONCURRENCY) : undefined,
+  startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres", pace }), {
+    concurrency: () => pace.limit(),
     pollMs: 20,
   });
 // BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2, so several processes start their work together (the backlog
