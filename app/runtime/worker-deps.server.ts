@@ -50,7 +50,13 @@ export function createSyncDeps(
   const context = (settings: ServiceSettings, store: GrantStore) =>
     createServiceContext(settings, {
       // Inside the scheduler, the same address guard as every other service call (docs/security.md).
-      fetch: scheduledFetch(scheduler, clientKeyOf(serviceBaseUrl(settings), settings.clientId), shopOf.get(store) ?? "", paced(settings)),
+      fetch: scheduledFetch(
+        scheduler,
+        clientKeyOf(serviceBaseUrl(settings), settings.clientId),
+        shopOf.get(store) ?? "",
+        paced(settings),
+        options.pace && ((seconds) => options.pace!.observeWait(seconds)),
+      ),
       timeoutMs: 15_000,
       retry: { maxAttempts: 3, maxElapsedMs: 20_000 },
       logger: { debug: (o, m) => log.debug(o, m), warn: (o, m) => log.warn(o, m) },

@@ -26,6 +26,7 @@ export function startSyncWorker(
   return startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres", pace }), {
     ...options,
     concurrency: () => pace.limit(),
+    onJobDone: (seconds) => pace.observeJob(seconds),
     periodic: [housekeepingTask(db.prisma)],
   });
 }

@@ -22,8 +22,16 @@ export interface PaceOptions {
   now?: () => number;
 }
 
+/** A moving average over the last twenty samples or so: steady, yet it follows a change within seconds. */
+const average = (before: number | undefined, sample: number) =>
+  before === undefined ? sample : before + (sample - before) * 0.05;
+
 export class Pace {
   private readonly latency = new Map<string, number>();
+  /** A job's own time beside its service call (its statements, its turn on the CPU), and its wait for a slot. */
+  private jobSeconds: number | undefined;
+  private callSeconds: number | undefined;
+  private waitSeconds: number | undefined;
   private readonly now: () => number;
   /** After a struggle: the limit it was cut to, and when. */
   private cut: { limit: number; at: number } | undefined;
@@ -41,17 +49,27 @@ export class Pace {
       this.cut = { limit, at: this.now() };
       return;
     }
-    const before = this.latency.get(client);
-    // A moving average over the last twenty answers or so: steady, yet it follows a change within seconds.
-    this.latency.set(client, before === undefined ? seconds : before + (seconds - before) * 0.05);
+    this.latency.set(client, average(this.latency.get(client), seconds));
+    this.callSeconds = average(this.callSeconds, seconds);
+  }
+
+  /** A job's whole time in its slot (the worker), and a request's wait for its rate slot (the scheduler). */
+  observeJob(seconds: number): void {
+    this.jobSeconds = average(this.jobSeconds, seconds);
+  }
+
+  observeWait(seconds: number): void {
+    this.waitSeconds = average(this.waitSeconds, seconds);
   }
 
   /** Jobs to run at once now. */
   limit(): number {
+    // A slot is held for the service's answer and the job's own work; waiting for the rate is not a reason for more.
+    const own = Math.max(0, (this.jobSeconds ?? 0) - (this.callSeconds ?? 0) - (this.waitSeconds ?? 0));
     let target = 0;
     for (const [client, seconds] of this.latency) {
       const rate = this.options.rateOf(client);
-      if (rate !== undefined) target += rate * seconds;
+      if (rate !== undefined) target += rate * (seconds + own);
     }
     // A tenth more than the product keeps the rate's slots used while answers vary; one more for the job's own work.
     let limit = Math.ceil(target * 1.1) + 1;

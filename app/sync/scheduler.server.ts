@@ -104,6 +104,9 @@ interface ClientState {
   /** Policy unknown everywhere: one request finds it out (`probing` while it is out); `answered`: it came back. */
   probing: boolean;
   answered: boolean;
+  /** Slots this process spent per second lately (a moving average), and when it last counted. */
+  spentRate: number;
+  spentAt: number;
 }
 
 /** A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. */
@@ -261,6 +264,13 @@ export class RateScheduler {
     this.pump(state);
   }
 
+  /** Requests waiting for a slot, all clients together. */
+  queued(): number {
+    let total = 0;
+    for (const state of this.clients.values()) for (const queue of state.lanes.values()) total += queue.length;
+    return total;
+  }
+
   /** Requests waiting for a slot, per client and shop (for logs and tests). */
   waiting(client: string): Record<string, number> {
     const state = this.clients.get(client);
@@ -292,6 +302,8 @@ export class RateScheduler {
         leaseHadRoom: false,
         probing: false,
         answered: false,
+        spentRate: 0,
+        spentAt: now,
       };
       this.keys.set(state, client);
       this.clients.set(client, state);
@@ -378,6 +390,11 @@ export class RateScheduler {
     if (now > state.creditsUntil) state.credits = 0;
     if (state.credits <= keep) return false;
     state.credits -= 1;
+    // Spent per second, averaged over about a second.
+    const elapsed = Math.max(1, now - state.spentAt) / 1000;
+    const weight = Math.min(1, elapsed);
+    state.spentRate = state.spentRate * (1 - weight) + (1 / elapsed) * weight;
+    state.spentAt = now;
     return true;
   }
 
@@ -395,7 +412,10 @@ export class RateScheduler {
     const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * BATCH_SECONDS), Math.floor(policy.capacity / 4)));
     const queued = [...state.lanes.values()].reduce((sum, queue) => sum + queue.length, 0);
     const stock = now < state.interactiveUntil ? 1 : 0;
-    const want = state.policy ? Math.min(batch, queued + stock) : 0;
+    // Enough for what this process spent lately over a batch's life (at least what waits now): a busy process leases
+    // whole batches, an idle one no slot it would let expire.
+    const recent = Math.ceil(state.spentRate * (CREDIT_TTL_MS / 1000));
+    const want = state.policy ? Math.min(batch, Math.max(queued + stock, recent)) : 0;
     const { spent, ...said } = state.pending;
     state.pending = { spent: 0 };
     state.leasing = true;
@@ -486,11 +506,14 @@ export function scheduledFetch(
   client: string,
   lane: string,
   inner: typeof fetch = (i, o) => globalThis.fetch(i, o),
+  onWait?: (seconds: number) => void,
 ): typeof fetch {
   return limitedFetch(scheduler, client, inner, async () => {
     const asked = performance.now();
     await scheduler.acquire(client, lane);
-    schedulerWaitSeconds.series().observe((performance.now() - asked) / 1000);
+    const waited = (performance.now() - asked) / 1000;
+    schedulerWaitSeconds.series().observe(waited);
+    onWait?.(waited);
   });
 }
 

@@ -88,6 +88,8 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Sleep between polls when there is nothing to do. */
   pollMs?: number;
+  /** Hears each job's time in its slot (the pace, app/sync/pace.server.ts). */
+  onJobDone?: (seconds: number) => void;
   /** Work the worker does between jobs on a timer, handed in by the process's wiring (app/runtime). */
   periodic?: PeriodicTask[];
 }
@@ -154,9 +156,11 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
     }
   };
   const start = (job: Job) => {
+    const began = performance.now();
     const run: Promise<void> = runJob(deps, job, stopSignal.signal, (lost) => stranded.set(lost.id, lost)).finally(
       () => {
         running.delete(run);
+        options.onJobDone?.((performance.now() - began) / 1000);
         kick();
       },
     );

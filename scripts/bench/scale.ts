@@ -68,6 +68,7 @@ async function drain(
     const started = Date.now();
     const jobs = await queueOrders(app.prisma, options.orders);
     const ended = await waitDone(app.prisma, jobs, 300_000);
+    if (process.env.BENCH_TRACE) for (const child of children) process.stderr.write(child.output());
     const calls = emulatorInternals(emulator).store.requests.filter((r) => r.path === "/api/v1/orders");
     const created = new Map<string, number>();
     for (const r of calls)
