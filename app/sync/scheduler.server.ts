@@ -182,8 +182,11 @@ export class RateScheduler {
     if (state.turn.length > 0) waitMs = Math.max(waitMs, ((1 - state.interactiveTokens) / rate) * 1000);
     if (this.drawsShared(state, now)) {
       if (waitMs <= 0 && !this.takeCredit(state, now, 0)) {
-        // No slot in hand: one ahead of the next lease, while the last one saw room; else the next lease's wait.
-        if (state.leaseHadRoom && now - state.leasedAt < 1_000 && state.pending.spent < 1) state.pending.spent += 1;
+        // No slot in hand: a few ahead of the next lease (charged with it) while nothing says the bucket is full
+        // (no lease yet, or the last one saw room) and this process's own count has room; else the lease's wait.
+        const fresh = state.leasedAt === 0 || (state.leaseHadRoom && now - state.leasedAt < 1_000);
+        const ahead = Math.max(1, Math.floor(reserve / state.peers));
+        if (fresh && state.pending.spent < ahead && state.level + 1 <= this.ceilingOf(policy)) state.pending.spent += 1;
         else waitMs = Math.max(waitMs, state.leaseAt - now, 250);
         this.refill(state);
       }
