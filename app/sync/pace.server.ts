@@ -72,7 +72,7 @@ export class Pace {
       if (rate !== undefined) target += rate * (seconds + own);
     }
     // A tenth more than the product keeps the rate's slots used while answers vary; one more for the job's own work.
-    let limit = Math.ceil(target * 1.1) + 1;
+    let limit = Math.ceil(target * 1.1 - 1e-9) + 1; // (less float noise: 100/s x 2 s is 220, not 221)
     if (this.cut) {
       const recovered = this.cut.limit * Math.pow(1.1, (this.now() - this.cut.at) / 1000);
       if (recovered >= limit) this.cut = undefined;
