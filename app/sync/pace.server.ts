@@ -71,8 +71,9 @@ export class Pace {
       const rate = this.options.rateOf(client);
       if (rate !== undefined) target += rate * (seconds + own);
     }
-    // A tenth more than the product keeps the rate's slots used while answers vary; one more for the job's own work.
-    let limit = Math.ceil(target * 1.1 - 1e-9) + 1; // (less float noise: 100/s x 2 s is 220, not 221)
+    // Half as many again as the product, and two: answers and jobs vary, slots come in batches, and a job too many
+    // only waits for its slot in the scheduler, while a job too few leaves the rate unused.
+    let limit = Math.ceil(target * 1.5 - 1e-9) + 2; // (less float noise: 100/s x 2 s x 1.5 is 300, not 301)
     if (this.cut) {
       const recovered = this.cut.limit * Math.pow(1.1, (this.now() - this.cut.at) / 1000);
       if (recovered >= limit) this.cut = undefined;

@@ -107,6 +107,8 @@ interface ClientState {
   /** Slots this process spent per second lately (a moving average), and when it last counted. */
   spentRate: number;
   spentAt: number;
+  /** A lease's round trip, averaged (ms). */
+  leaseRtt: number;
 }
 
 /** A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. */
@@ -307,6 +309,7 @@ export class RateScheduler {
         answered: false,
         spentRate: 0,
         spentAt: now,
+        leaseRtt: 0,
       };
       this.keys.set(state, client);
       this.clients.set(client, state);
@@ -430,6 +433,7 @@ export class RateScheduler {
       .then(
         (lease) => {
           const at = this.now();
+          state.leaseRtt += (at - now - state.leaseRtt) * 0.2;
           if (state.fallbackUntil > 0) serviceRateFallback.series().set(0);
           state.fallbackUntil = 0;
           if (lease.policy) state.policy = lease.policy;
@@ -440,8 +444,9 @@ export class RateScheduler {
             state.credits = (at > state.creditsUntil ? 0 : state.credits) + lease.granted;
             state.creditsUntil = at + CREDIT_TTL_MS;
           } else if (want > 0) {
-            // No room: come back when a slot is due (a few ms apart per process, so they do not all ask at once).
-            state.leaseAt = at + Math.max(lease.waitMs, 5) + Math.random() * 10;
+            // No room: come back when a batch is due, so a lease brings a batch and not one slot (arriving half a
+            // round trip early; a few ms apart per process, so they do not all ask at once).
+            state.leaseAt = at + Math.max(lease.waitMs - state.leaseRtt / 2, 5) + Math.random() * 10;
           }
           serviceRateLeases.series(lease.granted > 0 ? "granted" : "empty").inc();
         },

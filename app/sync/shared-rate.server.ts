@@ -1,4 +1,4 @@
-// The service's rate budget shared by every process on one PostgreSQL database (docs/decisions/0031).
+// The service's rate budget shared by every process on one PostgreSQL database (docs/decisions/0009).
 //
 // One row per service client models the service's leaky bucket (level at an instant of the database's own clock,
 // so processes' clocks never disagree about it) with what any process learned of it: the policy
@@ -34,7 +34,7 @@ export interface LeaseRequest {
 export interface Lease {
   granted: number;
   policy?: SharedPolicy;
-  /** The shared level after the grant, and the wait until the next slot (0 when there is room). */
+  /** The shared level after the grant, and the wait until as many slots as wanted are free (0: room now). */
   level: number;
   waitMs: number;
   /** Processes that drew on this budget within the last 30 s (this one included). */
@@ -117,7 +117,8 @@ upd AS (
 )
 SELECT upd.granted, upd.cap AS "capacity", upd.rate AS "perSecond", upd.level,
        GREATEST(COALESCE(upd.blocked, 0) - upd.t,
-                CASE WHEN upd.rate IS NULL THEN 0 ELSE (upd.level + 1 - upd.ceiling) / upd.rate * 1000 END, 0)
+                CASE WHEN upd.rate IS NULL THEN 0
+                     ELSE (upd.level + GREATEST(${want}::int, 1) - upd.ceiling) / upd.rate * 1000 END, 0)
          AS "waitMs",
        (SELECT count(*) FROM "ServiceRateHolder" h, clock
          WHERE h."clientKey" = ${client} AND h."seenAtMs" > clock.t - 30000 AND h."holder" <> ${holder})::int

@@ -14,5 +14,7 @@ const QUICK: Record<string, string> = {
   BENCH_LOG_N: "50",
   BENCH_N: "100",
   BENCH_BACKFILL_ORDERS: "30",
+  BENCH_SCALE_ORDERS: "90",
+  BENCH_PACE_ORDERS: "200",
 };
 if (process.env.BENCH_QUICK) for (const [name, value] of Object.entries(QUICK)) process.env[name] ??= value;

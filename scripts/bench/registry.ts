@@ -6,6 +6,7 @@ import { backlogBench } from "./backlog-bench";
 import { drainBench } from "./drain";
 import { handoffBench } from "./handoff";
 import { intake } from "./intake";
+import { scaleBench } from "./scale";
 import { syncLogBench } from "./sync-log";
 
-export const benches: Bench[] = [intake, drainBench, backlogBench, syncLogBench, handoffBench, backfillBench];
+export const benches: Bench[] = [intake, drainBench, backlogBench, syncLogBench, handoffBench, backfillBench, scaleBench];
