@@ -45,7 +45,11 @@ export function createSyncDeps(
   // Inside the scheduler, each answer's time goes to the worker's pace (app/sync/pace.server.ts), not the slot's wait.
   const paced = (settings: ServiceSettings) =>
     options.pace
-      ? pacedFetch(options.pace, clientKeyOf(serviceBaseUrl(settings), settings.clientId), guardedFetch(policyFromEnv()))
+      ? pacedFetch(
+          options.pace,
+          clientKeyOf(serviceBaseUrl(settings), settings.clientId),
+          guardedFetch(policyFromEnv()),
+        )
       : guardedFetch(policyFromEnv());
   const context = (settings: ServiceSettings, store: GrantStore) =>
     createServiceContext(settings, {

@@ -22,7 +22,8 @@
 // On PostgreSQL every process draws on one budget per client (`share`, app/sync/shared-rate.server.ts): slots come
 // in small batches leased from the database (a batch lives a quarter of a second at most, so a slot is spent
 // about when the shared model counted it), what an answer says goes back with the next lease, and a shopper's
-// click may spend one slot ahead of the next lease (charged with it) while the last lease saw room. While the
+// click is paced by this process's own model (corrected by the answers' `RateLimit`), never waiting on the database,
+// and charged to the shared budget with the next lease. While the
 // policy is known to no process, one request at a time finds it out. When a lease does not answer in time the
 // process paces itself on a conservative share of the last known rate (the rate over one more than the processes
 // seen drawing on it) until a lease answers again: never unlimited; `service_rate_fallback` says so.
@@ -58,7 +59,7 @@ export interface RateSchedulerOptions {
   assumedPolicy?: Policy;
   /** The budget shared with other processes (PostgreSQL); without it this process's model is the budget. */
   shared?: SharedRateStore;
-  /** A lease that takes longer fails over to the local share (default 500 ms). */
+  /** A lease that takes longer fails over to the local share (default 2 s: a database that slow, or away). */
   leaseTimeoutMs?: number;
   /** How long the local share holds before a lease is tried again (default 1 s). */
   fallbackRetryMs?: number;
@@ -156,7 +157,7 @@ export class RateScheduler {
 
   constructor(options: RateSchedulerOptions = {}) {
     this.shared = options.shared;
-    this.leaseTimeoutMs = options.leaseTimeoutMs ?? 500;
+    this.leaseTimeoutMs = options.leaseTimeoutMs ?? 2_000;
     this.fallbackRetryMs = options.fallbackRetryMs ?? 1_000;
     this.now = options.now ?? Date.now;
     this.headroom = options.headroom ?? 1;
@@ -182,22 +183,13 @@ export class RateScheduler {
     state.interactiveTokens = Math.min(reserve, state.interactiveTokens + ((now - state.interactiveAt) / 1000) * rate);
     state.interactiveAt = now;
     if (state.turn.length > 0) waitMs = Math.max(waitMs, ((1 - state.interactiveTokens) / rate) * 1000);
-    if (this.drawsShared(state, now)) {
-      if (waitMs <= 0 && !this.takeCredit(state, now, 0)) {
-        // No slot in hand: a few ahead of the next lease (charged with it) while nothing says the bucket is full
-        // (no lease yet, or the last one saw room) and this process's own count has room; else the lease's wait.
-        const fresh = state.leasedAt === 0 || (state.leaseHadRoom && now - state.leasedAt < 1_000);
-        const ahead = Math.max(1, Math.floor(reserve / state.peers));
-        if (fresh && state.pending.spent < ahead && state.level + 1 <= this.ceilingOf(policy)) state.pending.spent += 1;
-        else waitMs = Math.max(waitMs, state.leaseAt - now, 250);
-        this.refill(state);
-      }
-    } else {
-      const local = this.effective(state, now) ?? this.assumed;
-      waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(local)) / local.perSecond) * 1000);
-    }
+    // Paced by this process's own model, as on one process (a click never waits on the database); on a shared
+    // budget its slot is charged with the next lease, so the other processes count it too.
+    const local = this.effective(state, now) ?? this.assumed;
+    waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(local)) / local.perSecond) * 1000);
     if (waitMs > 0) return { ok: false, retryAfterMs: Math.ceil(waitMs) };
     state.level += 1;
+    if (this.shared) state.pending.spent += 1;
     state.interactiveTokens = Math.max(0, state.interactiveTokens - 1);
     return { ok: true };
   }
@@ -244,7 +236,8 @@ export class RateScheduler {
     if (state.policy && remaining !== undefined) {
       // The service's count is authoritative, but it does not know requests we sent after this one yet.
       state.level = Math.max(state.level, state.policy.capacity - remaining);
-      if (this.shared) state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, state.policy.capacity - remaining);
+      if (this.shared)
+        state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, state.policy.capacity - remaining);
     }
     if (status === 429) {
       if (state.policy) state.level = state.policy.capacity;
@@ -343,13 +336,14 @@ export class RateScheduler {
       let waitMs = state.blockedUntil - now;
       const policy = this.effective(state, now);
       if (waitMs <= 0 && this.drawsShared(state, now)) {
-        // Queued requests leave one slot in hand while shoppers are about.
-        if (!this.takeCredit(state, now, now < state.interactiveUntil ? 1 : 0)) {
+        if (!this.takeCredit(state, now)) {
           const unknown = !state.policy && state.leasedAt > 0;
           if (unknown && state.answered) {
             // No process knows the policy and the service did not say it: nothing to hold to (as on one process).
-          } else if (unknown && !state.probing) state.probing = true; // one request finds the policy out
-          else if (unknown) return; // its answer (observe, or settle on a failure) pumps again
+          } else if (unknown && !state.probing)
+            state.probing = true; // one request finds the policy out
+          else if (unknown)
+            return; // its answer (observe, or settle on a failure) pumps again
           else {
             waitMs = this.refill(state);
             if (waitMs <= 0) return; // the lease's answer pumps again
@@ -391,10 +385,10 @@ export class RateScheduler {
     return { capacity: Math.max(1, Math.floor(known.capacity * share)), perSecond: known.perSecond * share };
   }
 
-  /** Spends one leased slot if more than `keep` are in hand (and not expired). */
-  private takeCredit(state: ClientState, now: number, keep: number): boolean {
+  /** Spends one leased slot if one is in hand (and not expired). */
+  private takeCredit(state: ClientState, now: number): boolean {
     if (now > state.creditsUntil) state.credits = 0;
-    if (state.credits <= keep) return false;
+    if (state.credits <= 0) return false;
     state.credits -= 1;
     // Spent per second, averaged over about a second.
     const elapsed = Math.max(1, now - state.spentAt) / 1000;
@@ -417,19 +411,26 @@ export class RateScheduler {
     const policy = state.policy ?? this.assumed;
     const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * BATCH_SECONDS), Math.floor(policy.capacity / 4)));
     const queued = [...state.lanes.values()].reduce((sum, queue) => sum + queue.length, 0);
-    const stock = now < state.interactiveUntil ? 1 : 0;
-    // Enough for what this process spent lately over a batch's life (at least what waits now): a busy process leases
-    // whole batches, an idle one no slot it would let expire.
+    // Slots for what waits, or for what this process spent lately over a batch's life if more: a busy process
+    // leases whole batches. A shopper's click never leases ahead of itself (a slot it leaves unspent is rate lost
+    // for everyone, seconds of it at a slow rate): it spends ahead of the lease, which charges it (tryAcquire).
     const recent = Math.ceil(state.spentRate * (CREDIT_TTL_MS / 1000));
-    const want = state.policy ? Math.min(batch, Math.max(queued + stock, recent)) : 0;
+    const want = state.policy && queued > 0 ? Math.min(batch, Math.max(queued, recent)) : 0;
     const { spent, ...said } = state.pending;
     state.pending = { spent: 0 };
+    // Back from the local share: what this process sent on its own is still in the service's bucket (its local
+    // model's level): charged with this lease, or the others would fill the bucket on top of it.
+    this.leak(state, now);
+    const carried = state.fallbackUntil > 0 ? Math.ceil(state.level) : 0;
     state.leasing = true;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error("the rate lease took too long")), this.leaseTimeoutMs);
     });
-    void Promise.race([store.lease(client, { want, headroom: this.headroom, spent, ...said }), timeout])
+    void Promise.race([
+      store.lease(client, { want, headroom: this.headroom, spent: spent + carried, ...said }),
+      timeout,
+    ])
       .then(
         (lease) => {
           const at = this.now();

@@ -9,4 +9,12 @@ import { intake } from "./intake";
 import { scaleBench } from "./scale";
 import { syncLogBench } from "./sync-log";
 
-export const benches: Bench[] = [intake, drainBench, backlogBench, syncLogBench, handoffBench, backfillBench, scaleBench];
+export const benches: Bench[] = [
+  intake,
+  drainBench,
+  backlogBench,
+  syncLogBench,
+  handoffBench,
+  backfillBench,
+  scaleBench,
+];

@@ -85,8 +85,8 @@ async function drain(
         created.set(r.external_id, (created.get(r.external_id) ?? 0) + 1);
     return {
       seconds: (ended - started) / 1000,
-      firstSeconds: (Date.parse(calls[0].at) - started) / 1000,
-      tailSeconds: (ended - Date.parse(calls[calls.length - 1].at)) / 1000,
+      firstSeconds: calls.length ? (Date.parse(calls[0].at) - started) / 1000 : NaN,
+      tailSeconds: calls.length ? (ended - Date.parse(calls[calls.length - 1].at)) / 1000 : NaN,
       sustained: (after.length - 1) / Math.max(0.001, (after[after.length - 1] - after[0]) / 1000),
       calls: calls.length,
       refused: calls.filter((r) => r.status === 429).length,
@@ -154,7 +154,9 @@ export const scaleBench: Bench = {
       const run = await drain(ctx.adminUrl, { perSecond: FAST, orders: M, workers: 1, latencyMs: latency * 1000 });
       const ideal = M / FAST + latency;
       const share429 = run.refused / Math.max(1, run.calls);
-      ctx.log(`  ${run.seconds.toFixed(1)} s (${(run.seconds / ideal).toFixed(2)}x N/rate + latency), ${run.refused}/${run.calls} 429`);
+      ctx.log(
+        `  ${run.seconds.toFixed(1)} s (${(run.seconds / ideal).toFixed(2)}x N/rate + latency), ${run.refused}/${run.calls} 429`,
+      );
       rows.push(
         ratioRow({
           figure: `drain ${M} at ${FAST}/s, answers in ${latency} s, 1 worker (s)`,
