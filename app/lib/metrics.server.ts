@@ -154,6 +154,20 @@ export const interactiveRefused = counter(
   "Continue cart requests refused a slot at once because the service's rate budget was spent (the shopper is asked to try again).",
 );
 
+export const serviceRateFallback = gauge(
+  "service_rate_fallback",
+  "1 while this process paces a service client on its own conservative share of the last known rate, because the database did not answer its rate lease in time (app/sync/shared-rate.server.ts); 0 when it draws on the shared budget.",
+);
+export const serviceRateLeases = counter(
+  "service_rate_leases_total",
+  "Batches of slots this process asked of the service's shared rate budget, by outcome: granted, empty (no room yet), failed (the database did not answer in time).",
+  ["outcome"],
+);
+export const workerConcurrency = gauge(
+  "worker_concurrency",
+  "Jobs this process's sync worker runs at once: the service's rate times its answer time, within the configured bounds.",
+);
+
 // Shopify's Admin API (app/sync/admin-budget.server.ts) and backfills (app/sync/backfill.server.ts).
 export const adminQueryCost = counter(
   "shopify_admin_query_cost_points_total",

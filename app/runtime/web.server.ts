@@ -12,6 +12,7 @@ import { onShopAuthenticated } from "../shopify.server";
 import { createSyncIntake, type SyncIntake } from "../sync/intake.server";
 import { createOperations, type Operations } from "./operations.server";
 import { startSyncWorker } from "./worker.server";
+import { shareServiceRate } from "../sync/scheduler.server";
 
 export interface WebProcessOptions {
   /** The database to use (tests pass theirs); by default the configured one is opened, once. */
@@ -57,6 +58,8 @@ export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   const db = options.database ?? openDatabase();
   setDatabase(db);
   wireShopify();
+  // Continue cart's handoffs draw on the service's rate that every process shares (app/sync/shared-rate.server.ts).
+  if (db.kind === "postgres") shareServiceRate(db.prisma);
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess
     ? startSyncWorker(db, { workerId: `web-${process.pid}`, concurrency: env().WORKER_CONCURRENCY })

@@ -18,21 +18,39 @@ import { logger } from "../lib/logger.server";
 import { unauthenticated } from "../shopify.server";
 import { adminGraphqlVia } from "../shopify/admin-api.server";
 import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
-import { clientKeyOf, scheduledFetch, serviceScheduler, type RateScheduler } from "../sync/scheduler.server";
+import {
+  clientKeyOf,
+  scheduledFetch,
+  serviceScheduler,
+  shareServiceRate,
+  type RateScheduler,
+} from "../sync/scheduler.server";
+import { pacedFetch, type Pace } from "../sync/pace.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
 export const syncLog = () => logger("sync");
 
 export function createSyncDeps(
   prisma: PrismaClient,
-  options: { postgres: boolean; logger?: SyncLogger; scheduler?: RateScheduler },
+  options: { postgres: boolean; logger?: SyncLogger; scheduler?: RateScheduler; pace?: Pace },
 ): SyncDeps {
   const log = options.logger ?? syncLog();
   // One rate budget per service client for this whole process, shared with Continue cart's handoffs
   // (app/sync/scheduler.server.ts, serviceScheduler); requests queue in it per shop (fairness).
+  // On PostgreSQL that budget is the one every process shares (app/sync/shared-rate.server.ts).
+  if (options.scheduler === undefined && options.postgres) shareServiceRate(prisma);
   const scheduler = options.scheduler ?? serviceScheduler();
   // The worker hands the import its grant store, not the shop: remember whose store it is.
   const shopOf = new WeakMap<GrantStore, string>();
+  // Inside the scheduler, each answer's time goes to the worker's pace (app/sync/pace.server.ts), not the slot's wait.
+  const paced = (settings: ServiceSettings) =>
+    options.pace
+      ? pacedFetch(
+          options.pace,
+          clientKeyOf(serviceBaseUrl(settings), settings.clientId),
+          guardedFetch(policyFromEnv()),
+        )
+      : guardedFetch(policyFromEnv());
   const context = (settings: ServiceSettings, store: GrantStore) =>
     createServiceContext(settings, {
       // Inside the scheduler, the same address guard as every other service call (docs/security.md).
@@ -40,7 +58,8 @@ export function createSyncDeps(
         scheduler,
         clientKeyOf(serviceBaseUrl(settings), settings.clientId),
         shopOf.get(store) ?? "",
-        guardedFetch(policyFromEnv()),
+        paced(settings),
+        options.pace && ((seconds) => options.pace!.observeWait(seconds)),
       ),
       timeoutMs: 15_000,
       retry: { maxAttempts: 3, maxElapsedMs: 20_000 },

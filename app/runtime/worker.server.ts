@@ -1,14 +1,32 @@
 // The sync worker as either process runs it: the real collaborators (worker-deps.server.ts) and the periodic
 // housekeeping (app/privacy), on the database the process opened. The web process calls this when
-// WORKER_IN_PROCESS is true; server/worker.ts (`npm run worker`) always.
+// WORKER_IN_PROCESS is true; server/worker.ts (`npm run worker`) always. Its concurrency is paced by the service's
+// rate and answer time (app/sync/pace.server.ts): `concurrency` is the floor, WORKER_MAX_CONCURRENCY and the
+// database pool the ceiling.
 import type { Database } from "../db/connect.server";
+import { env } from "../env.server";
 import { housekeepingTask } from "../privacy/housekeeping.server";
+import { JOBS_PER_CONNECTION, Pace } from "../sync/pace.server";
+import { serviceScheduler } from "../sync/scheduler.server";
 import { startWorker, type RunningWorker, type WorkerOptions } from "../sync/worker.server";
 import { createSyncDeps } from "./worker-deps.server";
 
-export function startSyncWorker(db: Database, options: Omit<WorkerOptions, "periodic"> = {}): RunningWorker {
-  return startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
+/** The worker's pace on `db`: at least `min` jobs at once, at most what memory and the database pool allow. */
+export function workerPace(db: Database, min: number = env().WORKER_CONCURRENCY): Pace {
+  const max = Math.max(min, Math.min(env().WORKER_MAX_CONCURRENCY, db.pool().max * JOBS_PER_CONNECTION));
+  const scheduler = serviceScheduler();
+  return new Pace({ min, max, rateOf: (client) => scheduler.ratePerSecond(client) });
+}
+
+export function startSyncWorker(
+  db: Database,
+  options: Omit<WorkerOptions, "periodic" | "concurrency"> & { concurrency?: number } = {},
+): RunningWorker {
+  const pace = workerPace(db, options.concurrency);
+  return startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres", pace }), {
     ...options,
+    concurrency: () => pace.limit(),
+    onJobDone: (seconds) => pace.observeJob(seconds),
     periodic: [housekeepingTask(db.prisma)],
   });
 }

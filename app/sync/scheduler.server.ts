@@ -19,12 +19,28 @@
 //   token bucket), so the queue drains at no less than the rest of it, whatever the flood. With nothing queued,
 //   interactive requests may use the whole rate; with no interactive traffic, the queue uses the whole bucket.
 //
+// On PostgreSQL every process draws on one budget per client (`share`, app/sync/shared-rate.server.ts): slots come
+// in small batches leased from the database (a batch lives a quarter of a second at most, so a slot is spent
+// about when the shared model counted it), what an answer says goes back with the next lease, and a shopper's
+// click is paced by this process's own model (corrected by the answers' `RateLimit`), never waiting on the database,
+// and charged to the shared budget with the next lease. While the
+// policy is known to no process, one request at a time finds it out. When a lease does not answer in time the
+// process paces itself on a conservative share of the last known rate (the rate over one more than the processes
+// seen drawing on it) until a lease answers again: never unlimited; `service_rate_fallback` says so.
+//
 // Below the scheduler: the service client's fetch routed through it (scheduledFetch for the worker's imports,
 // interactiveSlot for a shopper's click), and the one scheduler of this process (serviceScheduler), with Continue
-// cart's way into it (handoffGate). A worker in its own process (`npm run worker`) has its own; the service's
-// RateLimit answers correct both models (docs/security.md).
-import { interactiveRefused, schedulerWaitSeconds } from "../lib/metrics.server";
+// cart's way into it (handoffGate) (docs/security.md).
+import {
+  interactiveRefused,
+  schedulerWaitSeconds,
+  serviceRateFallback,
+  serviceRateLeases,
+} from "../lib/metrics.server";
 import { guardedFetch, policyFromEnv, serviceBaseUrl, type ServiceSettings } from "../service/client.server";
+import { randomUUID } from "node:crypto";
+import type { PrismaClient } from "@prisma/client";
+import { postgresRateStore, type LeaseRequest, type SharedRateStore } from "./shared-rate.server";
 
 export interface RateSchedulerOptions {
   now?: () => number;
@@ -41,6 +57,12 @@ export interface RateSchedulerOptions {
    * second). A service that only announces its budget on a 429 would otherwise see a flood unpaced until then.
    */
   assumedPolicy?: Policy;
+  /** The budget shared with other processes (PostgreSQL); without it this process's model is the budget. */
+  shared?: SharedRateStore;
+  /** A lease that takes longer fails over to the local share (default 2 s: a database that slow, or away). */
+  leaseTimeoutMs?: number;
+  /** How long the local share holds before a lease is tried again (default 1 s). */
+  fallbackRetryMs?: number;
 }
 
 export interface Policy {
@@ -65,7 +87,34 @@ interface ClientState {
   /** Interactive requests' own bucket (tokens at `interactiveAt`): their share while the queue waits. */
   interactiveTokens: number;
   interactiveAt: number;
+  /** Shared budget only: slots leased and not yet spent, usable until `creditsUntil`. */
+  credits: number;
+  creditsUntil: number;
+  leasing: boolean;
+  /** No lease before (the last one found no room: the wait it named). */
+  leaseAt: number;
+  /** Paced on the local share until then (a lease failed). */
+  fallbackUntil: number;
+  /** Processes drawing on the budget, as the last lease counted them. */
+  peers: number;
+  /** What answers said since the last lease, and slots spent ahead of it: sent with the next one. */
+  pending: Omit<LeaseRequest, "want" | "headroom"> & { spent: number };
+  /** When the last lease answered, and whether it had room. */
+  leasedAt: number;
+  leaseHadRoom: boolean;
+  /** Policy unknown everywhere: one request finds it out (`probing` while it is out); `answered`: it came back. */
+  probing: boolean;
+  answered: boolean;
+  /** Slots this process spent per second lately (a moving average), and when it last counted. */
+  spentRate: number;
+  spentAt: number;
+  /** A lease's round trip, averaged (ms). */
+  leaseRtt: number;
 }
+
+/** A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. */
+const BATCH_SECONDS = 0.2;
+const CREDIT_TTL_MS = 250;
 
 /** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
 export function parsePolicy(value: string | null): Policy | undefined {
@@ -95,14 +144,21 @@ function retryAfterMs(value: string | null, now: number): number | undefined {
 
 export class RateScheduler {
   private readonly clients = new Map<string, ClientState>();
+  private readonly keys = new WeakMap<ClientState, string>();
   private readonly now: () => number;
   private readonly headroom: number;
   private readonly fallbackWaitMs: number;
   private readonly reserveShare: number;
   private readonly rateShare: number;
   private readonly assumed: Policy;
+  private shared: SharedRateStore | undefined;
+  private readonly leaseTimeoutMs: number;
+  private readonly fallbackRetryMs: number;
 
   constructor(options: RateSchedulerOptions = {}) {
+    this.shared = options.shared;
+    this.leaseTimeoutMs = options.leaseTimeoutMs ?? 2_000;
+    this.fallbackRetryMs = options.fallbackRetryMs ?? 1_000;
     this.now = options.now ?? Date.now;
     this.headroom = options.headroom ?? 1;
     this.fallbackWaitMs = options.fallbackWaitMs ?? 1_000;
@@ -126,12 +182,28 @@ export class RateScheduler {
     const rate = policy.perSecond * this.rateShare;
     state.interactiveTokens = Math.min(reserve, state.interactiveTokens + ((now - state.interactiveAt) / 1000) * rate);
     state.interactiveAt = now;
-    waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(policy)) / policy.perSecond) * 1000);
     if (state.turn.length > 0) waitMs = Math.max(waitMs, ((1 - state.interactiveTokens) / rate) * 1000);
+    // Paced by this process's own model, as on one process (a click never waits on the database); on a shared
+    // budget its slot is charged with the next lease, so the other processes count it too.
+    const local = this.effective(state, now) ?? this.assumed;
+    waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(local)) / local.perSecond) * 1000);
     if (waitMs > 0) return { ok: false, retryAfterMs: Math.ceil(waitMs) };
     state.level += 1;
+    if (this.shared) state.pending.spent += 1;
     state.interactiveTokens = Math.max(0, state.interactiveTokens - 1);
     return { ok: true };
+  }
+
+  /** Draw on `store`, the budget every process shares, from now on (the process's wiring, on PostgreSQL). */
+  share(store: SharedRateStore): void {
+    this.shared = store;
+  }
+
+  /** This process's part of the rate the service allows `client`, as far as known (the worker's pace follows it). */
+  ratePerSecond(client: string): number | undefined {
+    const state = this.clients.get(client);
+    if (!state?.policy) return undefined;
+    return state.policy.perSecond / (this.shared ? state.peers : 1);
   }
 
   /** Resolves when `client` may send one request for `lane` (the shop); that request then counts against the budget. */
@@ -154,11 +226,18 @@ export class RateScheduler {
     const now = this.now();
     this.leak(state, now);
     const policy = parsePolicy(headers.get("ratelimit-policy"));
-    if (policy) state.policy = policy;
+    if (policy && (policy.capacity !== state.policy?.capacity || policy.perSecond !== state.policy.perSecond)) {
+      state.policy = policy;
+      state.pending.policy = policy; // taught to every process with the next lease
+    }
+    state.probing = false;
+    state.answered = true;
     const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
     if (state.policy && remaining !== undefined) {
       // The service's count is authoritative, but it does not know requests we sent after this one yet.
       state.level = Math.max(state.level, state.policy.capacity - remaining);
+      if (this.shared)
+        state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, state.policy.capacity - remaining);
     }
     if (status === 429) {
       if (state.policy) state.level = state.policy.capacity;
@@ -166,8 +245,28 @@ export class RateScheduler {
         retryAfterMs(headers.get("retry-after"), now) ??
         (resetSeconds !== undefined ? resetSeconds * 1000 : this.fallbackWaitMs);
       state.blockedUntil = Math.max(state.blockedUntil, now + wait);
+      if (this.shared) {
+        state.pending.blockedForMs = Math.max(state.pending.blockedForMs ?? 0, wait);
+        state.credits = 0; // the service is full: what is in hand would only bounce
+        this.refill(state); // the other processes hear of it now
+      }
     }
     this.pump(state);
+  }
+
+  /** A request that got no answer (the network failed): a probe for the policy is out no longer. */
+  settle(client: string): void {
+    const state = this.state(client);
+    if (!state.probing) return;
+    state.probing = false;
+    this.pump(state);
+  }
+
+  /** Requests waiting for a slot, all clients together. */
+  queued(): number {
+    let total = 0;
+    for (const state of this.clients.values()) for (const queue of state.lanes.values()) total += queue.length;
+    return total;
   }
 
   /** Requests waiting for a slot, per client and shop (for logs and tests). */
@@ -190,7 +289,22 @@ export class RateScheduler {
         interactiveUntil: 0,
         interactiveTokens: 0,
         interactiveAt: now,
+        credits: 0,
+        creditsUntil: 0,
+        leasing: false,
+        leaseAt: 0,
+        fallbackUntil: 0,
+        peers: 1,
+        pending: { spent: 0 },
+        leasedAt: 0,
+        leaseHadRoom: false,
+        probing: false,
+        answered: false,
+        spentRate: 0,
+        spentAt: now,
+        leaseRtt: 0,
       };
+      this.keys.set(state, client);
       this.clients.set(client, state);
     }
     return state;
@@ -206,7 +320,7 @@ export class RateScheduler {
 
   private leak(state: ClientState, now: number) {
     // Before a budget is announced only interactive requests are counted, against the assumed one.
-    const policy = state.policy ?? this.assumed;
+    const policy = this.effective(state, now) ?? this.assumed;
     state.level = Math.max(0, state.level - ((now - state.at) / 1000) * policy.perSecond);
     state.at = now;
   }
@@ -220,11 +334,26 @@ export class RateScheduler {
       const now = this.now();
       this.leak(state, now);
       let waitMs = state.blockedUntil - now;
-      if (state.policy) {
+      const policy = this.effective(state, now);
+      if (waitMs <= 0 && this.drawsShared(state, now)) {
+        if (!this.takeCredit(state, now)) {
+          const unknown = !state.policy && state.leasedAt > 0;
+          if (unknown && state.answered) {
+            // No process knows the policy and the service did not say it: nothing to hold to (as on one process).
+          } else if (unknown && !state.probing)
+            state.probing = true; // one request finds the policy out
+          else if (unknown)
+            return; // its answer (observe, or settle on a failure) pumps again
+          else {
+            waitMs = this.refill(state);
+            if (waitMs <= 0) return; // the lease's answer pumps again
+          }
+        }
+      } else if (policy) {
         // Queued requests leave the interactive reserve free while shoppers are about (see the top).
-        const reserve = now < state.interactiveUntil ? this.reserveOf(state.policy) : 0;
-        const ceiling = Math.max(1, this.ceilingOf(state.policy) - reserve);
-        waitMs = Math.max(waitMs, ((state.level + 1 - ceiling) / state.policy.perSecond) * 1000);
+        const reserve = now < state.interactiveUntil ? this.reserveOf(policy) : 0;
+        const ceiling = Math.max(1, this.ceilingOf(policy) - reserve);
+        waitMs = Math.max(waitMs, ((state.level + 1 - ceiling) / policy.perSecond) * 1000);
       }
       if (waitMs > 0) {
         state.timer = setTimeout(() => {
@@ -233,7 +362,7 @@ export class RateScheduler {
         }, Math.ceil(waitMs));
         return;
       }
-      if (state.policy) state.level += 1; // unknown policy: nothing to count against yet
+      if (policy) state.level += 1; // unknown policy: nothing to count against yet
       const queue = state.lanes.get(lane)!;
       const grant = queue.shift()!;
       state.turn.shift();
@@ -241,6 +370,110 @@ export class RateScheduler {
       else state.lanes.delete(lane);
       grant();
     }
+  }
+
+  /** Drawing on the shared budget now (not on the local share after a failed lease). */
+  private drawsShared(state: ClientState, now: number): boolean {
+    return this.shared !== undefined && now >= state.fallbackUntil;
+  }
+
+  /** The policy the local model paces by: the service's, or while a lease fails, this process's share of it. */
+  private effective(state: ClientState, now: number): Policy | undefined {
+    if (!this.shared || now >= state.fallbackUntil) return state.policy;
+    const known = state.policy ?? this.assumed; // never unlimited
+    const share = 1 / (state.peers + 1);
+    return { capacity: Math.max(1, Math.floor(known.capacity * share)), perSecond: known.perSecond * share };
+  }
+
+  /** Spends one leased slot if one is in hand (and not expired). */
+  private takeCredit(state: ClientState, now: number): boolean {
+    if (now > state.creditsUntil) state.credits = 0;
+    if (state.credits <= 0) return false;
+    state.credits -= 1;
+    // Spent per second, averaged over about a second.
+    const elapsed = Math.max(1, now - state.spentAt) / 1000;
+    const weight = Math.min(1, elapsed);
+    state.spentRate = state.spentRate * (1 - weight) + (1 / elapsed) * weight;
+    state.spentAt = now;
+    return true;
+  }
+
+  /**
+   * Asks the shared budget for a batch unless a lease is out; the answer pumps again. Returns the ms to wait
+   * before a lease may be asked (the last one found no room), or 0.
+   */
+  private refill(state: ClientState): number {
+    const store = this.shared;
+    if (!store || state.leasing) return 0;
+    const now = this.now();
+    if (now < state.leaseAt) return state.leaseAt - now;
+    const client = this.keys.get(state)!;
+    const policy = state.policy ?? this.assumed;
+    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * BATCH_SECONDS), Math.floor(policy.capacity / 4)));
+    const queued = [...state.lanes.values()].reduce((sum, queue) => sum + queue.length, 0);
+    // Slots for what waits, or for what this process spent lately over a batch's life if more: a busy process
+    // leases whole batches. A shopper's click never leases ahead of itself (a slot it leaves unspent is rate lost
+    // for everyone, seconds of it at a slow rate): it spends ahead of the lease, which charges it (tryAcquire).
+    const recent = Math.ceil(state.spentRate * (CREDIT_TTL_MS / 1000));
+    const want = state.policy && queued > 0 ? Math.min(batch, Math.max(queued, recent)) : 0;
+    const { spent, ...said } = state.pending;
+    state.pending = { spent: 0 };
+    // Back from the local share: what this process sent on its own is still in the service's bucket (its local
+    // model's level): charged with this lease, or the others would fill the bucket on top of it.
+    this.leak(state, now);
+    const carried = state.fallbackUntil > 0 ? Math.ceil(state.level) : 0;
+    state.leasing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the rate lease took too long")), this.leaseTimeoutMs);
+    });
+    void Promise.race([
+      store.lease(client, { want, headroom: this.headroom, spent: spent + carried, ...said }),
+      timeout,
+    ])
+      .then(
+        (lease) => {
+          const at = this.now();
+          state.leaseRtt += (at - now - state.leaseRtt) * 0.2;
+          if (state.fallbackUntil > 0) serviceRateFallback.series().set(0);
+          state.fallbackUntil = 0;
+          if (lease.policy) state.policy = lease.policy;
+          state.peers = lease.peers;
+          state.leasedAt = at;
+          state.leaseHadRoom = lease.waitMs <= 0;
+          if (lease.granted > 0) {
+            state.credits = (at > state.creditsUntil ? 0 : state.credits) + lease.granted;
+            state.creditsUntil = at + CREDIT_TTL_MS;
+          } else if (want > 0) {
+            // No room: come back when a batch is due, so a lease brings a batch and not one slot (arriving half a
+            // round trip early; a few ms apart per process, so they do not all ask at once).
+            state.leaseAt = at + Math.max(lease.waitMs - state.leaseRtt / 2, 5) + Math.random() * 10;
+          }
+          serviceRateLeases.series(lease.granted > 0 ? "granted" : "empty").inc();
+        },
+        () => {
+          const at = this.now();
+          serviceRateLeases.series("failed").inc();
+          serviceRateFallback.series().set(1);
+          // Paced alone for a while, from a full share (no burst on top of what the others may be sending).
+          state.fallbackUntil = at + this.fallbackRetryMs;
+          state.level = this.effective(state, at)!.capacity;
+          state.at = at;
+          state.credits = 0;
+          // What the answers said is taught with a later lease.
+          state.pending = { ...said, ...state.pending, spent: state.pending.spent + spent };
+        },
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        state.leasing = false;
+        if (state.timer) {
+          clearTimeout(state.timer);
+          state.timer = null;
+        }
+        this.pump(state);
+      });
+    return 0;
   }
 }
 
@@ -265,7 +498,13 @@ function limitedFetch(
     if (!LIMITED.test(url.pathname)) return inner(input, init);
     const local = await slot();
     if (local) return local;
-    const response = await inner(input, init);
+    let response: Response;
+    try {
+      response = await inner(input, init);
+    } catch (error) {
+      scheduler.settle(client);
+      throw error;
+    }
     scheduler.observe(client, response.status, response.headers);
     return response;
   };
@@ -276,11 +515,14 @@ export function scheduledFetch(
   client: string,
   lane: string,
   inner: typeof fetch = (i, o) => globalThis.fetch(i, o),
+  onWait?: (seconds: number) => void,
 ): typeof fetch {
   return limitedFetch(scheduler, client, inner, async () => {
     const asked = performance.now();
     await scheduler.acquire(client, lane);
-    schedulerWaitSeconds.series().observe((performance.now() - asked) / 1000);
+    const waited = (performance.now() - asked) / 1000;
+    schedulerWaitSeconds.series().observe(waited);
+    onWait?.(waited);
   });
 }
 
@@ -330,6 +572,18 @@ let shared: RateScheduler | undefined;
 export function serviceScheduler(): RateScheduler {
   shared ??= new RateScheduler();
   return shared;
+}
+
+let sharedWith: PrismaClient | undefined;
+
+/**
+ * On PostgreSQL (several processes may run): this process's scheduler draws on the one budget per client that every
+ * process shares through `prisma`'s database. Called by the process's wiring (app/runtime); once per database.
+ */
+export function shareServiceRate(prisma: PrismaClient): void {
+  if (sharedWith === prisma) return;
+  sharedWith = prisma;
+  serviceScheduler().share(postgresRateStore(prisma, `${process.pid}-${randomUUID().slice(0, 8)}`));
 }
 
 /** Continue cart's way into that budget: a slot now or a refusal (never a wait), through the same address guard as every call. */

@@ -98,11 +98,13 @@ export async function runJob(
 
 export interface WorkerOptions {
   workerId?: string;
-  /** Jobs run at once by this worker. */
-  concurrency?: number;
+  /** Jobs run at once by this worker: a number, or read before every lease (the pace, app/sync/pace.server.ts). */
+  concurrency?: number | (() => number);
   leaseMs?: number;
   /** Sleep between polls when there is nothing to do. */
   pollMs?: number;
+  /** Hears each job's time in its slot (the pace, app/sync/pace.server.ts). */
+  onJobDone?: (seconds: number) => void;
   /** Work the worker does between jobs on a timer, handed in by the process's wiring (app/runtime). */
   periodic?: PeriodicTask[];
 }
@@ -131,8 +133,8 @@ export interface RunningWorker {
 export function startWorker(input: SyncDeps, options: WorkerOptions = {}): RunningWorker {
   const deps = resolve(input);
   const id = options.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const concurrency = options.concurrency ?? 4;
-  const refillAt = Math.max(1, Math.floor(concurrency / 4));
+  const configured = options.concurrency ?? 4;
+  const concurrencyNow = typeof configured === "function" ? configured : () => configured;
   const pollMs = options.pollMs ?? 1_000;
   let stopping = false;
   let wake: (() => void) | null = null;
@@ -142,7 +144,7 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
     wake?.();
   };
   const unsubscribe = onWorkNotified(kick);
-  deps.logger.info({ workerId: id, concurrency }, "worker started");
+  deps.logger.info({ workerId: id, concurrency: concurrencyNow() }, "worker started");
 
   // The first turn comes soon after the start (at most a minute), then every `everyMs`.
   const tasks = (options.periodic ?? []).map((task) => ({ task, next: Date.now() + Math.min(60_000, task.everyMs) }));
@@ -169,9 +171,11 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
     }
   };
   const start = (job: Job) => {
+    const began = performance.now();
     const run: Promise<void> = runJob(deps, job, stopSignal.signal, (lost) => stranded.set(lost.id, lost)).finally(
       () => {
         running.delete(run);
+        options.onJobDone?.((performance.now() - began) / 1000);
         kick();
       },
     );
@@ -195,8 +199,9 @@ export function startWorker(input: SyncDeps, options: WorkerOptions = {}): Runni
     let failures = 0;
     while (!stopping) {
       await heartbeat.tick();
+      const concurrency = concurrencyNow();
       const free = concurrency - running.size;
-      if (free < refillAt) {
+      if (free < Math.max(1, Math.floor(concurrency / 4))) {
         await pause(pollMs);
         continue;
       }
@@ -261,7 +266,7 @@ export async function drainJobs(
   for (let round = 0; round < (options.maxRounds ?? 1000); round++) {
     const jobs = await leaseJobs(deps.prisma, {
       workerId: id,
-      limit: options.concurrency ?? 8,
+      limit: typeof options.concurrency === "function" ? options.concurrency() : (options.concurrency ?? 8),
       leaseMs: options.leaseMs,
       now: deps.now(),
     });

@@ -2,7 +2,7 @@
 //
 // PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test as the
 // admin URL (throwaway databases beside it, dropped at the end). Needs the production build (npm run build).
-// BENCH_ONLY=intake,drain runs some sections (intake, drain, backlog, sync-log, handoff); `--repeat N` runs them N
+// BENCH_ONLY=intake,drain runs some sections (intake, drain, backlog, sync-log, handoff, backfill, scale); `--repeat N` runs them N
 // times (min/median/max of each ratio); BENCH_CPU_PROF=1 profiles the app's processes (--cpu-prof, files in
 // bench/profiles/; the intake's measured window only, through the inspector); BENCH_QUICK=1 runs every section at
 // small sizes (quick.ts), to check the whole run.

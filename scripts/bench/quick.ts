@@ -16,5 +16,7 @@ const QUICK: Record<string, string> = {
   BENCH_BACKFILL_ORDERS: "30",
   BENCH_BULK_CUSTOMERS: "40",
   BENCH_BULK_PAGED_SAMPLE: "10",
+  BENCH_SCALE_ORDERS: "90",
+  BENCH_PACE_ORDERS: "200",
 };
 if (process.env.BENCH_QUICK) for (const [name, value] of Object.entries(QUICK)) process.env[name] ??= value;

@@ -7,6 +7,7 @@ import { bulkBackfillBench } from "./bulk-backfill";
 import { drainBench } from "./drain";
 import { handoffBench } from "./handoff";
 import { intake } from "./intake";
+import { scaleBench } from "./scale";
 import { syncLogBench } from "./sync-log";
 
 export const benches: Bench[] = [
@@ -17,4 +18,5 @@ export const benches: Bench[] = [
   handoffBench,
   backfillBench,
   bulkBackfillBench,
+  scaleBench,
 ];

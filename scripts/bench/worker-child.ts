@@ -6,14 +6,19 @@
 import { openDatabase } from "../../app/db/connect.server";
 import { createSyncDeps } from "../../app/runtime/worker-deps.server";
 import { startWorker } from "../../app/sync/worker.server";
+import { workerPace } from "../../app/runtime/worker.server";
+import { serviceScheduler } from "../../app/sync/scheduler.server";
 
 const db = process.env.BENCH_PGLITE_DIR
   ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })
   : openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
+// Paced as `npm run worker` is (app/runtime/worker.server.ts): WORKER_CONCURRENCY the floor, unset the default.
+const pace = workerPace(db, process.env.WORKER_CONCURRENCY ? Number(process.env.WORKER_CONCURRENCY) : undefined);
 const start = () =>
-  startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres" }), {
-    concurrency: Number(process.env.WORKER_CONCURRENCY),
+  startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres", pace }), {
+    concurrency: () => pace.limit(),
+    onJobDone: (seconds) => pace.observeJob(seconds),
     pollMs: 20,
   });
 // BENCH_START_ON_SIGNAL: ready first, work on SIGUSR2, so several processes start their work together (the backlog
@@ -27,6 +32,11 @@ if (process.env.BENCH_START_ON_SIGNAL) {
   });
 } else worker = start();
 console.log("ready");
+// BENCH_TRACE=1: the pace and the scheduler's queue every half second, on stderr (printed by the section).
+if (process.env.BENCH_TRACE)
+  setInterval(() => {
+    process.stderr.write(`trace ${Date.now() % 100000} limit ${pace.limit()} waiting ${serviceScheduler().queued()}\n`);
+  }, 500).unref();
 process.once(
   "SIGTERM",
   () => void (worker?.stop() ?? Promise.resolve()).then(() => db.close()).then(() => process.exit(0)),

@@ -1,0 +1,142 @@
+// The service's rate budget shared by every process on one PostgreSQL database (docs/decisions/0013).
+//
+// One row per service client models the service's leaky bucket (level at an instant of the database's own clock,
+// so processes' clocks never disagree about it) with what any process learned of it: the policy
+// (`RateLimit-Policy`), a floor from `RateLimit`'s remaining count, a `Retry-After` block. A process takes slots
+// from it in batches (`lease`): one statement grants up to `want` slots that fit under the ceiling, learns and
+// teaches in the same round trip, and names how many processes drew on the budget lately (the fallback's share,
+// app/sync/scheduler.server.ts). The scheduler spends a batch within a fraction of a second, so no request costs a
+// round trip of its own. On PGlite (one process) nothing of this runs: the scheduler's own model is the budget.
+import type { PrismaClient } from "@prisma/client";
+import { Prisma } from "@prisma/client";
+import { rawQuery } from "../db/sql.server";
+
+export interface SharedPolicy {
+  capacity: number;
+  perSecond: number;
+}
+
+export interface LeaseRequest {
+  /** Slots wanted now (0: only learn and teach). */
+  want: number;
+  /** Requests of headroom kept below the capacity. */
+  headroom: number;
+  /** A policy this process learned from an answer since its last lease. */
+  policy?: SharedPolicy;
+  /** The bucket's level an answer's `RateLimit` implies, as of now. */
+  floorLevel?: number;
+  /** A 429's wait, from now. */
+  blockedForMs?: number;
+  /** Slots this process spent ahead of this lease (a shopper's click): charged whatever the room. */
+  spent?: number;
+}
+
+export interface Lease {
+  granted: number;
+  policy?: SharedPolicy;
+  /** The shared level after the grant, and the wait until as many slots as wanted are free (0: room now). */
+  level: number;
+  waitMs: number;
+  /** Processes that drew on this budget within the last 30 s (this one included). */
+  peers: number;
+}
+
+export interface SharedRateStore {
+  lease(client: string, request: LeaseRequest): Promise<Lease>;
+}
+
+interface LeaseRow {
+  granted: number;
+  capacity: number | null;
+  perSecond: number | null;
+  level: number;
+  waitMs: number;
+  peers: number;
+}
+
+/**
+ * The shared budget in PostgreSQL, for the process `holder`. The first statement for a client creates its row
+ * (once per process); every lease after that is one statement.
+ */
+export function postgresRateStore(prisma: PrismaClient, holder: string): SharedRateStore {
+  const created = new Set<string>();
+  return {
+    async lease(client, request) {
+      if (!created.has(client)) {
+        await rawQuery(
+          prisma,
+          Prisma.sql`INSERT INTO "ServiceRateBudget" ("clientKey") VALUES (${client}) ON CONFLICT DO NOTHING`,
+        );
+        // Processes long gone (each start is a new holder): forgotten after an hour.
+        await rawQuery(
+          prisma,
+          Prisma.sql`DELETE FROM "ServiceRateHolder"
+            WHERE "seenAtMs" < EXTRACT(EPOCH FROM clock_timestamp()) * 1000 - 3600000`,
+        );
+        created.add(client);
+      }
+      const want = Math.max(0, Math.floor(request.want));
+      const [row] = await rawQuery<LeaseRow>(
+        prisma,
+        Prisma.sql`
+WITH clock AS (SELECT EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS t),
+seen AS (
+  INSERT INTO "ServiceRateHolder" ("clientKey", "holder", "seenAtMs") SELECT ${client}, ${holder}, clock.t FROM clock
+  ON CONFLICT ("clientKey", "holder") DO UPDATE SET "seenAtMs" = EXCLUDED."seenAtMs"
+  RETURNING 1
+),
+cur AS (
+  SELECT b."clientKey",
+         COALESCE(${request.policy?.capacity ?? null}::float8, b."capacity") AS cap,
+         COALESCE(${request.policy?.perSecond ?? null}::float8, b."perSecond") AS rate,
+         b."level", b."atMs",
+         GREATEST(b."blockedUntilMs", clock.t + ${request.blockedForMs ?? null}::float8) AS blocked,
+         clock.t
+  FROM "ServiceRateBudget" b, clock WHERE b."clientKey" = ${client} FOR UPDATE OF b
+),
+lvl AS (
+  SELECT cur.*,
+         GREATEST(COALESCE(${request.floorLevel ?? null}::float8, 0),
+                  GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, 0)))
+           + ${request.spent ?? 0}::float8 AS now_level,
+         GREATEST(1, COALESCE(cur.cap, 0) - ${request.headroom}::float8) AS ceiling
+  FROM cur
+),
+dec AS (
+  SELECT lvl.*,
+         CASE WHEN lvl.cap IS NULL OR lvl.rate IS NULL OR COALESCE(lvl.blocked, 0) > lvl.t THEN 0
+              ELSE LEAST(${want}::int, GREATEST(0, FLOOR(lvl.ceiling - lvl.now_level)))::int END AS granted
+  FROM lvl
+),
+upd AS (
+  UPDATE "ServiceRateBudget" b
+  SET "capacity" = dec.cap, "perSecond" = dec.rate, "level" = dec.now_level + dec.granted, "atMs" = dec.t,
+      "blockedUntilMs" = dec.blocked
+  FROM dec WHERE b."clientKey" = dec."clientKey"
+  RETURNING dec.granted, dec.cap, dec.rate, dec.now_level + dec.granted AS level, dec.ceiling, dec.blocked, dec.t
+)
+SELECT upd.granted, upd.cap AS "capacity", upd.rate AS "perSecond", upd.level,
+       GREATEST(COALESCE(upd.blocked, 0) - upd.t,
+                CASE WHEN upd.rate IS NULL THEN 0
+                     ELSE (upd.level + GREATEST(${want}::int, 1) - upd.ceiling) / upd.rate * 1000 END, 0)
+         AS "waitMs",
+       (SELECT count(*) FROM "ServiceRateHolder" h, clock
+         WHERE h."clientKey" = ${client} AND h."seenAtMs" > clock.t - 30000 AND h."holder" <> ${holder})::int
+         + (SELECT count(*) FROM seen)::int AS peers
+FROM upd`,
+        "service_rate_lease",
+      );
+      if (!row) throw new Error("the service's rate budget row is missing");
+      return {
+        granted: Number(row.granted),
+        policy:
+          row.capacity !== null && row.perSecond !== null
+            ? { capacity: Number(row.capacity), perSecond: Number(row.perSecond) }
+            : undefined,
+        level: Number(row.level),
+        waitMs: Math.max(0, Number(row.waitMs)),
+        peers: Math.max(1, Number(row.peers)),
+      };
+    },
+  };
+}

@@ -1,0 +1,145 @@
+// One service rate across processes (issue 39): schedulers of different processes (each its own connection pool
+// and holder) draw on one budget in PostgreSQL, so together they send at the rate the service announces instead
+// of each at the whole of it; and when the database is away a process paces itself on a share of the last known
+// rate (never unlimited) and says so in its metrics.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "~/db/connect.server";
+import { registry } from "~/lib/metrics.server";
+import { clientKeyOf, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
+import { postgresRateStore } from "~/sync/shared-rate.server";
+import type { RunningEmulator } from "../../emulator/server";
+import { emulatorInternals } from "../../emulator/server";
+import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
+import { startTestEmulator } from "../helpers/emulator";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
+import { mintTokens } from "./support";
+
+const RATE = { capacity: 10, leak_per_second: 10 };
+
+/** `count` order imports sent at once through `scheduler`; resolves with their statuses. */
+function sendOrders(scheduler: RateScheduler, emulator: RunningEmulator, token: string, count: number) {
+  const client = clientKeyOf(emulator.url, "sandbox-client");
+  const send = scheduledFetch(scheduler, client, "shop-a.myshopify.com");
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const id = randomUUID();
+      const response = await send(`${emulator.url}/api/v1/orders`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "idempotency-key": id },
+        body: JSON.stringify({
+          external_order_id: id,
+          currency: "USD",
+          ordered_at: "2026-11-20T15:15:00Z",
+          lines: [{ external_line_id: "l1", title: "Mug", quantity: 1 }],
+        }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
+}
+
+/** The emulator's accepted imports per second after its bucket's first burst. */
+function sustainedRate(emulator: RunningEmulator): number {
+  const times = emulatorInternals(emulator)
+    .store.requests.filter((r) => r.path === "/api/v1/orders" && r.status === 201)
+    .map((r) => Date.parse(r.at))
+    .sort((a, b) => a - b)
+    .slice(RATE.capacity);
+  return (times.length - 1) / ((times[times.length - 1] - times[0]) / 1000);
+}
+
+const refused = (emulator: RunningEmulator) =>
+  emulatorInternals(emulator).store.requests.filter((r) => r.path === "/api/v1/orders" && r.status === 429).length;
+
+describe.runIf(usingPostgres())("the service's rate shared through PostgreSQL", () => {
+  let db: TestDatabase;
+  const opened: Database[] = [];
+  /** Another process's connections to the same database. */
+  const connect = async (url = db.url!) => {
+    const other = openDatabase({ url, poolSize: 2 });
+    opened.push(other);
+    await other.ready;
+    return other;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+  });
+  afterAll(async () => {
+    for (const other of opened) await other.close().catch(() => undefined);
+    await db.close();
+  });
+
+  it("two processes send together at the rate the service announces, with no storm of 429s", async () => {
+    const emulator = await startTestEmulator({ rate_limit: RATE });
+    try {
+      const token = mintTokens(emulator, "ws-acme").access_token;
+      const [one, two] = [await connect(), await connect()];
+      const first = new RateScheduler({ shared: postgresRateStore(one.prisma, "process-1") });
+      const second = new RateScheduler({ shared: postgresRateStore(two.prisma, "process-2") });
+      const started = Date.now();
+      const statuses = (
+        await Promise.all([sendOrders(first, emulator, token, 30), sendOrders(second, emulator, token, 30)])
+      ).flat();
+      const seconds = (Date.now() - started) / 1000;
+      // Each believing it held the whole bucket, they would send twice the rate and bounce off 429s.
+      expect(refused(emulator)).toBeLessThanOrEqual(1);
+      expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(58);
+      expect(sustainedRate(emulator)).toBeLessThanOrEqual(RATE.leak_per_second * 1.15);
+      // ...and the shared budget is not a slower one: 60 requests, 10 at once then 10 a second.
+      expect(seconds).toBeLessThan(((60 - RATE.capacity) / RATE.leak_per_second) * 1.5 + 1);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("with the database away, a process paces itself on a share of the last known rate and says so", async () => {
+    const rate = { capacity: 10, leak_per_second: 20 };
+    const emulator = await startTestEmulator({ rate_limit: rate });
+    const target = new URL(db.url!);
+    let proxy: TcpProxy | undefined;
+    try {
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const token = mintTokens(emulator, "ws-acme").access_token;
+      const away = await connect(proxy.urlFor(db.url!));
+      const scheduler = new RateScheduler({
+        shared: postgresRateStore(away.prisma, "process-away"),
+        leaseTimeoutMs: 300,
+      });
+      // Learned while the database answers: the service's policy, one process drawing on it.
+      expect(await sendOrders(scheduler, emulator, token, 5)).toEqual(Array(5).fill(201));
+      emulatorInternals(emulator).store.requests.length = 0;
+      await new Promise((r) => setTimeout(r, 1_000)); // the service's bucket empties
+
+      proxy.cut();
+      const started = Date.now();
+      const statuses = await sendOrders(scheduler, emulator, token, 25);
+      const seconds = (Date.now() - started) / 1000;
+      // Never unlimited: at most half the rate (one process seen, plus one it cannot see), from half a bucket.
+      const share = rate.leak_per_second / 2;
+      expect(statuses.every((s) => s === 201)).toBe(true);
+      expect(seconds).toBeGreaterThanOrEqual(((25 - rate.capacity / 2) / share) * 0.9);
+      expect(refused(emulator)).toBe(0);
+      const metrics = await registry.getMetricsAsJSON();
+      const value = (name: string, labels: Record<string, string> = {}) =>
+        metrics
+          .find((m) => m.name.endsWith(name))
+          ?.values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+          .reduce((sum, v) => sum + v.value, 0);
+      expect(value("service_rate_fallback")).toBe(1);
+      expect(value("service_rate_leases_total", { outcome: "failed" })).toBeGreaterThan(0);
+
+      // The database back: the process draws on the shared budget again.
+      proxy.restore();
+      expect(await sendOrders(scheduler, emulator, token, 3)).toEqual(Array(3).fill(201));
+      const after = await registry.getMetricsAsJSON();
+      expect(after.find((m) => m.name.endsWith("service_rate_fallback"))?.values[0]?.value).toBe(0);
+    } finally {
+      proxy?.restore();
+      await proxy?.close();
+      await emulator.close();
+    }
+  });
+});
