@@ -23,6 +23,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The image's PATH: Node 22 (this test runs on it) ahead of the machine's own.
 const PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`;
+// What this machine's network needs to reach the registry (a proxy, its certificate authority), as an image build
+// on such a network is given it; nothing of the app's.
+const NETWORK = Object.fromEntries(
+  [
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+  ]
+    .filter((name) => process.env[name])
+    .map((name) => [name, process.env[name]!]),
+);
+/** Only what is given, on that PATH (the app's typings make NODE_ENV required; the build runs without it). */
+const imageEnv = (extra: Record<string, string> = {}) =>
+  ({ PATH, HOME: process.env.HOME ?? "", ...NETWORK, ...extra }) as unknown as NodeJS.ProcessEnv;
 
 describe("the Dockerfile", () => {
   it("builds and starts through scripts/production-build.sh and the npm scripts the tests run", () => {
@@ -50,7 +69,7 @@ interface Started {
 function npmScript(dir: string, script: string, env: Record<string, string>): Started {
   const child = spawn("npm", ["run", "--silent", script], {
     cwd: dir,
-    env: { PATH, HOME: process.env.HOME ?? "", ...env },
+    env: imageEnv(env),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -102,14 +121,15 @@ describe.runIf(usingPostgres())("the production sequence from a clean clone (Pos
     const build = (step: string) =>
       execFileSync("sh", ["scripts/production-build.sh", step], {
         cwd: dir,
-        env: { PATH, HOME: process.env.HOME ?? "" },
-        stdio: "pipe",
+        env: imageEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
         maxBuffer: 64 * 1024 * 1024,
       });
     build("install");
     build("build");
-    // Production dependencies only: the compilers and the test tools are gone, the app's runtime is there.
-    for (const devOnly of ["vite", "vitest", "@remix-run/dev", "esbuild", "node"])
+    // Production dependencies only: the compilers, the test tools and the development Node are gone, the app's
+    // runtime (Prisma's generated client with it) is there.
+    for (const devOnly of ["vite", "vitest", "@remix-run/dev", "node", "@shopify/cli"])
       expect(existsSync(path.join(dir, "node_modules", devOnly)), devOnly).toBe(false);
     expect(existsSync(path.join(dir, "node_modules/.prisma/client"))).toBe(true);
     expect(existsSync(path.join(dir, "build/server-main.js"))).toBe(true);
