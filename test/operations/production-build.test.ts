@@ -115,7 +115,7 @@ describe.runIf(usingPostgres())("the production sequence from a clean clone (Pos
     await emulator?.close();
     await db?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 
   it("install, build and prune as the Dockerfile does; `npm start` and the worker serve and import a signed webhook", async () => {
     const build = (step: string) =>
