@@ -202,7 +202,7 @@ export async function startAccountConnect(
     appUrl: string;
     adminGraphql: AdminGraphql;
     returnTo: unknown;
-    mayStartNew?: () => boolean;
+    mayStartNew?: () => boolean | Promise<boolean>;
     keyring?: Keyring;
     now?: Date;
   },
@@ -221,7 +221,7 @@ export async function startAccountConnect(
       settings,
       now: options.now,
       beforeNew: async () => {
-        if (options.mayStartNew && !options.mayStartNew())
+        if (options.mayStartNew && !(await options.mayStartNew()))
           return { ok: false, code: "busy", message: "Too many attempts: try again in a moment." };
         return (await inAccountPages(who.shop, page, options.adminGraphql))
           ? null

@@ -7,6 +7,7 @@ import prisma, { database, setDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
+import { memoryBudgets, setBudgets, SharedBudget } from "../lib/shared-budget.server";
 import { onAppInstalled } from "../privacy/lifecycle.server";
 import { onShopAuthenticated } from "../shopify.server";
 import { createSyncIntake, type SyncIntake } from "../sync/intake.server";
@@ -56,6 +57,8 @@ function wireShopify(): void {
 export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   const db = options.database ?? openDatabase();
   setDatabase(db);
+  // Continue cart's and the shopper routes' budgets: one for every process on PostgreSQL, this process's on PGlite.
+  setBudgets(db.kind === "postgres" ? new SharedBudget(db.prisma) : memoryBudgets());
   wireShopify();
   const inProcess = options.worker ?? env().WORKER_IN_PROCESS === "true";
   const worker = inProcess
