@@ -76,7 +76,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
     return liquid(renderConnectPage(page), { status: 403, headers: NO_STORE });
   }
   // Each start writes a state row: a budget of its own (app/lib/shopper-budget.server.ts).
-  const overConnect = overProxyBudget("connect", request, context.remoteAddress, proxied);
+  const overConnect = await overProxyBudget("connect", request, context.remoteAddress, proxied);
   if (overConnect) return overConnect;
   const started = await startConnect(
     prisma,
