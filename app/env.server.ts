@@ -58,6 +58,9 @@ const schema = z.object({
   WORKER_POLL_MS: z.coerce.number().int().positive().default(1_000),
   WORKER_POOL_SIZE: z.coerce.number().int().positive().default(5),
   WORKER_LEASE_MS: z.coerce.number().int().positive().optional(),
+  // After SIGTERM the web process answers for this long (reporting not ready on /readyz) before it stops accepting
+  // connections: a load balancer has that long to see it not ready and send traffic elsewhere (docs/operations.md).
+  DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   // Proxies of our own in front of the app (load balancers), each appending to X-Forwarded-For: the client's
   // address is the one the outermost of them saw, never the client-written leftmost entry (docs/security.md).
   // Default 0 (the socket's peer): with a trusted hop and no proxy in front, a client would write its own address.

@@ -125,6 +125,8 @@ async function main() {
     ...(options.workers > 0 ? { WORKER_LEASE_MS: "15000", WORKER_POLL_MS: "250" } : {}),
     // The emulator runs on this machine: the merchant's service URLs may point at loopback.
     ALLOW_LOOPBACK_SERVICE_URLS: "true",
+    // No load balancer in front to wait for: a restart or Ctrl-C stops at once.
+    DRAIN_DELAY_MS: "0",
     // The Admin API stand-in records the Shopify Flow triggers the app sends here (shown at /admin/flow).
     DEMO_FLOW_LOG: path.join(options.dataDir, "flow-triggers.jsonl"),
     // The Admin API stand-in's customerAccountsV2.url: where a shopper connecting from their account comes back to.

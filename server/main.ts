@@ -9,6 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import pino from "pino";
+import { env } from "../app/env.server";
 import { errorMessage } from "../app/lib/errors";
 import { pinoOptions } from "../app/lib/logger.server";
 import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
@@ -39,26 +40,50 @@ let server: Server | undefined;
 let web: WebProcess | undefined;
 let draining = false;
 
-/** Stop accepting, let open requests finish, then stop the worker, write pending intake, close the database. */
-async function drain(): Promise<void> {
+/**
+ * Report not ready, keep answering for `delayMs` (a load balancer's next looks at /readyz see the 503 and send new
+ * requests elsewhere; until then whatever still arrives is answered, not refused), then stop accepting, let open
+ * requests finish, stop the worker, write pending intake and close the database.
+ */
+async function drain(delayMs = 0): Promise<void> {
   draining = true;
   web?.operations.markDraining(); // /readyz answers 503 from here on
+  // Open keep-alive connections would hold server.close() until they time out: idle ones go now, and every answer
+  // from here on closes its connection, so a client's next request opens a new one the balancer routes.
+  server?.closeIdleConnections();
+  if (delayMs > 0) {
+    logger.info({ drain_delay_ms: delayMs }, "draining: not ready; answering until the delay ends, then closing");
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await web?.stop();
 }
 
-exitOnCrash((err) => logger.fatal({ err }, "uncaught exception: draining and exiting"), drain);
+// After a crash the process is in an unknown state: it drains at once.
+exitOnCrash(
+  (err) => logger.fatal({ err }, "uncaught exception: draining and exiting"),
+  () => drain(),
+);
 
 let stopping = false;
-function stop(code: number) {
+function stop(code: number, delayMs: number) {
   if (stopping) return;
   stopping = true;
-  // Open keep-alive connections would hold server.close() until they time out: idle ones go now.
-  server?.closeIdleConnections();
-  void drain().finally(() => process.exit(code));
+  void drain(delayMs).finally(() => process.exit(code));
 }
-process.once("SIGTERM", () => stop(0));
-process.once("SIGINT", () => stop(130));
+// SIGTERM is how an orchestrator replaces a process behind its load balancer: it gets the drain delay. SIGINT is
+// someone at a terminal: no balancer to wait for.
+process.once("SIGTERM", () => stop(0, drainDelayMs()));
+process.once("SIGINT", () => stop(130, 0));
+
+/** DRAIN_DELAY_MS; none when the configuration is invalid (the process is exiting on that anyway). */
+function drainDelayMs(): number {
+  try {
+    return env().DRAIN_DELAY_MS;
+  } catch {
+    return 0;
+  }
+}
 
 async function main() {
   const buildPath = path.join(root, "build/server/index.js");

@@ -218,7 +218,7 @@ export async function startAccountConnect(
   options: {
     appUrl: string;
     adminGraphql: AdminGraphql;
-    mayStartNew?: () => boolean;
+    mayStartNew?: () => boolean | Promise<boolean>;
     keyring?: Keyring;
     now?: Date;
   },
@@ -236,7 +236,7 @@ export async function startAccountConnect(
       settings,
       now: options.now,
       beforeNew: async () =>
-        options.mayStartNew && !options.mayStartNew()
+        options.mayStartNew && !(await options.mayStartNew())
           ? { ok: false, code: "busy", message: "Too many attempts: try again in a moment." }
           : null,
     },

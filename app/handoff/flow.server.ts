@@ -6,7 +6,8 @@
 // (resolver.server.ts, market-prices.server.ts), the handoff request, the service, the record (records.server.ts).
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import type { BucketPolicy, Budget } from "../lib/budget";
+import type { BucketPolicy } from "../lib/budget";
+import type { Budgets } from "../lib/shared-budget.server";
 import { handoffBudgetRefusals, handoffs } from "../lib/metrics.server";
 import {
   createCartHandoff,
@@ -24,7 +25,8 @@ import { MAX_LINES, resolveCart, type ResolvedLine } from "./resolver.server";
 
 // The budgets in front of a click: per cart, per shopper address and per shop, so hammering the button (from one
 // address or from many) cannot create unbounded handoffs, Admin API calls or records. The buckets are the app's
-// one token-bucket budget (app/lib/budget.ts), one per process (the route's).
+// one token-bucket budget (app/lib/budget.ts), shared by every process on PostgreSQL (app/lib/shared-budget.server.ts)
+// but for the address's, which each process keeps in memory.
 export const CART_POLICY: BucketPolicy = { burst: 8, refillMs: 15_000 };
 export const IP_POLICY: BucketPolicy = { burst: 60, refillMs: 1_000 };
 /** Handoffs per minute for one shop, from all its shoppers together: a minute's worth at once, then steady. */
@@ -129,7 +131,7 @@ export interface FlowDeps {
   /** The Storefront API, for the cart's prices in the shopper's market; without it, the Admin API's base prices. */
   storefront?: StorefrontGraphql;
   loadSettings: () => Promise<HandoffSettings>;
-  budget: Budget;
+  budget: Budgets;
   /** Handoffs per minute for the shop, from all its shoppers together; default DEFAULT_SHOP_PER_MINUTE. */
   shopPerMinute?: number;
   /** The service's rate budget shared with the imports; absent (tests, the bench): nothing held back. */
@@ -190,8 +192,8 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   // The address's and the shop's budgets are taken together (all or none): an address refused on its own budget
   // does not spend the shop's, so one noisy address cannot lock a store's other shoppers out. Every refusal at
   // this door (and at the cart's budget and the service's below) writes nothing: a flood costs no rows.
-  const doorBudget = deps.budget.take([
-    { key: `ip:${sha256(req.ip)}`, policy: IP_POLICY },
+  const doorBudget = await deps.budget.take([
+    { key: `ip:${sha256(req.ip)}`, policy: IP_POLICY, local: true },
     { key: `shop:${shop}`, policy: shopPolicy(deps.shopPerMinute ?? DEFAULT_SHOP_PER_MINUTE) },
   ]);
   const parsed = parseCartInput(req.raw);
@@ -209,7 +211,7 @@ async function handOff(deps: FlowDeps, req: FlowRequest): Promise<FlowResult> {
   const requested = sha256(JSON.stringify(input.lines));
   facts.cartTokenHash = sha256(`${shop}|${input.token ?? `form:${requested}`}`);
   facts.lineCount = input.lines.length;
-  const cartBudget = deps.budget.take([{ key: `cart:${facts.cartTokenHash}`, policy: CART_POLICY }]);
+  const cartBudget = await deps.budget.take([{ key: `cart:${facts.cartTokenHash}`, policy: CART_POLICY }]);
   if (!cartBudget.ok)
     return refusedBy("cart", { ok: false, code: "busy", status: 429, locale, retryAfterMs: cartBudget.retryAfterMs });
 

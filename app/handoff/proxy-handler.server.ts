@@ -7,7 +7,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { escapeForLiquid } from "../connections/connect-page.server";
 import { env } from "../env.server";
-import type { Budget } from "../lib/budget";
+import type { Budgets } from "../lib/shared-budget.server";
 import { readBody } from "../lib/body-limit.server";
 import { isLoopbackHost } from "../loopback";
 import { clientKey } from "../lib/client-address";
@@ -20,7 +20,7 @@ import { loadHandoffSettings } from "./settings.server";
 
 export interface ProxyHandlerDeps {
   prisma: PrismaClient;
-  budget: Budget;
+  budget: Budgets;
   /**
    * Shopify's proxy check (app/shopify/app-proxy.server.ts): throws Shopify's 400 response for a bad or missing
    * signature; the shop and the logged-in customer are the ones it verified.

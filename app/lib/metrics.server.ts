@@ -199,6 +199,11 @@ export const handoffBudgetRefusals = counter(
   ["budget"],
 );
 
+export const sharedBudgetFallbacks = counter(
+  "shared_budget_fallbacks_total",
+  "Budget checks (Continue cart, shopper routes) this process answered from its own buckets because the shared ones in PostgreSQL did not answer in time.",
+);
+
 // The database pool (app/db/connect.server.ts) and the process's health (app/runtime/operations.server.ts).
 export const dbPoolConnections = gauge(
   "db_pool_connections",

@@ -1,12 +1,14 @@
 // Budgets in front of every route a shopper or an anonymous client can call (Continue cart has its own, with the
 // same buckets: app/handoff/flow.server.ts): per customer, per address and per shop, taken together (all or none), so
 // an address or customer refused on its own budget does not spend the shop's, and a flood from many customers or
-// addresses still meets the shop's. In memory, per process (./budget.ts): N app processes allow N times as much.
+// addresses still meets the shop's. The shop's and the customer's buckets are shared by every process on PostgreSQL
+// (./shared-budget.server.ts): N app processes allow what one does; the address's stays in each process's memory.
 // A refusal is a 429 with Retry-After in the route's own shape, and it happens before any query or row.
 import { env } from "../env.server";
-import { Budget, type BucketPolicy, type BudgetAnswer } from "./budget";
+import type { BucketPolicy, BudgetAnswer } from "./budget";
 import { clientKey } from "./client-address";
 import { sha256 } from "./hash";
+import { budgets, type BudgetEntry, type Budgets } from "./shared-budget.server";
 
 export type ShopperAction = "connect" | "request";
 
@@ -34,8 +36,6 @@ export const SHOPPER_POLICIES: Record<ShopperAction, Policies> = {
   },
 };
 
-const budget = new Budget();
-
 export interface ShopperKey {
   /** The client's address (clientAddress): only its hash is kept. */
   address: string;
@@ -44,9 +44,15 @@ export interface ShopperKey {
 }
 
 /** Takes one request of `action` from the budgets of the address, the shop and the customer (those given). */
-export function takeShopperBudget(action: ShopperAction, who: ShopperKey, on: Budget = budget): BudgetAnswer {
+export function takeShopperBudget(
+  action: ShopperAction,
+  who: ShopperKey,
+  on: Budgets = budgets(),
+): Promise<BudgetAnswer> {
   const policies = SHOPPER_POLICIES[action];
-  const entries = [{ key: `${action}:ip:${sha256(who.address)}`, policy: policies.address }];
+  const entries: BudgetEntry[] = [
+    { key: `${action}:ip:${sha256(who.address)}`, policy: policies.address, local: true },
+  ];
   if (who.shop) {
     entries.push({ key: `${action}:shop:${who.shop}`, policy: policies.shop });
     if (who.customerId)

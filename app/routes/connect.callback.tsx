@@ -19,7 +19,7 @@ export const headers = neverFramedHeaders;
 
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   // Anyone can call it: the caller's address has a budget (app/lib/shopper-budget.server.ts) before any lookup.
-  const taken = takeShopperBudget("request", { address: clientAddress(request, context.remoteAddress) });
+  const taken = await takeShopperBudget("request", { address: clientAddress(request, context.remoteAddress) });
   if (!taken.ok) {
     const headers = { "Cache-Control": "no-store", "Retry-After": retryAfterSeconds(taken.retryAfterMs) };
     return data(

@@ -21,7 +21,7 @@ const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
 
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
-  const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
+  const refused = await overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   return cors(json(await accountProfile(prisma, shop, customerId)));
 };
@@ -33,7 +33,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
   const { shop, customerId, cors } = who;
   if (request.method !== "POST")
     return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
-  const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
+  const refused = await overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   const body = await readBody(request, 4096);
   if (!body.ok) return cors(body.response);
@@ -57,9 +57,9 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
         {
           appUrl: env().SHOPIFY_APP_URL,
           adminGraphql: shopperAdmin,
-          mayStartNew: () =>
+          mayStartNew: async () =>
             !(refusal.response =
-              overShopperBudget("connect", request, context.remoteAddress, { shop, customerId }) ?? undefined),
+              (await overShopperBudget("connect", request, context.remoteAddress, { shop, customerId })) ?? undefined),
         },
       );
       if (!started.ok && started.code === "busy" && refusal.response) return cors(refusal.response);

@@ -11,7 +11,7 @@ import { authenticateCustomerAccount, overShopperBudget } from "../shopify/custo
 
 export const loader = async ({ request, params, context }: LoaderFunctionArgs) => {
   const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
-  const refused = overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
+  const refused = await overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
   if (refused) return cors(refused);
   return cors(json(await accountOrderStatus(prisma, shop, customerId, String(params.orderId ?? "").slice(0, 100))));
 };

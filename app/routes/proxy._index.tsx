@@ -7,7 +7,7 @@ import { overProxyBudget, verifyAppProxy } from "../shopify/app-proxy.server";
 // link follows the store's proxy path (checked by verifyAppProxy: letters, digits, "-" and "_" only).
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const proxied = await verifyAppProxy(request, authenticate.public.appProxy);
-  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  const refused = await overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;
   const { liquid, prefix } = proxied;
   return liquid(

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import prisma from "../db.server";
 import { verifyAppProxy } from "../shopify/app-proxy.server";
-import { Budget } from "../lib/budget";
+import { budgets } from "../lib/shared-budget.server";
 import { handleContinueCart } from "../handoff/proxy-handler.server";
 import { handoffGate } from "../sync/scheduler.server";
 import { forShopper } from "../sync/admin-budget.server";
@@ -13,7 +13,6 @@ import { adminGraphqlVia } from "../shopify/admin-api.server";
 // signature check (and no parameter named twice, app/shopify/app-proxy.server.ts), the Admin API (titles, availability)
 // and the Storefront API (the cart's prices in the shopper's market) through the library's stored, refreshed offline session.
 
-const budget = new Budget(); // per process: the budgets in front of a click (app/handoff/flow.server.ts)
 // The Admin API on the shopper's behalf: the shop's offline session, through its Admin API cost budget.
 const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
 
@@ -22,7 +21,7 @@ export const loader = () => redirect("/cart", { status: 303, headers: { "Cache-C
 export const action = ({ request, context }: ActionFunctionArgs) =>
   handleContinueCart(request, {
     prisma,
-    budget,
+    budget: budgets(), // shared by every process on PostgreSQL (app/lib/shared-budget.server.ts)
     gate: handoffGate, // the service's rate budget, shared with the imports
     peer: context.remoteAddress, // server/app.ts
     verify: (request) => verifyAppProxy(request, authenticate.public.appProxy),

@@ -26,7 +26,7 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   // 400 unless Shopify signed it, unambiguously, with a proxy path of Shopify's shape (the redirects' path)
   const proxied = await verifyAppProxy(request, authenticate.public.appProxy);
   const { liquid, url, shop, customerId, prefix } = proxied;
-  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  const refused = await overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;
   const outcome = await completeOnStorefront(
     prisma,

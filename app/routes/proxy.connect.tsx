@@ -31,7 +31,7 @@ const signIn = (liquid: Liquid, prefix: string) => liquid(renderSignInPage(`${pr
 export const loader = async ({ request, context }: LoaderFunctionArgs) => {
   const proxied = await verify(request);
   const { liquid, url, shop, customerId, prefix } = proxied;
-  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  const refused = await overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;
   if (!customerId) return signIn(liquid, prefix);
   const [connection, settings] = await Promise.all([
@@ -56,7 +56,7 @@ export const loader = async ({ request, context }: LoaderFunctionArgs) => {
 export const action = async ({ request, context }: ActionFunctionArgs) => {
   const proxied = await verify(request);
   const { liquid, shop, customerId, prefix } = proxied;
-  const refused = overProxyBudget("request", request, context.remoteAddress, proxied);
+  const refused = await overProxyBudget("request", request, context.remoteAddress, proxied);
   if (refused) return refused;
   if (!customerId) return signIn(liquid, prefix);
   const form = await readForm(request);
@@ -76,7 +76,7 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
     return liquid(renderConnectPage(page), { status: 403, headers: NO_STORE });
   }
   // Each start writes a state row: a budget of its own (app/lib/shopper-budget.server.ts).
-  const overConnect = overProxyBudget("connect", request, context.remoteAddress, proxied);
+  const overConnect = await overProxyBudget("connect", request, context.remoteAddress, proxied);
   if (overConnect) return overConnect;
   const started = await startConnect(
     prisma,

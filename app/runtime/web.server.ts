@@ -7,6 +7,7 @@ import prisma, { database, setDatabase } from "../db.server";
 import { env } from "../env.server";
 import { errorMessage } from "../lib/errors";
 import { logger } from "../lib/logger.server";
+import { memoryBudgets, setBudgets, SharedBudget } from "../lib/shared-budget.server";
 import { onAppInstalled } from "../privacy/lifecycle.server";
 import { onShopAuthenticated } from "../shopify.server";
 import { createSyncIntake, type SyncIntake } from "../sync/intake.server";
@@ -57,6 +58,8 @@ function wireShopify(): void {
 export function startWebProcess(options: WebProcessOptions = {}): WebProcess {
   const db = options.database ?? openDatabase();
   setDatabase(db);
+  // Continue cart's and the shopper routes' budgets: one for every process on PostgreSQL, this process's on PGlite.
+  setBudgets(db.kind === "postgres" ? new SharedBudget(db.prisma) : memoryBudgets());
   wireShopify();
   // Continue cart's handoffs draw on the service's rate that every process shares (app/sync/shared-rate.server.ts).
   if (db.kind === "postgres") shareServiceRate(db.prisma);

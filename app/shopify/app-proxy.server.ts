@@ -56,13 +56,13 @@ export async function verifyAppProxy(request: Request, appProxy: AppProxyCheck):
  * customer and the address Shopify's proxy saw (`peer`: the socket's, from the load context). Null within them,
  * else the 429 to answer, a page in the store's theme.
  */
-export function overProxyBudget(
+export async function overProxyBudget(
   action: ShopperAction,
   request: Request,
   peer: string | undefined,
   proxied: ProxyRequest,
-): Response | null {
-  const taken = takeShopperBudget(action, {
+): Promise<Response | null> {
+  const taken = await takeShopperBudget(action, {
     address: clientAddress(request, peer, { appProxy: true }),
     shop: proxied.shop,
     customerId: proxied.customerId,

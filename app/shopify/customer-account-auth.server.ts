@@ -41,13 +41,13 @@ export function unauthorized(): Response {
  * the socket's, from the load context): null within them, else the 429 to answer, in the routes' JSON shape with
  * CORS headers.
  */
-export function overShopperBudget(
+export async function overShopperBudget(
   action: ShopperAction,
   request: Request,
   peer: string | undefined,
   who: { shop: string; customerId: string },
-): Response | null {
-  const taken = takeShopperBudget(action, { address: clientAddress(request, peer), ...who });
+): Promise<Response | null> {
+  const taken = await takeShopperBudget(action, { address: clientAddress(request, peer), ...who });
   if (taken.ok) return null;
   return json(
     { error: "busy", message: "Too many attempts. Wait a moment and try again." },

@@ -26,7 +26,7 @@ export const HANDOFF_ROW = "continue cart: app's own time (stubs)";
 export async function benchHandoff({ prisma, shop, apiSecret, measure }: HandoffBenchInput): Promise<BenchRow[]> {
   const { authenticate } = await import("../../app/shopify.server");
   const { verifyAppProxy } = await import("../../app/shopify/app-proxy.server");
-  const { Budget } = await import("../../app/lib/budget");
+  const { memoryBudgets } = await import("../../app/lib/shared-budget.server");
   const { handleContinueCart } = await import("../../app/handoff/proxy-handler.server");
   const { CART_VARIANTS_QUERY } = await import("../../app/handoff/resolver.server");
   const { saveSettings } = await import("../../app/connections/settings.server");
@@ -77,7 +77,7 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
   // Every sample is a new shopper of one shop: the shop-wide cap (HANDOFF_SHOP_PER_MINUTE) would stop the run.
   const deps = {
     prisma,
-    budget: new Budget(),
+    budget: memoryBudgets(),
     shopPerMinute: 1_000_000,
     graphql,
     service,

@@ -16,6 +16,7 @@ import { saveSettings } from "~/connections/settings.server";
 import { setDatabase } from "~/db.server";
 import { continueCart, INTERACTIVE_SERVICE_DEPS, IP_POLICY, type FlowResult } from "~/handoff/flow.server";
 import { Budget, DEFAULT_MAX_KEYS } from "~/lib/budget";
+import { memoryBudgets } from "~/lib/shared-budget.server";
 import { shopperAddress } from "~/handoff/proxy-handler.server";
 import { forwardedAddress } from "~/lib/client-address";
 import {
@@ -235,7 +236,7 @@ describe("the service's rate budget, shared with the imports", () => {
         );
       expect((await importOne(0)).ok).toBe(true); // the scheduler learns the budget
 
-      const budget = new Budget();
+      const budget = memoryBudgets();
       const handoff = (i: number): Promise<FlowResult> =>
         continueCart(
           {

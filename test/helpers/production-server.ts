@@ -40,6 +40,7 @@ export async function startProductionServer(env: Record<string, string> = {}): P
     ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
     ...(postgres ? { DATABASE_URL: postgres.url } : { PGLITE_DATA_DIR: path.join(dataDir, "pglite") }),
     WORKER_IN_PROCESS: "false",
+    DRAIN_DELAY_MS: "0", // no load balancer in front to wait for: SIGTERM stops at once
     PORT: String(port),
     HOST: "127.0.0.1",
     ...env,

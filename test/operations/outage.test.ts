@@ -5,7 +5,6 @@
 // stored, never a 500 or a hang); /healthz stays 200 and /readyz answers 503 while the database is away and 200
 // again soon after; every order is accepted in the end and imported exactly once. The figures go to the log and to
 // test-results/operations-*.json; docs/operations.md quotes them.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,10 +12,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
 import { connectShops } from "../../scripts/bench/connected-shops";
 import { ensureBuild } from "../helpers/app";
+import {
+  sleep,
+  startApp as startAppProcess,
+  statusOf,
+  stopAllApps,
+  waitUntil,
+  type AppProcess,
+} from "../helpers/app-process";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 import { freePort } from "../helpers/demo";
 import { emulatorState, startTestEmulator } from "../helpers/emulator";
-import { sendWebhook, TEST_API_KEY, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
+import { sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
 import { importCounts, shopifyOrder } from "../sync/support";
 
@@ -26,85 +33,9 @@ const RATE = 40; // orders a second
 const SHOPIFY_TIMEOUT_MS = 5_000; // Shopify gives up on an answer after 5 s and delivers again later
 const RETRY_AFTER_MS = [1_000, 2_000, 4_000]; // Shopify's back-off, compressed from minutes to seconds
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface AppProcess {
-  url: string;
-  child: ChildProcess;
-  exited: Promise<void>;
-  /** SIGTERM (drains) and waits for the exit. */
-  stop(): Promise<void>;
-}
-
-/** Every app process a test started: all stopped at the end, whatever the test got to. */
-const started: AppProcess[] = [];
-
-/** `npm start` as a deployment runs it, on `databaseUrl`, with the sync worker in the process. */
-function startApp(port: number, databaseUrl: string): AppProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      SHOPIFY_API_KEY: TEST_API_KEY,
-      SHOPIFY_API_SECRET: TEST_API_SECRET,
-      SHOPIFY_APP_URL: "https://app.example.com",
-      ENCRYPTION_KEYS: KEYS,
-      WORKER_IN_PROCESS: "true",
-      WORKER_CONCURRENCY: "8",
-      WORKER_POLL_MS: "250",
-      ALLOW_LOOPBACK_SERVICE_URLS: "true",
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-  child.stderr!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exited.then(() => {
-    if (child.exitCode !== 0 && child.signalCode === null) console.error(`app exited ${child.exitCode}:\n${output}`);
-  });
-  const app: AppProcess = {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    exited,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
-  started.push(app);
-  return app;
-}
-
-/** The status `url` answers with (0: no answer within a second). */
-async function statusOf(url: string): Promise<number> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return 0;
-  }
-}
-
-async function waitUntil(
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-  state?: () => Promise<unknown>,
-): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check());) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${state ? `: ${JSON.stringify(await state())}` : ""}`);
-    await sleep(100);
-  }
-}
+/** The app with the worker in the process; restarted in place, with no load balancer to wait for (no drain delay). */
+const startApp = (port: number, databaseUrl: string) =>
+  startAppProcess(port, databaseUrl, KEYS, { DRAIN_DELAY_MS: "0" });
 
 /** Milliseconds since the scenario started. */
 function clock() {
@@ -217,7 +148,7 @@ describe.runIf(usingPostgres())("PostgreSQL going away, and the app restarting, 
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(started.map((a) => a.stop()));
+    await stopAllApps();
     await proxy?.close();
     await emulator?.close();
     await db?.close();

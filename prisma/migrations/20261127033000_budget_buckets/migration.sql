@@ -1,0 +1,12 @@
+-- CreateTable
+CREATE TABLE "BudgetBucket" (
+    "key" TEXT NOT NULL,
+    "tokens" DOUBLE PRECISION NOT NULL,
+    "burst" DOUBLE PRECISION NOT NULL,
+    "refillMs" DOUBLE PRECISION NOT NULL,
+    "granted" DOUBLE PRECISION NOT NULL DEFAULT 0,
+    "at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "BudgetBucket_pkey" PRIMARY KEY ("key")
+);
+
