@@ -6,7 +6,7 @@
 // accepted in the end, and the emulator (over HTTP) holds each exactly once.
 // Mounting needs root (test/helpers/small-disk.ts says how to run it elsewhere).
 import { execFileSync } from "node:child_process";
-import { unlinkSync } from "node:fs";
+import { unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { generateOrders } from "../../dev/demo/orders";
@@ -25,7 +25,11 @@ let demo: RunningDemo | undefined;
 
 beforeAll(async () => {
   mount = mountSmallDisk("256m", "full-disk-demo-");
-  demo = await startDemo([], { dataDir: path.join(mount, "demo") });
+  // The service's rate limit out of the way (as in test/helpers/emulator.ts): this test waits for the disk, not the
+  // service's budget (2 imports a second would take minutes for 400 orders).
+  const config = path.join(mount, "emulator-override.json");
+  writeFileSync(config, JSON.stringify({ rate_limit: { capacity: 10_000, leak_per_second: 10_000 } }));
+  demo = await startDemo(["--emulator-config", config], { dataDir: path.join(mount, "demo") });
 }, DEMO_TIMEOUT_MS + 10_000);
 
 afterAll(async () => {
@@ -37,11 +41,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every process of the demo (its process group: npm, the runner, the emulator, the app), by pid. */
 function demoProcesses(pgid: number): Map<number, string> {
-  const out = execFileSync("ps", ["-o", "pid=,pgid=,args=", "-e"], { encoding: "utf8" });
+  const out = execFileSync("ps", ["-ww", "-o", "pid=,pgid=,args=", "-e"], { encoding: "utf8" });
   const found = new Map<number, string>();
   for (const line of out.split("\n")) {
     const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    if (m && Number(m[2]) === pgid) found.set(Number(m[1]), m[3].slice(0, 120));
+    if (m && Number(m[2]) === pgid) found.set(Number(m[1]), m[3].slice(-160));
   }
   return found;
 }
