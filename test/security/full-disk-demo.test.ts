@@ -29,7 +29,11 @@ beforeAll(async () => {
   // service's budget (2 imports a second would take minutes for 400 orders).
   const config = path.join(mount, "emulator-override.json");
   writeFileSync(config, JSON.stringify({ rate_limit: { capacity: 10_000, leak_per_second: 10_000 } }));
-  demo = await startDemo(["--emulator-config", config], { dataDir: path.join(mount, "demo") });
+  // Logging as a newcomer's demo does (the tests' default is silent), so demo.log is written on the full disk too.
+  demo = await startDemo(["--emulator-config", config], {
+    dataDir: path.join(mount, "demo"),
+    env: { LOG_LEVEL: "info" },
+  });
 }, DEMO_TIMEOUT_MS + 10_000);
 
 afterAll(async () => {
@@ -94,9 +98,10 @@ it("the whole demo with its disk full for 15 s under 20 orders a second: nothing
   let sent = 0;
   const load = (async () => {
     const inFlight: Promise<unknown>[] = [];
+    const start = Date.now();
     while (sending) {
       inFlight.push(deliver(sent++));
-      await sleep(RATE_MS);
+      await sleep(Math.max(0, start + sent * RATE_MS - Date.now())); // by the clock: 20 a second under load too
     }
     await Promise.all(inFlight);
   })();
@@ -130,21 +135,28 @@ it("the whole demo with its disk full for 15 s under 20 orders a second: nothing
   const histogram: Record<number, number> = {};
   for (const s of [...answers.values()].flat()) histogram[s] = (histogram[s] ?? 0) + 1;
   const refused = [...answers].filter(([, statuses]) => statuses[0] !== 200).map(([i]) => i);
+  const takenAgain = [...answers].find(([i, statuses]) => i >= freedAt && statuses[0] === 200)?.[0];
+  const dropped = /log file is written again \((\d+) lines were dropped\)/.exec(running.output())?.[1];
   console.log(
     `${sent} orders sent (disk filled at ${filledAt}, freed at ${freedAt}); first answers ${JSON.stringify(histogram)}; ` +
-      `${refused.length} refused; readiness while full: ${[...new Set(readyWhileFull)].join(",")}`,
+      `${refused.length} refused; orders taken again from ${takenAgain} (${(((takenAgain ?? NaN) - freedAt) * RATE_MS) / 1000} s after the space came back); ` +
+      `readiness while full: ${[...new Set(readyWhileFull)].join(",")}; demo.log lines dropped: ${dropped}`,
   );
   // Every process of the demo kept running, the same ones: nothing exited, nothing was started again.
   expect([...dead]).toEqual([]);
   expect([...processes.keys()].every(alive)).toBe(true);
   expect(running.child.exitCode).toBe(null);
   expect(running.output()).not.toMatch(/The app stopped|Stopping the demo/);
-  // The disk full did refuse orders, retryably (503 from the app), and readiness said so.
+  // The demo's log file on the same disk dropped lines and said so, then was written again.
+  expect(running.output()).toMatch(/The demo's log file cannot be written \(ENOSPC\)/);
+  expect(running.output()).toMatch(/The demo's log file is written again \(\d+ lines were dropped\)/);
+  // The disk full did refuse orders, retryably (503 from the app), and readiness said so, and says ready again.
   expect(refused.length).toBeGreaterThan(0);
   expect(Object.keys(histogram).every((s) => ["200", "503"].includes(s))).toBe(true);
   expect(readyWhileFull).toContain(503);
   // Once space is back, orders are taken at once: the last second's were all accepted.
   for (let i = sent - 20; i < sent; i++) expect(answers.get(i)![0], `order ${i}`).toBe(200);
+  expect((await fetch(`${appOrigin}/readyz`)).status).toBe(200);
 
   // Shopify delivers every refused one again (a few seconds apart): each is accepted.
   const redelivered = Date.now();
@@ -152,7 +164,12 @@ it("the whole demo with its disk full for 15 s under 20 orders a second: nothing
     const pending = refused.filter((i) => answers.get(i)!.at(-1) !== 200);
     if (pending.length === 0) break;
     if (attempt > 0) await sleep(1_000);
-    for (const i of pending) await deliver(i);
+    const inFlight: Promise<unknown>[] = [];
+    for (const i of pending) {
+      inFlight.push(deliver(i));
+      await sleep(RATE_MS); // 20 a second
+    }
+    await Promise.all(inFlight);
   }
   for (const i of refused) expect(answers.get(i)!.at(-1), `order ${i} on redelivery`).toBe(200);
   const attempts = refused.map((i) => answers.get(i)!.length - 1);
