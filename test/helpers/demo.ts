@@ -56,14 +56,20 @@ const cleanEnv = () => {
   return env;
 };
 
-/** A demo on a fresh data dir, or (`dataDir`) a second start on one a stopped demo left. */
-export async function startDemo(args: string[] = [], options: { dataDir?: string } = {}): Promise<RunningDemo> {
+/**
+ * A demo on a fresh data dir, or (`dataDir`) a second start on one a stopped demo left; `env` over the test's
+ * (whose LOG_LEVEL is silent: `{ LOG_LEVEL: "info" }` logs as a newcomer's demo does).
+ */
+export async function startDemo(
+  args: string[] = [],
+  options: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<RunningDemo> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "demo-test-"));
   const port = await freePort();
   const fresh = options.dataDir ? [] : ["--reset"];
   const child = spawn("npm", ["run", "demo", "--", "--port", String(port), "--data-dir", dataDir, ...fresh, ...args], {
     cwd: ROOT,
-    env: cleanEnv(),
+    env: { ...cleanEnv(), ...options.env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

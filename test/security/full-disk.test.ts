@@ -3,17 +3,15 @@
 // filled for a few seconds and then freed. Meanwhile the process keeps running, answers what it cannot store with
 // a retryable 503, and reports not ready; once space is back it takes orders again without a restart, and every
 // order refused meanwhile is accepted on redelivery and stored exactly once.
-// Mounting needs root (these machines and the CI run tests as root). Elsewhere run it under a user and mount
-// namespace of its own: `unshare --user --map-root-user --mount npx vitest run test/security/full-disk.test.ts`.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, openSync, closeSync, rmSync, unlinkSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Mounting needs root (test/helpers/small-disk.ts says how to run it elsewhere).
+import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openDatabase } from "~/db/connect.server";
 import { freePort } from "../helpers/demo";
 import { startProductionServer, type ProductionServer } from "../helpers/production-server";
 import { sendWebhook } from "../helpers/shopify";
+import { fillDisk, mountSmallDisk, removeSmallDisk } from "../helpers/small-disk";
 import { shopifyOrder } from "../sync/support";
 
 let mount: string;
@@ -21,14 +19,7 @@ let server: ProductionServer | undefined;
 let ops: string;
 
 beforeAll(async () => {
-  mount = mkdtempSync(path.join(tmpdir(), "full-disk-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=160m", "tmpfs", mount], { stdio: "pipe" });
-  } catch (error) {
-    throw new Error(
-      `could not mount a small disk at ${mount} (needs root, or run under unshare; see the top): ${error}`,
-    );
-  }
+  mount = mountSmallDisk("160m");
   const opsPort = await freePort();
   ops = `http://127.0.0.1:${opsPort}`;
   server = await startProductionServer({
@@ -40,26 +31,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  try {
-    execFileSync("umount", [mount], { stdio: "pipe" });
-  } catch {
-    // never mounted
-  }
-  rmSync(mount, { recursive: true, force: true });
+  removeSmallDisk(mount);
 });
-
-/** Writes zeros to `file` until the disk says ENOSPC. */
-function fillDisk(file: string) {
-  const fd = openSync(file, "w");
-  const chunk = Buffer.alloc(1024 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
