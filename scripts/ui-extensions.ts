@@ -68,6 +68,11 @@ const SANDBOXED_GLOBALS = [
   "location",
   "navigator",
   "process",
+  // Timers too: an extension's timer must stop with its page, or it would later act through the next page's sandbox.
+  "setTimeout",
+  "clearTimeout",
+  "setInterval",
+  "clearInterval",
 ];
 
 /** Every UI extension under extensions/, with its targets, as its shopify.extension.toml declares them. */

@@ -62,8 +62,11 @@ const tokens =
 
 // Every extension rendered in a test used only the API Shopify gives its target.
 const rendered: Rendered[] = [];
-afterEach(() => {
-  for (const r of rendered.splice(0)) expect(r.violations).toEqual([]);
+afterEach(async () => {
+  for (const r of rendered.splice(0)) {
+    expect(r.violations).toEqual([]);
+    await r.close(); // its timers (the Connect page's outcome check) stop with it
+  }
 });
 const track = async (r: Promise<Rendered>) => {
   rendered.push(await r);

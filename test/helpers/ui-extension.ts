@@ -126,6 +126,11 @@ export async function renderExtension(
     location: window.location,
     navigator: window.navigator,
     process: undefined, // no `process` in an extension's runtime: only what the build put in
+    // The page's own timers: closing the page (`close`) cancels them, as leaving a page does.
+    setTimeout: window.setTimeout.bind(window),
+    clearTimeout: window.clearTimeout.bind(window),
+    setInterval: window.setInterval.bind(window),
+    clearInterval: window.clearInterval.bind(window),
   };
   // A copy per render: each gets its own module instance (Preact, hooks), like a fresh page.
   copies += 1;
