@@ -182,3 +182,24 @@ export const budgets = (): Budgets => processBudgets;
 export function setBudgets(next: Budgets): void {
   processBudgets = next;
 }
+
+/**
+ * shop/redact and customers/redact: the shared buckets named after the shop or one of its customers go (a key holds
+ * the shop's domain and a customer's id in clear: `shop:<shop>`, `<action>:shop:<shop>`,
+ * `<action>:customer:<shop>:<customer id>`). Matched exactly, never as a pattern a domain could widen.
+ */
+export async function forgetBudgetsOf(
+  db: Pick<PrismaClient, "$executeRaw">,
+  who: { shop: string; customerId?: string },
+): Promise<void> {
+  if (who.customerId !== undefined) {
+    const customer = `:customer:${who.shop}:${who.customerId}`;
+    await db.$executeRaw`DELETE FROM "BudgetBucket" WHERE right("key", ${customer.length}) = ${customer}`;
+    return;
+  }
+  const shopKey = `shop:${who.shop}`;
+  const customers = `:customer:${who.shop}:`;
+  await db.$executeRaw`
+    DELETE FROM "BudgetBucket"
+    WHERE "key" = ${shopKey} OR right("key", ${shopKey.length + 1}) = ${`:${shopKey}`} OR strpos("key", ${customers}) > 0`;
+}

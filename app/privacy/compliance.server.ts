@@ -7,6 +7,7 @@ import { queueRevocationsOf } from "../connections/revocations.server";
 import type { Keyring } from "../crypto/secret-box.server";
 import { retentionDaysSql } from "../db/shop-settings.server";
 import type { Db } from "../db/sql.server";
+import { forgetBudgetsOf } from "../lib/shared-budget.server";
 import { orderKeyOf } from "../sync/mapping.server";
 import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake.server";
 import { DEFAULT_RETENTION_DAYS } from "./retention.server";
@@ -106,6 +107,7 @@ export async function redactCustomer(
     // Their cart handoffs go whole: the lines are their cart, the claim URL a bearer link to it.
     await tx.cartHandoff.deleteMany({ where: { shop, customerId } });
     await tx.dataRequest.deleteMany({ where: { shop, customerId } });
+    await forgetBudgetsOf(tx, { shop, customerId });
     return { grantsDeleted, revocationsQueued, ordersRedacted: orderIds.length, jobsCancelled: cancelled };
   });
 }
@@ -165,6 +167,7 @@ export async function redactShop(
       )[lowerFirst(model)];
       rowsDeleted += (await delegate.deleteMany({ where: { shop } })).count;
     }
+    await forgetBudgetsOf(tx, { shop }); // keyed by name, not by a shop column
     return { revocationsQueued, rowsDeleted };
   });
 }

@@ -354,8 +354,16 @@ describe("shop/redact", () => {
     const models = Object.values(Prisma.ModelName);
     const scoped = shopScopedModels();
     // A model without a shop column must be one that cannot hold a shop's data (reviewed, listed here): the
-    // revocation outbox keeps nothing of the shop in clear, a worker heartbeat names only its process.
-    expect(models.filter((m) => !scoped.includes(m)).sort()).toEqual(["TokenRevocation", "WorkerHeartbeat"]);
+    // revocation outbox keeps nothing of the shop in clear, a worker heartbeat names only its process, the service's
+    // rate budget and its holders name the service's origin and client id and the processes; the shared budgets'
+    // buckets are named after the shop and its customers and go by name (below, and "shared budgets" further on).
+    expect(models.filter((m) => !scoped.includes(m)).sort()).toEqual([
+      "BudgetBucket",
+      "ServiceRateBudget",
+      "ServiceRateHolder",
+      "TokenRevocation",
+      "WorkerHeartbeat",
+    ]);
     for (const model of scoped) {
       if (["ShopSettings", "CustomerGrant", "SyncRecord", "Job", "WebhookDelivery", "Session"].includes(model)) {
         expect(await count(model, SHOP), model).toBeGreaterThan(0);
@@ -425,3 +433,33 @@ function count(model: string, shop: string): Promise<number> {
   ];
   return delegate.count({ where: { shop } });
 }
+
+describe("shared budgets", () => {
+  const bucket = (key: string) =>
+    db.prisma.budgetBucket.create({ data: { key, tokens: 1, burst: 5, refillMs: 1_000 } });
+  const keys = async () => (await db.prisma.budgetBucket.findMany({ select: { key: true } })).map((b) => b.key).sort();
+
+  it("customers/redact forgets that customer's buckets; shop/redact every bucket named after the shop", async () => {
+    const other = `x${SHOP}`; // a domain that ends like the shop's is another shop
+    for (const key of [
+      `shop:${SHOP}`,
+      `connect:shop:${SHOP}`,
+      `connect:customer:${SHOP}:71`,
+      `request:customer:${SHOP}:71`,
+      `request:customer:${SHOP}:715`,
+      `shop:${other}`,
+      `request:shop:${other}`,
+      `request:customer:${other}:71`,
+      "cart:0f0f",
+    ])
+      await bucket(key);
+    await redactCustomer(db.prisma, { shop: SHOP, customerId: "71" });
+    expect(await keys()).not.toContain(`connect:customer:${SHOP}:71`);
+    expect(await keys()).not.toContain(`request:customer:${SHOP}:71`);
+    expect(await keys()).toContain(`request:customer:${SHOP}:715`);
+    await redactShop(db.prisma, SHOP);
+    expect(await keys()).toEqual(
+      ["cart:0f0f", `request:customer:${other}:71`, `request:shop:${other}`, `shop:${other}`].sort(),
+    );
+  });
+});
