@@ -52,9 +52,10 @@ const schema = z.object({
   ENCRYPTION_KEYS: keyList,
   WORKER_IN_PROCESS: z.enum(["true", "false"]).default("true"),
   // The least jobs a worker runs at once; it runs more when the service's rate times its answer time calls for it
-  // (app/sync/pace.server.ts), up to WORKER_MAX_CONCURRENCY and what its database pool serves.
+  // (app/sync/pace.server.ts), up to WORKER_MAX_CONCURRENCY (memory: a job holds its order) and what its database
+  // pool serves.
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
-  WORKER_MAX_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(256),
+  WORKER_MAX_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(1_000),
   WORKER_POLL_MS: z.coerce.number().int().positive().default(1_000),
   WORKER_POOL_SIZE: z.coerce.number().int().positive().default(5),
   WORKER_LEASE_MS: z.coerce.number().int().positive().optional(),

@@ -6,16 +6,16 @@
 import type { Database } from "../db/connect.server";
 import { env } from "../env.server";
 import { housekeepingTask } from "../privacy/housekeeping.server";
-import { JOBS_PER_CONNECTION, Pace } from "../sync/pace.server";
+import { Pace } from "../sync/pace.server";
 import { serviceScheduler } from "../sync/scheduler.server";
 import { startWorker, type RunningWorker, type WorkerOptions } from "../sync/worker.server";
 import { createSyncDeps } from "./worker-deps.server";
 
 /** The worker's pace on `db`: at least `min` jobs at once, at most what memory and the database pool allow. */
 export function workerPace(db: Database, min: number = env().WORKER_CONCURRENCY): Pace {
-  const max = Math.max(min, Math.min(env().WORKER_MAX_CONCURRENCY, db.pool().max * JOBS_PER_CONNECTION));
+  const max = Math.max(min, env().WORKER_MAX_CONCURRENCY);
   const scheduler = serviceScheduler();
-  return new Pace({ min, max, rateOf: (client) => scheduler.ratePerSecond(client) });
+  return new Pace({ min, max, connections: db.pool().max, rateOf: (client) => scheduler.ratePerSecond(client) });
 }
 
 export function startSyncWorker(

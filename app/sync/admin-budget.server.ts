@@ -1,12 +1,18 @@
 // Admin API calls that keep to Shopify's calculated query cost: each answer's `extensions.cost.throttleStatus` says
-// how full the shop's bucket is (kept here per shop, per process); before the next query the caller waits until the
-// bucket holds what that query last asked for. A THROTTLED answer (another process drew on the same bucket) waits
-// for the points and asks again, so throttling never surfaces; MAX_COST_EXCEEDED is thrown as its own error for the
-// caller to split the query (smaller pages).
+// how full the shop's bucket is (kept here per shop); before the next query the caller waits until the bucket holds
+// what that query last asked for. A THROTTLED answer waits for the points and asks again, so throttling never
+// surfaces; MAX_COST_EXCEEDED is thrown as its own error for the caller to split the query (smaller pages).
+//
+// On PostgreSQL every process (the worker's backfill, the web processes' shopper queries) draws on one ledger per
+// shop, the service rate's own primitive (shared-rate.server.ts, docs/decisions/0013): a query takes its points
+// from it before it is sent, what an answer says (the bucket's level, the unused part of the requested cost) is
+// taught back, so processes together spend what Shopify restores instead of each the whole of it. With the
+// database away, the process's own view as before.
 import { adminQueryCost, adminThrottled, adminThrottleWaitSeconds } from "../lib/metrics.server";
 import { realSleep } from "../lib/sleep";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { AdminApiBusy } from "../shopify/admin-api-busy";
+import type { SharedRateStore } from "./shared-rate.server";
 
 export interface ThrottleStatus {
   maximumAvailable: number;
@@ -37,6 +43,74 @@ export class AdminCostBudget {
   private readonly shops = new Map<string, { status: ThrottleStatus; at: number }>();
   private readonly requested = new Map<string, number>();
 
+  /** `shared`: the ledger every process draws on (PostgreSQL); without it, this process's view only. */
+  constructor(private shared?: SharedRateStore) {}
+
+  /** From now on, draw on the ledger every process shares (called once by the process's wiring). */
+  share(store: SharedRateStore) {
+    this.shared = store;
+  }
+
+  /**
+   * Takes `cost` points of the shop's bucket from the shared ledger, waiting for them as they restore (at most
+   * `maxWaitMs`: then the points taken are given back and the wait is returned). Returns the points taken (0 when
+   * no answer has said the bucket's size yet: the query goes, and its answer teaches it), or undefined without a
+   * shared ledger or with the database away (the caller goes by this process's view).
+   */
+  async reserve(
+    shop: string,
+    cost: number,
+    sleep: (ms: number) => Promise<void>,
+    maxWaitMs = Number.POSITIVE_INFINITY,
+  ): Promise<{ taken: number } | { busyMs: number } | undefined> {
+    const store = this.shared;
+    if (!store) return undefined;
+    let taken = 0;
+    // A query not seen yet is taken to ask for the whole bucket (known after the first lease), as this process's own view does.
+    let need = Number.isFinite(cost) ? Math.max(1, Math.ceil(cost)) : undefined;
+    try {
+      for (;;) {
+        const lease = await store.lease(ledgerKey(shop), { want: need === undefined ? 0 : need - taken, headroom: 0 });
+        taken += lease.granted;
+        if (!lease.policy) return { taken };
+        need = Math.min(need ?? Number.POSITIVE_INFINITY, lease.policy.capacity);
+        if (taken >= need) return { taken };
+        const waitMs = Math.max(
+          10,
+          ((lease.level + (need - taken) - lease.policy.capacity) / Math.max(1, lease.policy.perSecond)) * 1000,
+        );
+        if (waitMs > maxWaitMs) {
+          if (taken > 0) await store.lease(ledgerKey(shop), { want: 0, headroom: 0, refunded: taken });
+          return { busyMs: Math.ceil(waitMs) };
+        }
+        adminThrottleWaitSeconds.series().inc(waitMs / 1000);
+        await sleep(Math.min(waitMs, 20_000));
+      }
+    } catch {
+      // The database slow or away: this process's own view (never no pacing at all).
+      return undefined;
+    }
+  }
+
+  /** Teaches the shared ledger what an answer said: the bucket's size and level, the points not used after all. */
+  async settle(shop: string, taken: number, cost: QueryCost | undefined): Promise<void> {
+    const store = this.shared;
+    if (!store) return;
+    const s = validStatus(cost?.throttleStatus);
+    const actual = typeof cost?.actualQueryCost === "number" ? cost.actualQueryCost : 0;
+    try {
+      await store.lease(ledgerKey(shop), {
+        want: 0,
+        headroom: 0,
+        policy: s ? { capacity: s.maximumAvailable, perSecond: s.restoreRate } : undefined,
+        floorLevel: s ? Math.max(0, s.maximumAvailable - s.currentlyAvailable) : undefined,
+        refunded: Math.max(0, taken - actual),
+      });
+    } catch {
+      // The answer is taught by the next one.
+    }
+  }
+
   /** The points the shop's bucket holds now, by the last status and the restore rate since. */
   available(shop: string, nowMs: number): number | undefined {
     const seen = this.shops.get(shop);
@@ -59,13 +133,8 @@ export class AdminCostBudget {
     if (typeof cost.actualQueryCost === "number" && cost.actualQueryCost > 0)
       adminQueryCost.series().inc(cost.actualQueryCost);
     if (typeof cost.requestedQueryCost === "number") this.requested.set(key, cost.requestedQueryCost);
-    const s = cost.throttleStatus;
-    if (
-      s &&
-      [s.maximumAvailable, s.currentlyAvailable, s.restoreRate].every(
-        (n) => typeof n === "number" && Number.isFinite(n),
-      )
-    ) {
+    const s = validStatus(cost.throttleStatus);
+    if (s) {
       if (this.shops.size >= 10_000 && !this.shops.has(shop)) this.shops.delete(this.shops.keys().next().value!);
       this.shops.set(shop, { status: { ...s }, at: nowMs });
     }
@@ -88,7 +157,18 @@ export class AdminCostBudget {
   }
 }
 
-/** The process's view of every shop's bucket (the worker's jobs share it). */
+const ledgerKey = (shop: string) => `shopify-admin:${shop}`;
+
+function validStatus(s: ThrottleStatus | undefined): ThrottleStatus | undefined {
+  if (!s || typeof s !== "object") return undefined;
+  const { maximumAvailable, currentlyAvailable, restoreRate } = s;
+  const ok = [maximumAvailable, currentlyAvailable, restoreRate].every(
+    (n) => typeof n === "number" && Number.isFinite(n) && n >= 0,
+  );
+  return ok && maximumAvailable > 0 ? s : undefined;
+}
+
+/** The process's view of every shop's bucket (the worker's jobs and the shoppers' queries share it). */
 export const sharedAdminBudget = new AdminCostBudget();
 
 export interface BudgetedDeps {
@@ -125,11 +205,16 @@ export async function budgetedQuery(
     return sleep(ms);
   };
   for (let attempt = 0; ; attempt++) {
-    const wait = budget.waitMs(shop, budget.lastRequested(key), deps.now().getTime());
-    if (wait > 0) await waited(Math.min(wait, 20_000));
+    const reserved = await budget.reserve(shop, budget.lastRequested(key), sleep);
+    const taken = reserved && "taken" in reserved ? reserved.taken : undefined;
+    if (taken === undefined) {
+      const wait = budget.waitMs(shop, budget.lastRequested(key), deps.now().getTime());
+      if (wait > 0) await waited(Math.min(wait, 20_000));
+    }
     const answer = ((await deps.adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
     const cost = answer.extensions?.cost;
     budget.observe(shop, key, cost, deps.now().getTime());
+    if (taken !== undefined) await budget.settle(shop, taken, cost);
     if (codeOf(answer, "MAX_COST_EXCEEDED")) throw new MaxCostExceeded();
     if (!codeOf(answer, "THROTTLED")) return answer;
     adminThrottled.series().inc();
@@ -162,12 +247,17 @@ export function forShopper(
     const key = costKey(query, variables);
     const known = budget.lastRequested(key);
     const cost = Number.isFinite(known) ? known : UNSEEN_QUERY_COST;
-    const wait = budget.waitMs(shop, cost, now());
-    if (wait > SHOPPER_MAX_WAIT_MS) throw new AdminApiBusy(wait);
-    if (wait > 0) await sleep(wait);
-    budget.spend(shop, cost, now());
+    const reserved = await budget.reserve(shop, cost, sleep, SHOPPER_MAX_WAIT_MS);
+    if (reserved && "busyMs" in reserved) throw new AdminApiBusy(reserved.busyMs);
+    if (!reserved) {
+      const wait = budget.waitMs(shop, cost, now());
+      if (wait > SHOPPER_MAX_WAIT_MS) throw new AdminApiBusy(wait);
+      if (wait > 0) await sleep(wait);
+      budget.spend(shop, cost, now());
+    }
     const answer = ((await adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
     budget.observe(shop, key, answer.extensions?.cost, now());
+    if (reserved) await budget.settle(shop, reserved.taken, answer.extensions?.cost);
     return answer;
   };
 }

@@ -3,15 +3,17 @@
 // keeps about 200 imports in flight; one answering in 50 ms, a handful.
 //
 // Bounds: never below `min` (WORKER_CONCURRENCY); never above `max` (WORKER_MAX_CONCURRENCY, memory: each running
-// job holds its payload) nor what the database pool can serve (an import holds a connection for its few short
-// statements, none during its service call: `poolSize * JOBS_PER_CONNECTION`).
+// job holds its payload) nor what the database pool can serve. An import holds a connection for its few short
+// statements (a fiftieth of a second, JOBS_PER_CONNECTION a second), none during its service call, so a
+// connection serves JOBS_PER_CONNECTION jobs for each second a job lasts: a service answering in 2 s, 100 jobs a
+// connection, and a pool of 5 serves the 300 jobs 100/s asks for, not a fixed 250.
 //
 // A struggling service (5xx, timeouts, connections failing) is not one to press harder because it answers slowly:
 // such an answer halves the limit and its time is not learned; the limit then grows back by a tenth a second while
 // answers are healthy. Answers that only say "not now" (429) or "no" (4xx) are healthy: the rate handles those.
 import { workerConcurrency } from "../lib/metrics.server";
 
-/** Jobs per pool connection: a job's statements take a few ms of a job that mostly waits on the service. */
+/** Jobs per pool connection and second of a job's call: its statements take a few ms of a job that mostly waits. */
 export const JOBS_PER_CONNECTION = 50;
 
 export interface PaceOptions {
@@ -19,6 +21,8 @@ export interface PaceOptions {
   max: number;
   /** The service's rate per client as this process may use it (the scheduler's knowledge). */
   rateOf: (client: string) => number | undefined;
+  /** The database pool's connections (the ceiling follows it); none: only `max`. */
+  connections?: number;
   now?: () => number;
 }
 
@@ -62,6 +66,14 @@ export class Pace {
     this.waitSeconds = average(this.waitSeconds, seconds);
   }
 
+  /** Memory's ceiling, and the pool's: `connections` x JOBS_PER_CONNECTION for each second a job's call lasts. */
+  private ceiling(): number {
+    const { max, min, connections } = this.options;
+    if (connections === undefined) return max;
+    const perConnection = Math.floor(JOBS_PER_CONNECTION * Math.max(1, this.callSeconds ?? 0));
+    return Math.max(min, Math.min(max, connections * perConnection));
+  }
+
   /** Jobs to run at once now. */
   limit(): number {
     // A slot is held for the service's answer and the job's own work; waiting for the rate is not a reason for more.
@@ -79,7 +91,7 @@ export class Pace {
       if (recovered >= limit) this.cut = undefined;
       else limit = Math.floor(recovered);
     }
-    limit = Math.min(this.options.max, Math.max(this.options.min, limit));
+    limit = Math.min(this.ceiling(), Math.max(this.options.min, limit));
     if (limit !== this.last) {
       this.last = limit;
       workerConcurrency.series().set(limit);

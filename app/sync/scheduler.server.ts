@@ -40,6 +40,7 @@ import {
 import { guardedFetch, policyFromEnv, serviceBaseUrl, type ServiceSettings } from "../service/client.server";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
+import { sharedAdminBudget } from "./admin-budget.server";
 import { postgresRateStore, type LeaseRequest, type SharedRateStore } from "./shared-rate.server";
 
 export interface RateSchedulerOptions {
@@ -578,12 +579,15 @@ let sharedWith: PrismaClient | undefined;
 
 /**
  * On PostgreSQL (several processes may run): this process's scheduler draws on the one budget per client that every
- * process shares through `prisma`'s database. Called by the process's wiring (app/runtime); once per database.
+ * process shares through `prisma`'s database, and its Admin API queries on the one cost ledger per shop. Called by the process's wiring (app/runtime); once per database.
  */
 export function shareServiceRate(prisma: PrismaClient): void {
   if (sharedWith === prisma) return;
   sharedWith = prisma;
-  serviceScheduler().share(postgresRateStore(prisma, `${process.pid}-${randomUUID().slice(0, 8)}`));
+  const store = postgresRateStore(prisma, `${process.pid}-${randomUUID().slice(0, 8)}`);
+  serviceScheduler().share(store);
+  // Shopify's Admin API cost bucket per shop, on the same primitive (docs/decisions/0014).
+  sharedAdminBudget.share(store);
 }
 
 /** Continue cart's way into that budget: a slot now or a refusal (never a wait), through the same address guard as every call. */

@@ -29,6 +29,8 @@ export interface LeaseRequest {
   blockedForMs?: number;
   /** Slots this process spent ahead of this lease (a shopper's click): charged whatever the room. */
   spent?: number;
+  /** Slots granted earlier and not used after all (Shopify's requested minus actual query cost): given back. */
+  refunded?: number;
 }
 
 export interface Lease {
@@ -97,7 +99,8 @@ cur AS (
 lvl AS (
   SELECT cur.*,
          GREATEST(COALESCE(${request.floorLevel ?? null}::float8, 0),
-                  GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, 0)))
+                  GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, 0))
+                    - ${request.refunded ?? 0}::float8)
            + ${request.spent ?? 0}::float8 AS now_level,
          GREATEST(1, COALESCE(cur.cap, 0) - ${request.headroom}::float8) AS ceiling
   FROM cur

@@ -40,6 +40,20 @@ describe("the worker's pace", () => {
     expect(p.limit()).toBe(50);
   });
 
+  it("keeps to what the database pool serves: 50 jobs a connection for each second the service takes", () => {
+    const fast = new Pace({ min: 4, max: 1000, connections: 2, rateOf: () => 1000, now: () => 0 });
+    fast.observe("svc", 0.5, false);
+    expect(fast.limit()).toBe(100); // 1000/s x 0.5 s asks for 752; two connections serve 100 jobs of half a second
+    // A service answering in 2 s: a job holds its connection no longer, so a pool of 5 serves the 302 asked for.
+    const slow = new Pace({ min: 4, max: 1000, connections: 5, rateOf: () => 100, now: () => 0 });
+    slow.observe("svc", 2, false);
+    expect(slow.limit()).toBe(302);
+    // ...within memory's ceiling.
+    const capped = new Pace({ min: 4, max: 256, connections: 5, rateOf: () => 100, now: () => 0 });
+    capped.observe("svc", 2, false);
+    expect(capped.limit()).toBe(256);
+  });
+
   it("halves when the service struggles (5xx, timeouts) and grows back while answers are healthy", () => {
     const { p, advance } = pace(100);
     p.observe("svc", 1, false);

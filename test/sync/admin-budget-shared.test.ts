@@ -1,0 +1,90 @@
+// One Admin API cost bucket per shop across processes (issue 39): Shopify counts one bucket per shop and app
+// (1,000 points, 100 restored a second), drawn on by the worker's backfill and by every web process's shopper
+// queries. Two processes (each its own connection pool and budget) against the Admin API stand-in, which prices and
+// throttles by Shopify's rules: together they spend what the bucket restores, and no answer comes back THROTTLED.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { costed, QueryCostLimiter } from "../../dev/admin-api/cost";
+import { openDatabase, type Database } from "~/db/connect.server";
+import { AdminCostBudget, budgetedQuery, forShopper, type GraphqlAnswer } from "~/sync/admin-budget.server";
+import { postgresRateStore } from "~/sync/shared-rate.server";
+import { AdminApiBusy } from "~/shopify/admin-api-busy";
+import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
+
+const SHOP = "shop-a.myshopify.com";
+// Requested: 2 + 100 (a connection of 100); the stand-in answers 40 nodes, so each costs 42 in the end.
+const QUERY = "query RecentOrders($first: Int!) { orders(first: $first) { nodes { id } } }";
+const VARIABLES = { first: 100 };
+
+describe.runIf(usingPostgres())("Shopify's Admin API cost bucket shared through PostgreSQL", () => {
+  let db: TestDatabase;
+  const opened: Database[] = [];
+  const connect = async () => {
+    const other = openDatabase({ url: db.url!, poolSize: 2 });
+    opened.push(other);
+    await other.ready;
+    return other;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+  });
+  afterAll(async () => {
+    for (const other of opened) await other.close().catch(() => undefined);
+    await db.close();
+  });
+
+  it("the worker's backfill and another process's shopper queries spend one bucket: nothing THROTTLED", async () => {
+    const limiter = new QueryCostLimiter();
+    const answers: GraphqlAnswer[] = [];
+    const adminGraphql = async (shop: string, query: string, variables: Record<string, unknown>) => {
+      const request = new Request(`https://${shop}/admin/api/2025-10/graphql.json`, { method: "POST" });
+      const response = await costed(limiter, { request, query, variables }, () => ({
+        data: { orders: { nodes: Array.from({ length: 40 }, (_, i) => ({ id: `gid://shopify/Order/${i}` })) } },
+      }));
+      const answer = (await response.json()) as GraphqlAnswer;
+      answers.push(answer);
+      return answer;
+    };
+    const [one, two] = [await connect(), await connect()];
+    const worker = new AdminCostBudget(postgresRateStore(one.prisma, "worker-process"));
+    const web = new AdminCostBudget(postgresRateStore(two.prisma, "web-process"));
+    const shopper = forShopper(adminGraphql, { budget: web });
+    const now = () => new Date();
+
+    const started = Date.now();
+    const until = started + 4_000;
+    let busy = 0;
+    // The worker: three backfill jobs at once; the web process: three shoppers clicking again and again.
+    const backfill = async () => {
+      while (Date.now() < until) await budgetedQuery({ adminGraphql, now, budget: worker }, SHOP, QUERY, VARIABLES);
+    };
+    const clicks = async () => {
+      while (Date.now() < until) {
+        try {
+          await shopper(SHOP, QUERY, VARIABLES);
+        } catch (error) {
+          if (!(error instanceof AdminApiBusy)) throw error;
+          busy += 1; // refused at once, nothing sent: the shopper is asked to retry
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+    };
+    await Promise.all([backfill(), backfill(), backfill(), clicks(), clicks(), clicks()]);
+    const seconds = (Date.now() - started) / 1000;
+
+    // Each believing it held the whole bucket, the two would overdraw it and Shopify would refuse queries.
+    const throttled = answers.filter((a) => a.errors?.some((e) => e.extensions?.code === "THROTTLED"));
+    expect(throttled).toHaveLength(0);
+    expect(limiter.throttled).toBe(0);
+    // Within what Shopify restores: the full bucket at the start and 100 a second since...
+    const restorable = limiter.maximumAvailable + seconds * limiter.restoreRate;
+    expect(limiter.spent).toBeLessThanOrEqual(restorable);
+    // ...and most of it used (the shared ledger is not a slower budget): both processes got their turns.
+    expect(limiter.spent).toBeGreaterThan(restorable * 0.6);
+    const sent = answers.length;
+    expect(sent).toBeGreaterThan(20);
+    console.info(
+      `admin cost shared: ${sent} queries in ${seconds.toFixed(1)} s, ${limiter.spent} points of ${restorable.toFixed(0)} restorable, ${busy} shopper refusals`,
+    );
+  }, 30_000);
+});
