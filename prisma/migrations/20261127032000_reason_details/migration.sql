@@ -1,0 +1,6 @@
+-- AlterTable
+ALTER TABLE "SyncRecord" ADD COLUMN     "reasonDetails" JSONB;
+
+-- AlterTable
+ALTER TABLE "SyncAttempt" ADD COLUMN     "details" JSONB;
+
