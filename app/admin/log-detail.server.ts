@@ -12,8 +12,10 @@ export interface AttemptView {
   ok: boolean;
   httpStatus: number | null;
   errorCode: string | null;
-  /** Our own message of the time (English, with the service's words), if any. */
-  message: string | null;
+  /** The service's own message, quoted as its words, if it gave one. */
+  serviceMessage: string | null;
+  /** Answered from the service's idempotency store. */
+  replayed: boolean;
   /** The kind of outcome: the page words it (log.outcome.*) when there is no message. */
   outcome: string;
 }
@@ -32,6 +34,7 @@ export interface RecordDetail {
   resolvedAt: string | null;
   reason: string | null;
   reasonCode: string | null;
+  reasonDetails: unknown;
   attemptCount: number;
   workspaceId: string | null;
   serviceId: string | null;
@@ -97,6 +100,9 @@ async function requestOf(
     : { missing: "unmappable", detail: mapped.reason };
 }
 
+const attemptDetails = (value: unknown): { serviceMessage?: string; replayed?: boolean } =>
+  value && typeof value === "object" && !Array.isArray(value) ? value : {};
+
 export async function loadLogEntry(
   prisma: PrismaClient,
   shop: string,
@@ -148,6 +154,7 @@ export async function loadLogEntry(
     resolvedAt: record.resolvedAt?.toISOString() ?? null,
     reason: record.reason,
     reasonCode: record.reasonCode,
+    reasonDetails: record.reasonDetails,
     attemptCount: record.attempts,
     workspaceId: record.workspaceId,
     serviceId: record.serviceId,
@@ -159,7 +166,8 @@ export async function loadLogEntry(
       ok: a.ok,
       httpStatus: a.httpStatus,
       errorCode: a.errorCode,
-      message: a.message,
+      serviceMessage: attemptDetails(a.details).serviceMessage ?? null,
+      replayed: attemptDetails(a.details).replayed === true,
       outcome: a.outcome,
     })),
     job: job

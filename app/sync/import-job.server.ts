@@ -6,7 +6,7 @@ import { rawQuery } from "../db/sql.server";
 import type { Failure } from "../service/outcomes.server";
 import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from "../service/imports.server";
 import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
-import { UNREADABLE_REASON } from "../connections/prisma-grant-store.server";
+import { UNREADABLE_REASON } from "../service/grant-store.server";
 import type { FailureFacts, GrantReason, ReasonDetails } from "./reasons";
 import {
   contentHash,
@@ -100,7 +100,14 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   }
 
   if (!mapped.ok)
-    return settle(deps, job, record, mapped.state, { reasonCode: mapped.reasonCode, reason: mapped.reason, reasonDetails: mapped.reasonDetails }, newer);
+    return settle(
+      deps,
+      job,
+      record,
+      mapped.state,
+      { reasonCode: mapped.reasonCode, reason: mapped.reason, reasonDetails: mapped.reasonDetails },
+      newer,
+    );
 
   if (kind === "order" && !customerId) return settle(deps, job, record, "skipped", "no_customer", newer);
   if (kind === "shipment") {
@@ -270,7 +277,10 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
     const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, outcome.retryAfterMs, deps.random));
     return retryLater(deps, job, record, outcome.message, runAt, failureFacts(outcome));
   }
-  await giveUp(deps, job, record, { code: "rejected", details: { detail: outcome.message, failure: failureFacts(outcome) } });
+  await giveUp(deps, job, record, {
+    code: "rejected",
+    details: { detail: outcome.message, failure: failureFacts(outcome) },
+  });
 }
 
 /** A failure as data for the record (app/sync/reasons.ts): its kind, status and the service's own words. */
