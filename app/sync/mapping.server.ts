@@ -17,7 +17,8 @@ import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 export const MAX_LINES = 500;
 
 export type Mapped<T> =
-  { ok: true; request: T } | {
+  | { ok: true; request: T }
+  | {
       ok: false;
       state: "skipped" | "failed";
       reasonCode: SyncReasonCode;

@@ -116,3 +116,24 @@ export function because(
 ): { reasonCode: SyncReasonCode; reason: string; reasonDetails: ReasonDetails } {
   return { reasonCode: code, reason: reasonText(code, details), reasonDetails: details };
 }
+
+/**
+ * Why a backfill waits or failed (Backfill.errorDetails), as data the admin words in its language; `error` keeps
+ * the English words for logs. `again`: a new bulk run reads its orders once more.
+ */
+export type BackfillProblem = {
+  code:
+    | "bulk_gone"
+    | "bulk_failed"
+    | "bulk_cancelled"
+    | "bulk_expired"
+    | "bulk_file"
+    | "customer_disconnected"
+    | "fetch_unreachable"
+    | "fetch_failed";
+  /** Shopify's BulkOperationErrorCode (ACCESS_DENIED, INTERNAL_SERVER_ERROR, TIMEOUT), as Shopify spells it. */
+  shopifyCode?: string;
+  again?: boolean;
+  /** Paged fetches: still retrying (true) or given up. */
+  retrying?: boolean;
+};

@@ -211,6 +211,28 @@ beforeAll(async () => {
   await h.db.prisma.backfill.create({
     data: { shop: TEST_SHOP, customerId: "7000000001", days: 60, total: 100, queued: 40, status: "running" },
   });
+  // A failed bulk backfill (Shopify's own error code shown as Shopify spells it) and a paged one retrying.
+  await h.db.prisma.backfill.createMany({
+    data: [
+      {
+        shop: TEST_SHOP,
+        customerId: "7000000001",
+        days: 30,
+        status: "failed",
+        path: "bulk",
+        error: "Shopify's bulk operation failed (access_denied).",
+        errorDetails: { code: "bulk_failed", shopifyCode: "ACCESS_DENIED" },
+      },
+      {
+        shop: TEST_SHOP,
+        customerId: "7000000001",
+        days: 30,
+        status: "running",
+        error: "Retrying: Shopify's Admin API could not be reached",
+        errorDetails: { code: "fetch_unreachable", retrying: true },
+      },
+    ],
+  });
   for (const [i, [name, state, code, details]] of REASONS.entries()) {
     const record = await h.db.prisma.syncRecord.create({
       data: {
