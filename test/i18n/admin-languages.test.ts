@@ -20,6 +20,7 @@ import { withHarness } from "../helpers/harness";
 import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
 import { because, type ReasonDetails, type SyncReasonCode } from "~/sync/reasons";
+import { INVALID_GRANT_REASON } from "~/service/imports.server";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const read = (locale: string): Catalog => JSON.parse(readFileSync(`app/locales/admin/${locale}.json`, "utf8"));
@@ -179,6 +180,12 @@ beforeAll(async () => {
   await h.db.prisma.customerGrant.update({
     where: { shop_customerId: { shop: TEST_SHOP, customerId: "7000000001" } },
     data: { customerName: "Ada Lovelace" },
+  });
+  // A customer whose grant the app marked for reconnecting: the Customers page words its reason by code.
+  await connectCustomer(h.db.prisma, h.emulator, stores, "7000000002");
+  await h.db.prisma.customerGrant.update({
+    where: { shop_customerId: { shop: TEST_SHOP, customerId: "7000000002" } },
+    data: { status: "needs_reconnect", statusReason: INVALID_GRANT_REASON },
   });
   const imported = shopifyOrder();
   const unconnected = shopifyOrder({ customer: { id: 7_000_000_099, email: "grace@example.com" } });
