@@ -328,6 +328,24 @@ describe.each(["fr", "de"])("the admin with locale=%s", (locale) => {
     }
   }, 240_000);
 
+  it("the settings form's validation errors", async () => {
+    const { context, page } = await openAdmin("/app/settings", locale);
+    try {
+      await page.waitForSelector("[data-testid=settings-form]");
+      // Every kind of problem one field at a time can show: a private address, a query, no scheme, empty.
+      await page.fill("input[name=baseUrl]", "https://10.0.0.1/api");
+      await page.fill("input[name=sandboxBaseUrl]", "https://sandbox.example.com/api?x=1");
+      await page.fill("input[name=authUrl]", "auth.example.com");
+      await page.fill("input[name=clientId]", "");
+      await page.click("[data-testid=settings-form] button[type=submit]");
+      await page.waitForSelector(".Polaris-InlineError");
+      expect(await page.locator(".Polaris-InlineError").count()).toBeGreaterThanOrEqual(4);
+      await expectNoEnglish(page, locale, "settings with validation errors");
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it("the login page and an unknown address", async () => {
     const context = await h.browser.newContext({ userAgent: CHROME_USER_AGENT });
     const page = await context.newPage();
