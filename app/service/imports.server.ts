@@ -36,8 +36,7 @@ import { ORIGIN_CHANGED_REASON, tokensMayGoTo } from "./origins.server";
 import { withRetries } from "./retry.server";
 
 /** Grant reasons set here (CustomerGrant.statusReason); the admin words them by code (app/admin/reason-words.ts). */
-export const NO_REFRESH_REASON =
-  "the access token expired or was rejected and the service issued no refresh token";
+export const NO_REFRESH_REASON = "the access token expired or was rejected and the service issued no refresh token";
 export const INVALID_GRANT_REASON =
   "the service no longer accepts the saved authorization (revoked, expired or already used); the customer must reconnect the workspace";
 
