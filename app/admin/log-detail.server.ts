@@ -41,7 +41,15 @@ export interface RecordDetail {
   createdAt: string;
   importedAt: string | null;
   /** JSON of the request body, or why there is none (a code the page words, and the mapper's reason). */
-  request: { json: string } | { missing: "cleared" | "gone" | "unmappable"; detail?: string };
+  request:
+    | { json: string }
+    | {
+        missing: "cleared" | "gone" | "unmappable";
+        /** English words for the mapper's refusal, and the same as code and facts (worded by the page). */
+        detail?: string;
+        reasonCode?: string;
+        reasonDetails?: unknown;
+      };
   attempts: AttemptView[];
   job: { status: string; attempts: number; maxAttempts: number; nextTryAt: string | null } | null;
   canRetry: boolean;
@@ -97,7 +105,12 @@ async function requestOf(
   const mapped = kind === "order" ? mapOrder(payload as ShopifyOrder) : mapFulfillment(payload as ShopifyFulfillment);
   return mapped.ok
     ? { json: JSON.stringify(mapped.request, null, 2) }
-    : { missing: "unmappable", detail: mapped.reason };
+    : {
+        missing: "unmappable",
+        detail: mapped.reason,
+        reasonCode: mapped.reasonCode,
+        reasonDetails: mapped.reasonDetails,
+      };
 }
 
 const attemptDetails = (value: unknown): { serviceMessage?: string; replayed?: boolean } =>

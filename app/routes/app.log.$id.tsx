@@ -13,7 +13,7 @@ import { ScrollRegion } from "../components/ScrollRegion";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_TONE, stateName } from "../components/sync-labels";
-import { customerWords, outcomeWords, reasonParts } from "../admin/reason-words";
+import { customerWords, outcomeWords, reasonParts, reasonWords } from "../admin/reason-words";
 import { ReasonText, ServiceWords } from "../components/ServiceWords";
 import { useI18n } from "../components/i18n";
 import { requestLocale } from "../i18n/request.server";
@@ -225,7 +225,16 @@ export default function LogEntry() {
                   </pre>
                 ) : (
                   <Text as="p" tone="subdued">
-                    {t(`log.entry.missing.${entry.request.missing}`, { detail: entry.request.detail })}
+                    {t(`log.entry.missing.${entry.request.missing}`, {
+                      detail:
+                        reasonWords(t, {
+                          reasonCode: entry.request.reasonCode,
+                          reasonDetails: entry.request.reasonDetails,
+                          reason: entry.request.detail ?? null,
+                          kind: entry.kind,
+                          attempts: entry.attemptCount,
+                        }) ?? "",
+                    })}
                   </Text>
                 )}
               </BlockStack>
