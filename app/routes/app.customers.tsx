@@ -120,13 +120,7 @@ export default function Customers() {
               </span>
               {g.statusReason && (
                 <Text as="span" tone="subdued" variant="bodySm">
-                  {g.statusReasonCode ? (
-                    t(`customers.status.${g.statusReasonCode}`)
-                  ) : (
-                    <>
-                      {t("customers.status.recorded")} <q translate="no">{g.statusReason}</q>
-                    </>
-                  )}
+                  {g.statusReasonCode ? t(`customers.status.${g.statusReasonCode}`) : g.statusReason}
                 </Text>
               )}
             </BlockStack>

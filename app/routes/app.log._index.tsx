@@ -48,8 +48,7 @@ import { ActionToast } from "../components/ActionToast";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_LABEL, STATE_TONE, stateName } from "../components/sync-labels";
-import { customerWords, reasonParts } from "../admin/reason-words";
-import { ReasonText } from "../components/ServiceWords";
+import { customerWords, reasonWords } from "../admin/reason-words";
 import { useI18n } from "../components/i18n";
 import { requestLocale } from "../i18n/request.server";
 import { translator } from "../i18n/translate";
@@ -247,7 +246,7 @@ function RowReason({ row }: { row: Row }) {
   const { t } = useI18n();
   return (
     <Text as="span" tone={row.state === "failed" && !row.resolved ? "critical" : undefined}>
-      <ReasonText parts={reasonParts(t, row)} />
+      {reasonWords(t, row) ?? ""}
     </Text>
   );
 }

@@ -4,8 +4,7 @@
 // Progress is the Backfill row: total (Shopify's count), queued, status. This is the runner (the Backfill row and
 // the page jobs); what is asked of Shopify, and how an answer becomes the mapper's shape, is in
 // backfill-queries.server.ts.
-import { Prisma, type Job, type PrismaClient } from "@prisma/client";
-import type { BackfillProblem } from "./reasons";
+import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
 import type { BudgetedDeps } from "./admin-budget.server";
@@ -85,18 +84,12 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
     // A bare network error says only "fetch failed" (undici) or "Failed to fetch": name what could not be reached.
     const unreachable = error instanceof TypeError && /fetch/i.test(error.message);
     const message = unreachable ? "Shopify's Admin API could not be reached" : errorMessage(error);
-    const problem: BackfillProblem = { code: unreachable ? "fetch_unreachable" : "fetch_failed" };
     await prisma.backfill.update({
       where: { id: payload.backfillId },
       data:
         job.attempts >= job.maxAttempts
-          ? {
-              status: "failed",
-              error: `Could not fetch past orders: ${message}`,
-              errorDetails: problem,
-              finishedAt: deps.now(),
-            }
-          : { error: `Retrying: ${message}`, errorDetails: { ...problem, retrying: true } },
+          ? { status: "failed", error: `Could not fetch past orders: ${message}`, finishedAt: deps.now() }
+          : { error: `Retrying: ${message}` },
     });
     throw error;
   }
@@ -128,7 +121,7 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
       data: {
         queued: { increment: orders.nodes.length },
         ...(typeof count === "number" && !payload.cursor ? { total: count } : {}),
-        ...(more ? {} : { status: "done", finishedAt: now, error: null, errorDetails: Prisma.DbNull }),
+        ...(more ? {} : { status: "done", finishedAt: now, error: null }),
       },
     });
     if (!more) {

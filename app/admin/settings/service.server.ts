@@ -8,12 +8,11 @@ import {
   saveSettings,
   SETTINGS_FIELDS,
   type FieldErrors,
-  type FieldProblems,
   type SettingsView,
 } from "../../connections/settings.server";
 import { onSettingsSaved } from "../../sync/on-settings-saved.server";
 
-export type { FieldErrors, FieldProblems, SecretStatus, SettingsView } from "../../connections/settings.server";
+export type { FieldErrors, SecretStatus, SettingsView } from "../../connections/settings.server";
 
 export type ServiceSaved =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
@@ -21,7 +20,6 @@ export type ServiceSaved =
       intent: "save";
       ok: false;
       fieldErrors: FieldErrors;
-      fieldProblems: FieldProblems;
       values: Partial<SettingsView>;
       originChange?: { grants: number; message: string };
     };
@@ -44,7 +42,6 @@ export async function saveServiceCard(
         intent: "save",
         ok: false,
         fieldErrors: result.fieldErrors,
-        fieldProblems: result.fieldProblems,
         values: result.values,
         originChange: result.originChange,
       },
