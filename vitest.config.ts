@@ -13,8 +13,11 @@ export default defineConfig({
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores on CI: more workers only contend for them.
-    maxWorkers: 2,
+    // One test file at a time: several files measure what a process does under load (outages, restarts, full
+    // disks, connection bounds, 40 orders a second), and a second file beside them on two cores is noise they
+    // would measure too.
+    fileParallelism: false,
+    maxWorkers: 1,
     setupFiles: ["test/setup.ts"],
     // The app's production build is imported by Node as it is, not re-transformed by Vite.
     server: { deps: { external: [/\/build\/server\//] } },
