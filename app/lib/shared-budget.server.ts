@@ -57,6 +57,8 @@ export interface SharedBudgetOptions {
 
 export class SharedBudget implements Budgets {
   private readonly held = new Map<string, Held>();
+  /** The draw under way for a key, if any. */
+  private readonly drawing = new Map<string, Promise<void>>();
   private readonly local: Budget;
   /** The fallback while the database does not answer: this process's own buckets. */
   private readonly fallback: Budget;
@@ -82,39 +84,49 @@ export class SharedBudget implements Budgets {
       if (!answer.ok) return answer;
     }
     if (shared.length === 0) return { ok: true };
-    const t = this.now();
-    let refusedFor = 0;
-    const missing: BudgetEntry[] = [];
-    for (const e of shared) {
-      const h = this.held.get(e.key);
-      if (h && t < h.emptyUntil) refusedFor = Math.max(refusedFor, h.emptyUntil - t);
-      else if (!h || h.until <= t || h.tokens < 1) missing.push(e);
-    }
-    if (refusedFor > 0) return { ok: false, retryAfterMs: refusedFor };
-    if (missing.length > 0) {
-      let drawn: Drawn[];
+    for (;;) {
+      // One draw per key at a time in this process: requests arriving together wait for it and share what it
+      // brought, instead of each drawing a batch (which drains the shared bucket and keeps only the last batch).
+      const inFlight = shared.flatMap((e) => this.drawing.get(e.key) ?? []);
+      if (inFlight.length > 0) {
+        await Promise.allSettled(inFlight);
+        continue;
+      }
+      const t = this.now();
+      let refusedFor = 0;
+      const missing: BudgetEntry[] = [];
+      for (const e of shared) {
+        const h = this.held.get(e.key);
+        if (h && t < h.emptyUntil) refusedFor = Math.max(refusedFor, h.emptyUntil - t);
+        else if (!h || h.until <= t || h.tokens < 1) missing.push(e);
+      }
+      // All or none: a key refused leaves the others' drawn tokens held for the next request.
+      if (refusedFor > 0) return { ok: false, retryAfterMs: refusedFor };
+      if (missing.length === 0) {
+        for (const e of shared) this.held.get(e.key)!.tokens -= 1;
+        return { ok: true };
+      }
+      const drawing = this.draw(missing).then((drawn) => {
+        const at = this.now();
+        for (const d of drawn) {
+          const entry = missing.find((e) => e.key === d.key)!;
+          this.remember(d.key, {
+            tokens: d.granted,
+            until: at + LEASE_MS,
+            emptyUntil: d.granted < 1 ? at + Math.max(1, Math.ceil((1 - d.tokens) * entry.policy.refillMs)) : 0,
+          });
+        }
+      });
+      for (const e of missing) this.drawing.set(e.key, drawing);
       try {
-        drawn = await this.draw(missing);
+        await drawing;
       } catch {
         sharedBudgetFallbacks.series().inc();
         return this.fallback.take(shared);
-      }
-      const at = this.now();
-      for (const d of drawn) {
-        const entry = missing.find((e) => e.key === d.key)!;
-        const empty = d.granted < 1;
-        this.remember(d.key, {
-          tokens: d.granted,
-          until: at + LEASE_MS,
-          emptyUntil: empty ? at + Math.ceil((1 - d.tokens) * entry.policy.refillMs) : 0,
-        });
-        if (empty) refusedFor = Math.max(refusedFor, Math.ceil((1 - d.tokens) * entry.policy.refillMs));
+      } finally {
+        for (const e of missing) if (this.drawing.get(e.key) === drawing) this.drawing.delete(e.key);
       }
     }
-    // All or none: a key refused leaves the others' drawn tokens held for the next request.
-    if (refusedFor > 0) return { ok: false, retryAfterMs: refusedFor };
-    for (const e of shared) this.held.get(e.key)!.tokens -= 1;
-    return { ok: true };
   }
 
   private remember(key: string, held: Held) {
