@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type Database } from "~/db/connect.server";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
 import { applyMigrations, readMigrations } from "~/db/migrations.server";
@@ -62,4 +63,31 @@ async function migratedPGlite(): Promise<PGlite> {
   const pglite = new PGlite({ loadDataDir: new Blob([readFileSync(file)]) });
   await pglite.waitReady;
   return pglite;
+}
+
+/**
+ * A throwaway PostgreSQL database for a describe block, and `connect(url?)`: another process's own pool on it (or on
+ * `url`, e.g. through a proxy), closed after the block. For tests of what several processes share.
+ */
+export function postgresForProcesses(): { readonly db: TestDatabase; connect: (url?: string) => Promise<Database> } {
+  let db: TestDatabase | undefined;
+  const opened: Database[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+  });
+  afterAll(async () => {
+    for (const other of opened) await other.close().catch(() => undefined);
+    await db?.close();
+  });
+  return {
+    get db() {
+      return db!;
+    },
+    connect: async (url = db!.url!) => {
+      const other = openDatabase({ url, poolSize: 2 });
+      opened.push(other);
+      await other.ready;
+      return other;
+    },
+  };
 }

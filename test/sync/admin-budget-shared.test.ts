@@ -2,13 +2,12 @@
 // (1,000 points, 100 restored a second), drawn on by the worker's backfill and by every web process's shopper
 // queries. Two processes (each its own connection pool and budget) against the Admin API stand-in, which prices and
 // throttles by Shopify's rules: together they spend what the bucket restores, and no answer comes back THROTTLED.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { costed, QueryCostLimiter } from "../../dev/admin-api/cost";
-import { openDatabase, type Database } from "~/db/connect.server";
 import { AdminCostBudget, budgetedQuery, forShopper, type GraphqlAnswer } from "~/sync/admin-budget.server";
 import { postgresRateStore } from "~/sync/shared-rate.server";
 import { AdminApiBusy } from "~/shopify/admin-api-busy";
-import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
+import { postgresForProcesses, usingPostgres } from "../helpers/db";
 
 const SHOP = "shop-a.myshopify.com";
 // Requested: 2 + 100 (a connection of 100); the stand-in answers 40 nodes, so each costs 42 in the end.
@@ -16,22 +15,8 @@ const QUERY = "query RecentOrders($first: Int!) { orders(first: $first) { nodes 
 const VARIABLES = { first: 100 };
 
 describe.runIf(usingPostgres())("Shopify's Admin API cost bucket shared through PostgreSQL", () => {
-  let db: TestDatabase;
-  const opened: Database[] = [];
-  const connect = async () => {
-    const other = openDatabase({ url: db.url!, poolSize: 2 });
-    opened.push(other);
-    await other.ready;
-    return other;
-  };
-
-  beforeAll(async () => {
-    db = await createTestDatabase("postgres");
-  });
-  afterAll(async () => {
-    for (const other of opened) await other.close().catch(() => undefined);
-    await db.close();
-  });
+  const pg = postgresForProcesses();
+  const connect = pg.connect;
 
   it("the worker's backfill and another process's shopper queries spend one bucket: nothing THROTTLED", async () => {
     const limiter = new QueryCostLimiter();

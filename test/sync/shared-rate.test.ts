@@ -3,14 +3,13 @@
 // of each at the whole of it; and when the database is away a process paces itself on a share of the last known
 // rate (never unlimited) and says so in its metrics.
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "~/db/connect.server";
+import { describe, expect, it } from "vitest";
 import { registry } from "~/lib/metrics.server";
 import { clientKeyOf, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
 import { postgresRateStore } from "~/sync/shared-rate.server";
 import type { RunningEmulator } from "../../emulator/server";
 import { emulatorInternals } from "../../emulator/server";
-import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
+import { postgresForProcesses, usingPostgres } from "../helpers/db";
 import { startTestEmulator } from "../helpers/emulator";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
 import { mintTokens } from "./support";
@@ -54,23 +53,8 @@ const refused = (emulator: RunningEmulator) =>
   emulatorInternals(emulator).store.requests.filter((r) => r.path === "/api/v1/orders" && r.status === 429).length;
 
 describe.runIf(usingPostgres())("the service's rate shared through PostgreSQL", () => {
-  let db: TestDatabase;
-  const opened: Database[] = [];
-  /** Another process's connections to the same database. */
-  const connect = async (url = db.url!) => {
-    const other = openDatabase({ url, poolSize: 2 });
-    opened.push(other);
-    await other.ready;
-    return other;
-  };
-
-  beforeAll(async () => {
-    db = await createTestDatabase("postgres");
-  });
-  afterAll(async () => {
-    for (const other of opened) await other.close().catch(() => undefined);
-    await db.close();
-  });
+  const pg = postgresForProcesses();
+  const connect = pg.connect;
 
   it("two processes send together at the rate the service announces, with no storm of 429s", async () => {
     const emulator = await startTestEmulator({ rate_limit: RATE });
@@ -98,12 +82,12 @@ describe.runIf(usingPostgres())("the service's rate shared through PostgreSQL", 
   it("with the database away, a process paces itself on a share of the last known rate and says so", async () => {
     const rate = { capacity: 10, leak_per_second: 20 };
     const emulator = await startTestEmulator({ rate_limit: rate });
-    const target = new URL(db.url!);
+    const target = new URL(pg.db.url!);
     let proxy: TcpProxy | undefined;
     try {
       proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
       const token = mintTokens(emulator, "ws-acme").access_token;
-      const away = await connect(proxy.urlFor(db.url!));
+      const away = await connect(proxy.urlFor(pg.db.url!));
       const scheduler = new RateScheduler({
         shared: postgresRateStore(away.prisma, "process-away"),
         leaseTimeoutMs: 300,
