@@ -59,32 +59,46 @@ export class AdminCostBudget {
    */
   async reserve(
     shop: string,
-    cost: number,
+    cost: number | (() => number),
     sleep: (ms: number) => Promise<void>,
     maxWaitMs = Number.POSITIVE_INFINITY,
   ): Promise<{ taken: number } | { busyMs: number } | undefined> {
     const store = this.shared;
     if (!store) return undefined;
     let taken = 0;
-    // A query not seen yet is taken to ask for the whole bucket (known after the first lease), as this process's own view does.
-    let need = Number.isFinite(cost) ? Math.max(1, Math.ceil(cost)) : undefined;
+    let capacity = Number.POSITIVE_INFINITY;
+    // Read again after every wait: a query not seen yet asks for the whole bucket until a query sent meanwhile by
+    // this process answers with its real cost (three backfills starting together each held part of the bucket,
+    // waiting ten seconds for the rest, when their query costs a tenth of it).
+    const needNow = () => {
+      const c = typeof cost === "function" ? cost() : cost;
+      return Number.isFinite(c) ? Math.min(capacity, Math.max(1, Math.ceil(c))) : capacity;
+    };
     try {
       for (;;) {
-        const lease = await store.lease(ledgerKey(shop), { want: need === undefined ? 0 : need - taken, headroom: 0 });
+        const need = needNow();
+        const want = Number.isFinite(need) ? Math.max(0, need - taken) : 0;
+        const lease = await store.lease(ledgerKey(shop), {
+          want,
+          headroom: 0,
+          refunded: taken > need ? taken - need : undefined,
+        });
+        if (taken > need) taken = need;
         taken += lease.granted;
         if (!lease.policy) return { taken };
-        need = Math.min(need ?? Number.POSITIVE_INFINITY, lease.policy.capacity);
-        if (taken >= need) return { taken };
+        capacity = lease.policy.capacity;
+        if (taken >= needNow()) return { taken };
         const waitMs = Math.max(
           10,
-          ((lease.level + (need - taken) - lease.policy.capacity) / Math.max(1, lease.policy.perSecond)) * 1000,
+          ((lease.level + (needNow() - taken) - lease.policy.capacity) / Math.max(1, lease.policy.perSecond)) * 1000,
         );
         if (waitMs > maxWaitMs) {
           if (taken > 0) await store.lease(ledgerKey(shop), { want: 0, headroom: 0, refunded: taken });
           return { busyMs: Math.ceil(waitMs) };
         }
         adminThrottleWaitSeconds.series().inc(waitMs / 1000);
-        await sleep(Math.min(waitMs, 20_000));
+        const costKnown = Number.isFinite(typeof cost === "function" ? cost() : cost);
+        await sleep(Math.min(waitMs, costKnown ? 20_000 : 1_000));
       }
     } catch {
       // The database slow or away: this process's own view (never no pacing at all).
@@ -205,7 +219,7 @@ export async function budgetedQuery(
     return sleep(ms);
   };
   for (let attempt = 0; ; attempt++) {
-    const reserved = await budget.reserve(shop, budget.lastRequested(key), sleep);
+    const reserved = await budget.reserve(shop, () => budget.lastRequested(key), sleep);
     const taken = reserved && "taken" in reserved ? reserved.taken : undefined;
     if (taken === undefined) {
       const wait = budget.waitMs(shop, budget.lastRequested(key), deps.now().getTime());
