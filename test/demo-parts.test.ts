@@ -252,6 +252,7 @@ describe("the demo's service settings", () => {
       refusal({
         ok: false,
         fieldErrors: { authUrl: "Auth URL must be https" },
+        fieldProblems: { authUrl: { code: "https_only" } },
         values: { environment: "sandbox", baseUrl: "", sandboxBaseUrl: "", authUrl: "", clientId: "" },
         originChange: { grants: 1, message: "1 connected customer will have to reconnect." },
       }),

@@ -15,6 +15,8 @@ export interface BackfillView {
   /** 0 to 100. */
   percent: number;
   error: string | null;
+  /** Why it waits or failed, as data (app/admin/backfill-words.ts words it). */
+  errorDetails: unknown;
   createdAt: string;
   path: "paged" | "bulk";
   /** The customer's orders the service has imported (imported or updated records). */
@@ -69,6 +71,7 @@ export async function loadBackfills(prisma: PrismaClient, shop: string, take = 5
     queued: b.queued,
     percent: b.status === "done" ? 100 : b.total > 0 ? Math.min(100, Math.round((100 * b.queued) / b.total)) : 0,
     error: b.error,
+    errorDetails: b.errorDetails,
     createdAt: b.createdAt.toISOString(),
     path: b.path === "bulk" ? "bulk" : "paged",
     imported: importedBy.get(b.customerId) ?? 0,

@@ -12,8 +12,10 @@ export interface AttemptView {
   ok: boolean;
   httpStatus: number | null;
   errorCode: string | null;
-  /** Our own message of the time (English, with the service's words), if any. */
-  message: string | null;
+  /** The service's own message, quoted as its words, if it gave one. */
+  serviceMessage: string | null;
+  /** Answered from the service's idempotency store. */
+  replayed: boolean;
   /** The kind of outcome: the page words it (log.outcome.*) when there is no message. */
   outcome: string;
 }
@@ -32,13 +34,22 @@ export interface RecordDetail {
   resolvedAt: string | null;
   reason: string | null;
   reasonCode: string | null;
+  reasonDetails: unknown;
   attemptCount: number;
   workspaceId: string | null;
   serviceId: string | null;
   createdAt: string;
   importedAt: string | null;
   /** JSON of the request body, or why there is none (a code the page words, and the mapper's reason). */
-  request: { json: string } | { missing: "cleared" | "gone" | "unmappable"; detail?: string };
+  request:
+    | { json: string }
+    | {
+        missing: "cleared" | "gone" | "unmappable";
+        /** English words for the mapper's refusal, and the same as code and facts (worded by the page). */
+        detail?: string;
+        reasonCode?: string;
+        reasonDetails?: unknown;
+      };
   attempts: AttemptView[];
   job: { status: string; attempts: number; maxAttempts: number; nextTryAt: string | null } | null;
   canRetry: boolean;
@@ -94,8 +105,16 @@ async function requestOf(
   const mapped = kind === "order" ? mapOrder(payload as ShopifyOrder) : mapFulfillment(payload as ShopifyFulfillment);
   return mapped.ok
     ? { json: JSON.stringify(mapped.request, null, 2) }
-    : { missing: "unmappable", detail: mapped.reason };
+    : {
+        missing: "unmappable",
+        detail: mapped.reason,
+        reasonCode: mapped.reasonCode,
+        reasonDetails: mapped.reasonDetails,
+      };
 }
+
+const attemptDetails = (value: unknown): { serviceMessage?: string; replayed?: boolean } =>
+  value && typeof value === "object" && !Array.isArray(value) ? value : {};
 
 export async function loadLogEntry(
   prisma: PrismaClient,
@@ -148,6 +167,7 @@ export async function loadLogEntry(
     resolvedAt: record.resolvedAt?.toISOString() ?? null,
     reason: record.reason,
     reasonCode: record.reasonCode,
+    reasonDetails: record.reasonDetails,
     attemptCount: record.attempts,
     workspaceId: record.workspaceId,
     serviceId: record.serviceId,
@@ -159,7 +179,8 @@ export async function loadLogEntry(
       ok: a.ok,
       httpStatus: a.httpStatus,
       errorCode: a.errorCode,
-      message: a.message,
+      serviceMessage: attemptDetails(a.details).serviceMessage ?? null,
+      replayed: attemptDetails(a.details).replayed === true,
       outcome: a.outcome,
     })),
     job: job

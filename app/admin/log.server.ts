@@ -35,6 +35,8 @@ export interface LogRow {
   /** The stored words (English); pages word it from reasonCode in the admin's language where they can. */
   reason: string | null;
   reasonCode: string | null;
+  /** The facts the reason's words need (SyncRecord.reasonDetails), worded in the admin's language. */
+  reasonDetails?: unknown;
   /** A cart handoff's line count; null for imports. */
   lines: number | null;
   attempts: number;
@@ -74,6 +76,7 @@ function recordRow(r: SyncRecord, names: Map<string, string>): LogRow {
     resolved: r.resolvedAt !== null,
     reason: r.reason,
     reasonCode: r.reasonCode,
+    reasonDetails: r.reasonDetails,
     lines: null,
     attempts: r.attempts,
     canRetry: RETRYABLE_STATES.has(r.state),

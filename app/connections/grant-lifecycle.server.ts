@@ -12,6 +12,17 @@ import { bindings, openOptional, sealFor, sealOptional, type Keyring } from "../
 import { grantToken, revokeOrQueue } from "./revocations.server";
 import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
 import { UNREADABLE_REASON } from "./prisma-grant-store.server";
+import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from "../service/imports.server";
+
+/** Why a grant needs reconnecting, for the reasons the app sets itself (the same codes as app/sync/reasons.ts). */
+type GrantReason = "unreadable" | "origin_changed" | "no_refresh_token" | "invalid_grant";
+/** The grant reasons the app sets itself, as the codes the admin words (customers.status.*). */
+const GRANT_REASON_CODES = new Map<string, GrantReason>([
+  [UNREADABLE_REASON, "unreadable"],
+  [ORIGIN_CHANGED_REASON, "origin_changed"],
+  [NO_REFRESH_REASON, "no_refresh_token"],
+  [INVALID_GRANT_REASON, "invalid_grant"],
+]);
 
 export interface NewGrant {
   shop: string;
@@ -92,7 +103,7 @@ export interface GrantRow {
   status: GrantStatusView;
   statusReason: string | null;
   /** The reason as a code when it is one of the app's own (the admin words it); null for the service's words. */
-  statusReasonCode: "unreadable" | "origin_changed" | null;
+  statusReasonCode: GrantReason | null;
 }
 
 export interface GrantPage {
@@ -166,12 +177,7 @@ export async function listGrants(
       lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
       status: r.status === "needs_reconnect" ? "needs_reconnect" : "active",
       statusReason: r.statusReason,
-      statusReasonCode:
-        r.statusReason === UNREADABLE_REASON
-          ? "unreadable"
-          : r.statusReason === ORIGIN_CHANGED_REASON
-            ? "origin_changed"
-            : null,
+      statusReasonCode: GRANT_REASON_CODES.get(r.statusReason ?? "") ?? null,
     })),
     total,
     page,

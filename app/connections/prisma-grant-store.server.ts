@@ -24,9 +24,9 @@ function cleanReason(reason: string): string {
   return reason.replace(/[\r\n\t]+/g, " ").slice(0, 300);
 }
 
-/** Shown on the Customers page for a grant whose stored tokens do not open. */
-export const UNREADABLE_REASON =
-  "the stored tokens could not be decrypted (changed in the database, or their key was removed); the customer must reconnect the workspace";
+/** Shown on the Customers page for a grant whose stored tokens do not open (kept with the grant store's contract). */
+export { UNREADABLE_REASON } from "../service/grant-store.server";
+import { UNREADABLE_REASON } from "../service/grant-store.server";
 
 export interface GrantStoreOptions {
   keyring?: Keyring;

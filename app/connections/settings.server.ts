@@ -6,12 +6,14 @@ import type { Db } from "../db/sql.server";
 import { z } from "zod";
 import {
   checkConnection,
-  checkServiceUrl,
   ORIGIN_CHANGED_REASON,
   policyFromEnv,
   refreshTokens,
   serviceOrigins,
+  serviceUrlProblem,
+  urlProblemText,
   type AddressPolicy,
+  type UrlProblem,
   type ServiceDepsOverrides,
   type ServiceSettings,
 } from "../service/client.server";
@@ -35,6 +37,63 @@ export const SETTINGS_FIELDS = [
 ] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 export type FieldErrors = Partial<Record<SettingsField, string>>;
+
+/**
+ * What is wrong with a field, as a code the admin words in its language (FieldErrors holds the same in English,
+ * for the API and logs). URL problems are UrlProblem's codes; `changed` names the addresses a secret belonged to.
+ */
+export type FieldProblem = {
+  code:
+    | "required"
+    | "too_long"
+    | "too_long_max"
+    | "control_char"
+    | "environment"
+    | "secret_again_auth"
+    | "secret_again_base"
+    | UrlProblem["code"];
+  host?: string;
+  kind?: string;
+  max?: number;
+  changed?: ("baseUrl" | "sandboxBaseUrl")[];
+};
+export type FieldProblems = Partial<Record<SettingsField, FieldProblem>>;
+
+const FIELD_LABELS: Record<SettingsField, string> = {
+  environment: "Environment",
+  baseUrl: "Base URL",
+  sandboxBaseUrl: "Sandbox base URL",
+  authUrl: "Auth URL",
+  clientId: "Client ID",
+  clientSecret: "Client secret",
+  signingSecret: "Signing secret",
+};
+
+/** A field's problem in English. */
+function problemText(field: SettingsField, p: FieldProblem): string {
+  const label = FIELD_LABELS[field];
+  switch (p.code) {
+    case "required":
+      return `${label} is required`;
+    case "too_long":
+      return `${label} is too long`;
+    case "too_long_max":
+      return `${label} is too long (at most ${p.max} characters)`;
+    case "control_char":
+      return `${label} must not contain a control character`;
+    case "environment":
+      return "Environment must be sandbox or production";
+    case "secret_again_auth":
+      return "Enter the client secret again: the Auth URL changed";
+    case "secret_again_base":
+      return `Enter the signing secret again: the ${(p.changed ?? []).map((f) => FIELD_LABELS[f].replace("Base", "base").replace("Sandbox", "sandbox")).join(" and ")} changed`;
+    default:
+      return urlProblemText(p as UrlProblem, label);
+  }
+}
+
+// zod carries a field's problem as its issue message (JSON), read back in saveSettings.
+const problem = (p: FieldProblem) => JSON.stringify(p);
 
 export interface SecretStatus {
   set: boolean;
@@ -61,40 +120,40 @@ const hasControlChar = (s: string) => /[\u0000-\u001f\u007f]/.test(s);
 
 // https, no credentials, query or fragment, not a private/loopback/link-local address (address-policy.server.ts;
 // every connection is checked again when it is made).
-const serviceUrl = (label: string, policy: AddressPolicy) =>
+const serviceUrl = (policy: AddressPolicy) =>
   z
-    .string({ error: `${label} is required` })
+    .string({ error: problem({ code: "required" }) })
     .trim()
-    .min(1, { error: `${label} is required` })
-    .max(2048, { error: `${label} is too long` })
-    .refine((s) => !hasControlChar(s), { error: `${label} must not contain a control character`, abort: true })
+    .min(1, { error: problem({ code: "required" }) })
+    .max(2048, { error: problem({ code: "too_long" }) })
+    .refine((s) => !hasControlChar(s), { error: problem({ code: "control_char" }), abort: true })
     .superRefine((s, ctx) => {
-      const problem = checkServiceUrl(s, label, policy);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
+      const found = serviceUrlProblem(s, policy);
+      if (found) ctx.addIssue({ code: "custom", message: problem(found) });
     });
 
 // Secrets are write-only: an empty field means "keep the stored one". Whether one is required is decided below.
-const secretInput = (label: string) =>
+const secretInput = () =>
   z
     .string()
-    .max(4096, { error: `${label} is too long (at most 4096 characters)` })
+    .max(4096, { error: problem({ code: "too_long_max", max: 4096 }) })
     .optional()
     .default("");
 
 const settingsFormSchema = (policy: AddressPolicy) =>
   z.object({
-    environment: z.enum(["sandbox", "production"], { error: "Environment must be sandbox or production" }),
-    baseUrl: serviceUrl("Base URL", policy),
-    sandboxBaseUrl: serviceUrl("Sandbox base URL", policy),
-    authUrl: serviceUrl("Auth URL", policy),
+    environment: z.enum(["sandbox", "production"], { error: problem({ code: "environment" }) }),
+    baseUrl: serviceUrl(policy),
+    sandboxBaseUrl: serviceUrl(policy),
+    authUrl: serviceUrl(policy),
     clientId: z
-      .string({ error: "Client ID is required" })
+      .string({ error: problem({ code: "required" }) })
       .trim()
-      .min(1, { error: "Client ID is required" })
-      .max(255, { error: "Client ID is too long" })
-      .refine((s) => !hasControlChar(s), { error: "Client ID must not contain a control character" }),
-    clientSecret: secretInput("Client secret"),
-    signingSecret: secretInput("Signing secret"),
+      .min(1, { error: problem({ code: "required" }) })
+      .max(255, { error: problem({ code: "too_long" }) })
+      .refine((s) => !hasControlChar(s), { error: problem({ code: "control_char" }) }),
+    clientSecret: secretInput(),
+    signingSecret: secretInput(),
   });
 
 export type SettingsInput = Partial<Record<SettingsField | "confirmOriginChange", unknown>>;
@@ -104,10 +163,22 @@ export type SaveResult =
   | {
       ok: false;
       fieldErrors: FieldErrors;
+      fieldProblems: FieldProblems;
       values: Omit<SettingsView, "clientSecret" | "signingSecret" | "configured">;
       /** Set when the save would move connected customers' tokens' service: saving again needs `confirmOriginChange`. */
       originChange?: { grants: number; message: string };
     };
+
+/** A problem as zod carried it (JSON of FieldProblem); anything else reads as "required". */
+function readProblem(message: string): FieldProblem {
+  try {
+    const parsed = JSON.parse(message) as FieldProblem;
+    if (parsed && typeof parsed.code === "string") return parsed;
+  } catch {
+    // zod's own message (an input of the wrong type): the field needs a value.
+  }
+  return { code: "required" };
+}
 
 /** The form field that confirms an origin change (see saveSettings). */
 export const CONFIRM_ORIGIN_FIELD = "confirmOriginChange";
@@ -168,33 +239,35 @@ export async function saveSettings(
   };
 
   const parsed = settingsFormSchema(options.policy ?? policyFromEnv()).safeParse(input);
-  const fieldErrors: FieldErrors = {};
+  const fieldProblems: FieldProblems = {};
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const field = issue.path[0] as SettingsField;
-      fieldErrors[field] ??= issue.message;
+      fieldProblems[field] ??= readProblem(issue.message);
     }
   }
   // A secret is required the first time; afterwards an empty field keeps the stored one.
-  if (!str(input.clientSecret) && !existing?.clientSecretEnc) fieldErrors.clientSecret = "Client secret is required";
-  if (!str(input.signingSecret) && !existing?.signingSecretEnc)
-    fieldErrors.signingSecret = "Signing secret is required";
+  if (!str(input.clientSecret) && !existing?.clientSecretEnc) fieldProblems.clientSecret = { code: "required" };
+  if (!str(input.signingSecret) && !existing?.signingSecretEnc) fieldProblems.signingSecret = { code: "required" };
   // A stored secret is only ever used with the addresses it was saved with: otherwise anyone with access to this
   // page could point the Auth URL (or a base URL) at their own server and have "Check connection" send it there.
   // The client secret goes to the Auth URL; the signing secret belongs to the base URLs.
   if (existing && parsed.success) {
     if (!str(input.clientSecret) && existing.clientSecretEnc && parsed.data.authUrl !== existing.authUrl) {
-      fieldErrors.clientSecret ??= "Enter the client secret again: the Auth URL changed";
+      fieldProblems.clientSecret ??= { code: "secret_again_auth" };
     }
     const moved = [
-      parsed.data.baseUrl !== existing.baseUrl ? "base URL" : null,
-      parsed.data.sandboxBaseUrl !== existing.sandboxBaseUrl ? "sandbox base URL" : null,
-    ].filter(Boolean);
+      parsed.data.baseUrl !== existing.baseUrl ? ("baseUrl" as const) : null,
+      parsed.data.sandboxBaseUrl !== existing.sandboxBaseUrl ? ("sandboxBaseUrl" as const) : null,
+    ].filter((f) => f !== null);
     if (!str(input.signingSecret) && existing.signingSecretEnc && moved.length > 0) {
-      fieldErrors.signingSecret ??= `Enter the signing secret again: the ${moved.join(" and ")} changed`;
+      fieldProblems.signingSecret ??= { code: "secret_again_base", changed: moved };
     }
   }
-  if (!parsed.success || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, values };
+  const fieldErrors: FieldErrors = Object.fromEntries(
+    Object.entries(fieldProblems).map(([field, p]) => [field, problemText(field as SettingsField, p)]),
+  );
+  if (!parsed.success || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, fieldProblems, values };
 
   const data = parsed.data;
   // Connected customers' tokens are bound to the service origins that issued them (service/origins.server.ts):
@@ -206,7 +279,7 @@ export async function saveSettings(
     const message =
       `${grantsToReconnect} connected customer${grantsToReconnect === 1 ? "" : "s"} will have to reconnect: their tokens ` +
       "were issued by the current service address and are never sent to another one. Save again to confirm.";
-    return { ok: false, fieldErrors, values, originChange: { grants: grantsToReconnect, message } };
+    return { ok: false, fieldErrors, fieldProblems, values, originChange: { grants: grantsToReconnect, message } };
   }
   const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
   const secretData: Record<string, string | Date> = {};

@@ -24,6 +24,7 @@ import { accountSurfaceOf, loadHome, type AccountSurface } from "../admin/home.s
 import { customerAccountsOf } from "../connections/customer-account.server";
 import { adminGraphqlOf } from "../shopify/admin-api.server";
 import { loadBackfills } from "../admin/backfills.server";
+import { backfillErrorWords } from "../admin/backfill-words";
 import { embedStatus, themeEditorLinks, type EmbedStatus, type ThemeLinks } from "../admin/theme-setup.server";
 import { env } from "../env.server";
 import { DayChart } from "../components/DayChart";
@@ -362,11 +363,7 @@ export default function Home() {
                       size="small"
                       tone={b.status === "failed" ? "critical" : "primary"}
                     />
-                    {b.error ? (
-                      <Text as="p" tone="subdued">
-                        {b.error}
-                      </Text>
-                    ) : null}
+                    <BackfillError backfill={b} />
                   </BlockStack>
                 ))}
               </BlockStack>
@@ -383,4 +380,22 @@ export default function Home() {
 
 export function ErrorBoundary() {
   return <PageErrorBoundary title="home.title" />;
+}
+
+/** Why a backfill waits or failed, in the admin's language; Shopify's own error code shown as it spells it. */
+function BackfillError({ backfill }: { backfill: { error: string | null; errorDetails?: unknown } }) {
+  const { t } = useI18n();
+  const words = backfillErrorWords(t, backfill);
+  if (!words) return null;
+  return (
+    <Text as="p" tone="subdued">
+      {words.text}
+      {words.shopifyCode ? (
+        <>
+          {" "}
+          ({t("home.backfills.shopifyCode")} <code translate="no">{words.shopifyCode}</code>)
+        </>
+      ) : null}
+    </Text>
+  );
 }

@@ -120,7 +120,13 @@ export default function Customers() {
               </span>
               {g.statusReason && (
                 <Text as="span" tone="subdued" variant="bodySm">
-                  {g.statusReasonCode ? t(`customers.status.${g.statusReasonCode}`) : g.statusReason}
+                  {g.statusReasonCode ? (
+                    t(`customers.status.${g.statusReasonCode}`)
+                  ) : (
+                    <>
+                      {t("customers.status.recorded")} <q translate="no">{g.statusReason}</q>
+                    </>
+                  )}
                 </Text>
               )}
             </BlockStack>

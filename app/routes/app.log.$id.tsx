@@ -13,7 +13,8 @@ import { ScrollRegion } from "../components/ScrollRegion";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_TONE, stateName } from "../components/sync-labels";
-import { customerWords, reasonWords } from "../admin/reason-words";
+import { customerWords, outcomeWords, reasonParts, reasonWords } from "../admin/reason-words";
+import { ReasonText, ServiceWords } from "../components/ServiceWords";
 import { useI18n } from "../components/i18n";
 import { requestLocale } from "../i18n/request.server";
 import { translator, type Translator } from "../i18n/translate";
@@ -54,21 +55,6 @@ export const action = async ({ request, params }: ActionFunctionArgs) => {
   else result = { ok: false, message: words.t("action.unknown") };
   return result;
 };
-
-// The kinds of attempt outcome the page has words for (log.outcome.*).
-const OUTCOMES = new Set([
-  "success",
-  "rate_limited",
-  "server_error",
-  "network_error",
-  "timeout",
-  "invalid_payload",
-  "invalid_token",
-  "reconnect_required",
-  "insufficient_scope",
-  "order_not_found",
-] as const);
-type Outcome = typeof OUTCOMES extends Set<infer T> ? T : never;
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -145,7 +131,7 @@ export default function LogEntry() {
                 {entry.reason ? (
                   <Fact label={t("log.entry.reason")}>
                     <Text as="span" tone={entry.state === "failed" ? "critical" : undefined}>
-                      {reasonWords(t, { ...entry, attempts: entry.attemptCount })}
+                      <ReasonText parts={reasonParts(t, { ...entry, attempts: entry.attemptCount })} />
                     </Text>
                   </Fact>
                 ) : null}
@@ -200,8 +186,13 @@ export default function LogEntry() {
                       a.httpStatus === null ? "—" : String(a.httpStatus),
                       a.errorCode ?? (a.ok ? "—" : ""),
                       <div key={a.at} style={{ whiteSpace: "normal", minWidth: "14rem" }}>
-                        {a.message ??
-                          (OUTCOMES.has(a.outcome as Outcome) ? t(`log.outcome.${a.outcome as Outcome}`) : a.outcome)}
+                        {outcomeWords(t, a.replayed ? "replayed" : a.outcome)}
+                        {a.serviceMessage ? (
+                          <>
+                            {" "}
+                            <ServiceWords words={a.serviceMessage} />
+                          </>
+                        ) : null}
                       </div>,
                     ])}
                   />
@@ -234,7 +225,16 @@ export default function LogEntry() {
                   </pre>
                 ) : (
                   <Text as="p" tone="subdued">
-                    {t(`log.entry.missing.${entry.request.missing}`, { detail: entry.request.detail })}
+                    {t(`log.entry.missing.${entry.request.missing}`, {
+                      detail:
+                        reasonWords(t, {
+                          reasonCode: entry.request.reasonCode,
+                          reasonDetails: entry.request.reasonDetails,
+                          reason: entry.request.detail ?? null,
+                          kind: entry.kind,
+                          attempts: entry.attemptCount,
+                        }) ?? "",
+                    })}
                   </Text>
                 )}
               </BlockStack>

@@ -48,7 +48,8 @@ import { ActionToast } from "../components/ActionToast";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { useLiveRevalidation } from "../components/useLiveRevalidation";
 import { KIND_LABEL, STATE_LABEL, STATE_TONE, stateName } from "../components/sync-labels";
-import { customerWords, reasonWords } from "../admin/reason-words";
+import { customerWords, reasonParts } from "../admin/reason-words";
+import { ReasonText } from "../components/ServiceWords";
 import { useI18n } from "../components/i18n";
 import { requestLocale } from "../i18n/request.server";
 import { translator } from "../i18n/translate";
@@ -246,7 +247,7 @@ function RowReason({ row }: { row: Row }) {
   const { t } = useI18n();
   return (
     <Text as="span" tone={row.state === "failed" && !row.resolved ? "critical" : undefined}>
-      {reasonWords(t, row) ?? ""}
+      <ReasonText parts={reasonParts(t, row)} />
     </Text>
   );
 }

@@ -82,25 +82,53 @@ export function policyFromEnv(): AddressPolicy {
 
 const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
 
-/** Checks a service URL as typed; returns what is wrong in plain words, or null. `label` names the field. */
-export function checkServiceUrl(value: string, label: string, policy: AddressPolicy): string | null {
+/** What is wrong with a service URL as typed, as a code the admin words in its language (and the host concerned). */
+export type UrlProblem = {
+  code: "absolute_https" | "https_only" | "credentials" | "query" | "fragment" | "not_public";
+  host?: string;
+  /** not_public: what the address is (private, loopback, link-local …). */
+  kind?: string;
+};
+
+/** Checks a service URL as typed; returns what is wrong, or null. */
+export function serviceUrlProblem(value: string, policy: AddressPolicy): UrlProblem | null {
   const url = URL.canParse(value) ? new URL(value) : null;
-  if (!url || !/^https?:$/.test(url.protocol))
-    return `${label} must be an absolute https address, e.g. https://api.example.com`;
+  if (!url || !/^https?:$/.test(url.protocol)) return { code: "absolute_https" };
   const host = bareHost(url);
   const loopbackOk = policy.allowLoopback && isLoopbackHost(host);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopbackOk)) {
-    return `${label} must start with https://`;
-  }
-  if (url.username || url.password) return `${label} must not contain a user name or password`;
-  if (url.search || value.includes("?")) return `${label} must not contain a query (?…)`;
-  if (url.hash || value.includes("#")) return `${label} must not contain a fragment (#…)`;
-  if (isIP(host) && !addressAllowed(host, policy)) {
-    return `${label} must be a public address (${host} is ${classifyAddress(host).replace("_", "-")})`;
-  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopbackOk)) return { code: "https_only" };
+  if (url.username || url.password) return { code: "credentials" };
+  if (url.search || value.includes("?")) return { code: "query" };
+  if (url.hash || value.includes("#")) return { code: "fragment" };
+  if (isIP(host) && !addressAllowed(host, policy))
+    return { code: "not_public", host, kind: classifyAddress(host).replace("_", "-") };
   if (!isIP(host) && isLoopbackHost(host) && !policy.allowLoopback)
-    return `${label} must be a public address (${host} is loopback)`;
+    return { code: "not_public", host, kind: "loopback" };
   return null;
+}
+
+/** The same in English (logs, the API's answer). `label` names the field. */
+export function urlProblemText(problem: UrlProblem, label: string): string {
+  switch (problem.code) {
+    case "absolute_https":
+      return `${label} must be an absolute https address, e.g. https://api.example.com`;
+    case "https_only":
+      return `${label} must start with https://`;
+    case "credentials":
+      return `${label} must not contain a user name or password`;
+    case "query":
+      return `${label} must not contain a query (?…)`;
+    case "fragment":
+      return `${label} must not contain a fragment (#…)`;
+    case "not_public":
+      return `${label} must be a public address (${problem.host} is ${problem.kind})`;
+  }
+}
+
+/** Checks a service URL as typed; returns what is wrong in plain words, or null. `label` names the field. */
+export function checkServiceUrl(value: string, label: string, policy: AddressPolicy): string | null {
+  const problem = serviceUrlProblem(value, policy);
+  return problem && urlProblemText(problem, label);
 }
 
 /** The error a refused connection fails with; `code` names it in messages ("address not allowed"). */

@@ -34,7 +34,15 @@ export {
   type OAuthResult,
   type TokenSet,
 } from "./oauth.server";
-export { checkServiceUrl, guardedFetch, policyFromEnv, type AddressPolicy } from "./address-policy.server";
+export {
+  checkServiceUrl,
+  guardedFetch,
+  policyFromEnv,
+  serviceUrlProblem,
+  urlProblemText,
+  type AddressPolicy,
+  type UrlProblem,
+} from "./address-policy.server";
 export { ORIGIN_CHANGED_REASON, serviceOrigins, tokensMayGoTo } from "./origins.server";
 export type { GrantStatus, GrantStore, GrantTokens, StoredGrant } from "./grant-store.server";
 export type * from "./schemas";

@@ -54,3 +54,7 @@ export interface GrantStore {
    */
   withRefreshLock?<T>(fn: () => Promise<T>): Promise<T>;
 }
+
+/** A grant whose stored tokens do not open: its statusReason (the admin words it by code, app/admin/reason-words.ts). */
+export const UNREADABLE_REASON =
+  "the stored tokens could not be decrypted (changed in the database, or their key was removed); the customer must reconnect the workspace";

@@ -136,6 +136,8 @@ export async function sendAttempt<T>(
       status,
       errorCode,
       detail: kind === "invalid_payload" || kind === "invalid_request" ? str(body.message) : undefined,
+      // Kept apart so the admin can quote it as the service's words in any language (bounded, one line).
+      serviceMessage: str(body.message)?.replace(/\s+/g, " ").slice(0, 300),
       retryAfterMs: status === 429 ? parseRetryAfter(headers.get("retry-after"), deps.now()) : undefined,
       scope: ENDPOINT_SCOPES[req.endpoint],
     },

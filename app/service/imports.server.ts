@@ -35,6 +35,11 @@ import { failure, type Failure, type Outcome } from "./outcomes.server";
 import { ORIGIN_CHANGED_REASON, tokensMayGoTo } from "./origins.server";
 import { withRetries } from "./retry.server";
 
+/** Grant reasons set here (CustomerGrant.statusReason); the admin words them by code (app/admin/reason-words.ts). */
+export const NO_REFRESH_REASON = "the access token expired or was rejected and the service issued no refresh token";
+export const INVALID_GRANT_REASON =
+  "the service no longer accepts the saved authorization (revoked, expired or already used); the customer must reconnect the workspace";
+
 export interface ImportOptions {
   idempotencyKey: string;
   signal?: AbortSignal;
@@ -150,7 +155,7 @@ export async function accessTokenFor(
     if (opts.rejected === undefined && expiresAt !== undefined && expiresAt > now) {
       return { ok: true, accessToken: grant.accessToken };
     }
-    const reason = "the access token expired or was rejected and the service issued no refresh token";
+    const reason = NO_REFRESH_REASON;
     await store.markNeedsReconnect(reason, grant.tokenVersion);
     return reconnect(reason);
   }
@@ -187,8 +192,7 @@ async function refreshAndSave(
 
   if (!refreshed.ok) {
     if (refreshed.kind === "invalid_grant") {
-      const reason =
-        "the service no longer accepts the saved authorization (revoked, expired or already used); the customer must reconnect the workspace";
+      const reason = INVALID_GRANT_REASON;
       if (await store.markNeedsReconnect(reason, grant.tokenVersion)) {
         ctx.deps.logger?.warn({ workspaceId: grant.workspaceId }, "grant marked needs_reconnect after invalid_grant");
         return reconnect(reason, 1);

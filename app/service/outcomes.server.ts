@@ -41,6 +41,8 @@ export interface Failure {
   errorCode?: string;
   /** Plain-words detail: failing fields of a payload, the service's own `message`, a network cause. */
   detail?: string;
+  /** The service's own `message` from its error body, when it gave one (shown quoted as its words). */
+  serviceMessage?: string;
   /** How long to wait before trying again: Retry-After of a 429, or the next backoff when the budget ran out. */
   retryAfterMs?: number;
   /** As in Success; 0 when nothing was sent (invalid payload, grant needing reconnect). */
@@ -59,6 +61,8 @@ export interface FailureFacts {
   scope?: string;
   timeoutMs?: number;
   retryable?: boolean;
+  /** The service's own `message` (bounded by the caller). */
+  serviceMessage?: string;
   /** Replaces the default message (already plain words, e.g. from the OAuth module). */
   message?: string;
 }
@@ -140,6 +144,7 @@ export function failure(kind: FailureKind, facts: FailureFacts = {}, attempts = 
   if (facts.status !== undefined) out.status = facts.status;
   if (facts.errorCode !== undefined) out.errorCode = facts.errorCode;
   if (facts.detail !== undefined) out.detail = facts.detail;
+  if (facts.serviceMessage !== undefined) out.serviceMessage = facts.serviceMessage;
   if (facts.retryAfterMs !== undefined) out.retryAfterMs = facts.retryAfterMs;
   return out;
 }

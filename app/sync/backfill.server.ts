@@ -4,7 +4,8 @@
 // Progress is the Backfill row: total (Shopify's count), queued, status. This is the runner (the Backfill row and
 // the page jobs); what is asked of Shopify, and how an answer becomes the mapper's shape, is in
 // backfill-queries.server.ts.
-import type { Job, Prisma, PrismaClient } from "@prisma/client";
+import { Prisma, type Job, type PrismaClient } from "@prisma/client";
+import type { BackfillProblem } from "./reasons";
 import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
 import type { BudgetedDeps } from "./admin-budget.server";
@@ -84,12 +85,18 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
     // A bare network error says only "fetch failed" (undici) or "Failed to fetch": name what could not be reached.
     const unreachable = error instanceof TypeError && /fetch/i.test(error.message);
     const message = unreachable ? "Shopify's Admin API could not be reached" : errorMessage(error);
+    const problem: BackfillProblem = { code: unreachable ? "fetch_unreachable" : "fetch_failed" };
     await prisma.backfill.update({
       where: { id: payload.backfillId },
       data:
         job.attempts >= job.maxAttempts
-          ? { status: "failed", error: `Could not fetch past orders: ${message}`, finishedAt: deps.now() }
-          : { error: `Retrying: ${message}` },
+          ? {
+              status: "failed",
+              error: `Could not fetch past orders: ${message}`,
+              errorDetails: problem,
+              finishedAt: deps.now(),
+            }
+          : { error: `Retrying: ${message}`, errorDetails: { ...problem, retrying: true } },
     });
     throw error;
   }
@@ -121,7 +128,7 @@ export async function runBackfillJob(prisma: PrismaClient, job: Job, deps: Budge
       data: {
         queued: { increment: orders.nodes.length },
         ...(typeof count === "number" && !payload.cursor ? { total: count } : {}),
-        ...(more ? {} : { status: "done", finishedAt: now, error: null }),
+        ...(more ? {} : { status: "done", finishedAt: now, error: null, errorDetails: Prisma.DbNull }),
       },
     });
     if (!more) {

@@ -7,7 +7,8 @@
 // on from where it was (polling the same operation, or reading the file again past the orders it queued).
 // A run that fails (FAILED, CANCELED, EXPIRED, a result URL that no longer answers, a damaged file) runs again,
 // up to BULK_MAX_RUNS times; its backfills show why.
-import type { BulkRun, Job, Prisma, PrismaClient } from "@prisma/client";
+import { Prisma, type BulkRun, type Job, type PrismaClient } from "@prisma/client";
+import type { BackfillProblem } from "./reasons";
 import { errorMessage } from "../lib/errors";
 import { budgetedQuery, type BudgetedDeps } from "./admin-budget.server";
 import { queueOrders, type OrderToQueue } from "./backfill-orders.server";
@@ -129,12 +130,19 @@ const windowStart = (b: { since: Date | null; createdAt: Date; days: number }) =
   b.since ?? new Date(b.createdAt.getTime() - b.days * 86_400_000);
 
 /** Plain words for how an operation ended without a result. */
-function endedWithout(op: BulkOperationNode | null): string {
-  if (!op) return "Shopify no longer knows the bulk operation.";
+function endedWithout(op: BulkOperationNode | null): { reason: string; problem: BackfillProblem } {
+  if (!op) return { reason: "Shopify no longer knows the bulk operation.", problem: { code: "bulk_gone" } };
   if (op.status === "FAILED")
-    return `Shopify's bulk operation failed (${String(op.errorCode ?? "no reason given").toLowerCase()}).`;
-  if (op.status === "CANCELED") return "Shopify's bulk operation was cancelled.";
-  return "Shopify's bulk operation result expired before it was read.";
+    return {
+      reason: `Shopify's bulk operation failed (${String(op.errorCode ?? "no reason given").toLowerCase()}).`,
+      problem: {
+        code: "bulk_failed",
+        ...(typeof op.errorCode === "string" ? { shopifyCode: op.errorCode.slice(0, 60) } : {}),
+      },
+    };
+  if (op.status === "CANCELED")
+    return { reason: "Shopify's bulk operation was cancelled.", problem: { code: "bulk_cancelled" } };
+  return { reason: "Shopify's bulk operation result expired before it was read.", problem: { code: "bulk_expired" } };
 }
 
 async function look(prisma: PrismaClient, run: BulkRun, job: Job, deps: BulkDeps): Promise<BulkStep> {
@@ -154,7 +162,8 @@ async function look(prisma: PrismaClient, run: BulkRun, job: Job, deps: BulkDeps
     return { again: new Date(now.getTime() + BULK_POLL_MS), why: "waiting for the bulk operation" };
   }
   if (!op || op.status !== "COMPLETED") {
-    await runAgain(prisma, run, endedWithout(op), now, op?.status ?? null, op?.errorCode ?? null);
+    const ended = endedWithout(op);
+    await runAgain(prisma, run, ended.reason, ended.problem, now, op?.status ?? null, op?.errorCode ?? null);
     return null;
   }
   await prisma.bulkRun.update({
@@ -165,7 +174,7 @@ async function look(prisma: PrismaClient, run: BulkRun, job: Job, deps: BulkDeps
     await read(prisma, { ...run, objectCount }, job, op.url ?? null, deps);
   } catch (error) {
     if (!(error instanceof BulkFileProblem)) throw error;
-    await runAgain(prisma, run, error.message, deps.now(), op.status, null);
+    await runAgain(prisma, run, error.message, { code: "bulk_file" }, deps.now(), op.status, null);
   }
   return null;
 }
@@ -285,6 +294,7 @@ async function queueBatch(
             status: "failed",
             finishedAt: now,
             error: "The customer disconnected while their past orders were read; nothing more was queued.",
+            errorDetails: { code: "customer_disconnected" } satisfies BackfillProblem,
           },
         });
     await tx.bulkRun.update({ where: { id: run.id }, data: { ordersRead: { increment: orders.length } } });
@@ -295,7 +305,7 @@ async function finish(prisma: PrismaClient, run: BulkRun, now: Date) {
   await prisma.$transaction(async (tx) => {
     await tx.backfill.updateMany({
       where: { bulkRunId: run.id, status: "running" },
-      data: { status: "done", finishedAt: now, error: null },
+      data: { status: "done", finishedAt: now, error: null, errorDetails: Prisma.DbNull },
     });
     await tx.bulkRun.update({
       where: { id: run.id },
@@ -309,6 +319,7 @@ async function runAgain(
   prisma: PrismaClient,
   run: BulkRun,
   reason: string,
+  problem: BackfillProblem,
   now: Date,
   shopifyStatus: string | null,
   errorCode: string | null,
@@ -321,7 +332,7 @@ async function runAgain(
     if (run.attempt < BULK_MAX_RUNS) {
       await tx.backfill.updateMany({
         where: { bulkRunId: run.id, status: "running" },
-        data: { bulkRunId: null, error: `${reason} Running it again.` },
+        data: { bulkRunId: null, error: `${reason} Running it again.`, errorDetails: { ...problem, again: true } },
       });
       const waiting = await tx.bulkRun.findFirst({
         where: { shop: run.shop, status: "waiting", operationId: null },
@@ -331,7 +342,7 @@ async function runAgain(
     } else {
       await tx.backfill.updateMany({
         where: { bulkRunId: run.id, status: "running" },
-        data: { status: "failed", finishedAt: now, error: reason },
+        data: { status: "failed", finishedAt: now, error: reason, errorDetails: problem },
       });
     }
   });

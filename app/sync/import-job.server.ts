@@ -4,6 +4,10 @@
 import { Prisma, type Job, type PrismaClient, type SyncRecord } from "@prisma/client";
 import { rawQuery } from "../db/sql.server";
 import type { Failure } from "../service/outcomes.server";
+import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from "../service/imports.server";
+import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
+import { UNREADABLE_REASON } from "../service/grant-store.server";
+import type { FailureFacts, GrantReason, ReasonDetails } from "./reasons";
 import {
   contentHash,
   customerIdOf,
@@ -96,14 +100,22 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
   }
 
   if (!mapped.ok)
-    return settle(deps, job, record, mapped.state, { reasonCode: mapped.reasonCode, reason: mapped.reason }, newer);
+    return settle(
+      deps,
+      job,
+      record,
+      mapped.state,
+      { reasonCode: mapped.reasonCode, reason: mapped.reason, reasonDetails: mapped.reasonDetails },
+      newer,
+    );
 
   if (kind === "order" && !customerId) return settle(deps, job, record, "skipped", "no_customer", newer);
   if (kind === "shipment") {
     if (!orderRecord || !IMPORTED.has(orderRecord.state) || !orderRecord.workspaceId) {
       if (orderRecord && (orderRecord.state === "skipped" || orderRecord.state === "failed")) {
         const detail = orderRecord.reason ?? orderRecord.state;
-        return settle(deps, job, record, "skipped", { code: "order_not_imported", details: { detail } }, newer);
+        const order = { code: orderRecord.reasonCode, details: orderRecord.reasonDetails as ReasonDetails | null };
+        return settle(deps, job, record, "skipped", { code: "order_not_imported", details: { detail, order } }, newer);
       }
       return wait(deps, job, record, "order_pending", WAIT_FOR_ORDER_MS);
     }
@@ -124,7 +136,10 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
       deps,
       job,
       record,
-      { code: "needs_reconnect", details: { detail: route.grant.statusReason } },
+      {
+        code: "needs_reconnect",
+        details: { detail: route.grant.statusReason, grantReason: grantReasonOf(route.grant.statusReason) },
+      },
       WAIT_FOR_PERSON_MS,
     );
   }
@@ -237,7 +252,7 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
       deps,
       job,
       record,
-      { code: "reconnect_required", details: { detail: outcome.message } },
+      { code: "reconnect_required", details: { detail: outcome.message, failure: failureFacts(outcome) } },
       WAIT_FOR_PERSON_MS,
     );
   }
@@ -256,13 +271,30 @@ async function handleFailure(deps: Resolved, job: Job, record: SyncRecord, kind:
     if (job.attempts >= job.maxAttempts) {
       return giveUp(deps, job, record, {
         code: "attempts_exhausted",
-        details: { attempts: job.attempts, detail: outcome.message },
+        details: { attempts: job.attempts, detail: outcome.message, failure: failureFacts(outcome) },
       });
     }
     const runAt = new Date(deps.now().getTime() + backoffMs(job.attempts, outcome.retryAfterMs, deps.random));
-    return retryLater(deps, job, record, outcome.message, runAt);
+    return retryLater(deps, job, record, outcome.message, runAt, failureFacts(outcome));
   }
-  await giveUp(deps, job, record, { code: "rejected", details: { detail: outcome.message } });
+  await giveUp(deps, job, record, {
+    code: "rejected",
+    details: { detail: outcome.message, failure: failureFacts(outcome) },
+  });
+}
+
+/** A failure as data for the record (app/sync/reasons.ts): its kind, status and the service's own words. */
+function failureFacts(outcome: Failure): FailureFacts {
+  return { kind: outcome.kind, status: outcome.status, serviceMessage: outcome.serviceMessage };
+}
+
+/** The grant reasons the app itself sets, as codes; any other is the service's words (quoted as such). */
+function grantReasonOf(statusReason: string | null): GrantReason | undefined {
+  if (statusReason === UNREADABLE_REASON) return "unreadable";
+  if (statusReason === ORIGIN_CHANGED_REASON) return "origin_changed";
+  if (statusReason === NO_REFRESH_REASON) return "no_refresh_token";
+  if (statusReason === INVALID_GRANT_REASON) return "invalid_grant";
+  return undefined;
 }
 
 /** Which workspace an order goes to: the one the ordering customer connected (CustomerGrant by shop + customer id). */

@@ -5,6 +5,7 @@
 import { sha256 } from "../lib/hash";
 import {
   describeIssues,
+  issuePaths,
   OrderRequestSchema,
   ShipmentRequestSchema,
   type OrderLine,
@@ -16,7 +17,14 @@ import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
 export const MAX_LINES = 500;
 
 export type Mapped<T> =
-  { ok: true; request: T } | { ok: false; state: "skipped" | "failed"; reasonCode: SyncReasonCode; reason: string };
+  | { ok: true; request: T }
+  | {
+      ok: false;
+      state: "skipped" | "failed";
+      reasonCode: SyncReasonCode;
+      reason: string;
+      reasonDetails: ReasonDetails;
+    };
 
 const refused = (state: "skipped" | "failed", code: SyncReasonCode, details: ReasonDetails = {}): Mapped<never> => ({
   ok: false,
@@ -178,7 +186,11 @@ function validated<T>(
 ): Mapped<T> {
   const parsed = schema.safeParse(request);
   if (parsed.success) return { ok: true, request };
-  return refused("failed", "invalid_data", { noun: what, detail: describeIssues(parsed.error) });
+  return refused("failed", "invalid_data", {
+    noun: what,
+    detail: describeIssues(parsed.error),
+    fields: issuePaths(parsed.error),
+  });
 }
 
 // Idempotency keys derived from what is sent: the same shop, resource and content on top of the same last accepted

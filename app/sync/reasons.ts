@@ -30,8 +30,32 @@ export const SYNC_REASON_CODES = [
 
 export type SyncReasonCode = (typeof SYNC_REASON_CODES)[number];
 
+/**
+ * What went wrong with a send, as data (stored in SyncRecord.reasonDetails, worded in the admin's language):
+ * the failure's kind (app/service/outcomes.server.ts, or "internal" for an error inside the app), the HTTP
+ * status, and the service's own message when it gave one (quoted as its words, never reworded).
+ */
+// Type aliases, not interfaces: they are JSON values Prisma takes as they are (SyncRecord.reasonDetails).
+export type FailureFacts = {
+  kind: string;
+  status?: number;
+  serviceMessage?: string;
+};
+
+/** Why a grant needs reconnecting, for the reasons the app sets itself (CustomerGrant.statusReason). */
+export const GRANT_REASONS = ["unreadable", "origin_changed", "no_refresh_token", "invalid_grant"] as const;
+export type GrantReason = (typeof GRANT_REASONS)[number];
+
 /** Small facts some messages carry (the service's message, counts, the order's own reason …). */
-export interface ReasonDetails {
+export type ReasonDetails = {
+  /** The failure behind reconnect_required, rejected, retrying and attempts_exhausted. */
+  failure?: FailureFacts;
+  /** order_not_imported: the order record's own reason, as code and details. */
+  order?: { code: string | null; details?: ReasonDetails | null };
+  /** needs_reconnect: why the grant needs reconnecting, as the code of the app's own reason (GRANT_REASONS). */
+  grantReason?: GrantReason;
+  /** invalid_data: the paths of the fields that cannot be sent. */
+  fields?: string[];
   /** The grant's status reason, the service's message, the order record's reason or a validation summary. */
   detail?: string | null;
   /** "order" | "shipment" | "fulfillment". */
@@ -42,7 +66,7 @@ export interface ReasonDetails {
   maxAttempts?: number;
   /** "05:14:00" (UTC) for retries. */
   at?: string;
-}
+};
 
 const attemptsText = (n: number) => `${n} attempt${n === 1 ? "" : "s"}`;
 
@@ -85,10 +109,31 @@ export function reasonText(code: SyncReasonCode, details: ReasonDetails = {}): s
   return WORDS[code](details);
 }
 
-/** The two record fields a reason sets, always together. */
+/** The three record fields a reason sets, always together: the code, its facts as data, and the English words. */
 export function because(
   code: SyncReasonCode,
   details: ReasonDetails = {},
-): { reasonCode: SyncReasonCode; reason: string } {
-  return { reasonCode: code, reason: reasonText(code, details) };
+): { reasonCode: SyncReasonCode; reason: string; reasonDetails: ReasonDetails } {
+  return { reasonCode: code, reason: reasonText(code, details), reasonDetails: details };
 }
+
+/**
+ * Why a backfill waits or failed (Backfill.errorDetails), as data the admin words in its language; `error` keeps
+ * the English words for logs. `again`: a new bulk run reads its orders once more.
+ */
+export type BackfillProblem = {
+  code:
+    | "bulk_gone"
+    | "bulk_failed"
+    | "bulk_cancelled"
+    | "bulk_expired"
+    | "bulk_file"
+    | "customer_disconnected"
+    | "fetch_unreachable"
+    | "fetch_failed";
+  /** Shopify's BulkOperationErrorCode (ACCESS_DENIED, INTERNAL_SERVER_ERROR, TIMEOUT), as Shopify spells it. */
+  shopifyCode?: string;
+  again?: boolean;
+  /** Paged fetches: still retrying (true) or given up. */
+  retrying?: boolean;
+};

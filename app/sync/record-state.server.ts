@@ -12,7 +12,7 @@ import { Prisma, type Job, type PrismaClient, type SyncRecord } from "@prisma/cl
 import { completeJob, failJob, jobRef, rescheduleJob } from "./queue.server";
 import { importFailures, imports } from "../lib/metrics.server";
 import type { Resolved } from "./job-context.server";
-import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
+import { because, type FailureFacts, type ReasonDetails, type SyncReasonCode } from "./reasons";
 import type { ImportOutcome } from "../service/imports.server";
 import type { SyncKind } from "./mapping.server";
 import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
@@ -21,7 +21,9 @@ export const IMPORTED = new Set(["imported", "updated"]);
 
 /** A reason code with its details, or both fields already built (app/sync/reasons.ts): `reasonCode` and `reason`. */
 export type Why =
-  SyncReasonCode | { code: SyncReasonCode; details: ReasonDetails } | { reasonCode: SyncReasonCode; reason: string };
+  | SyncReasonCode
+  | { code: SyncReasonCode; details: ReasonDetails }
+  | { reasonCode: SyncReasonCode; reason: string; reasonDetails: ReasonDetails };
 const fields = (why: Why) =>
   typeof why === "string" ? because(why) : "reasonCode" in why ? why : because(why.code, why.details);
 
@@ -174,14 +176,25 @@ export async function wait(
 }
 
 /** A temporary failure: the job runs again at `runAt` (this attempt counted); the record says when. */
-export async function retryLater(deps: Resolved, job: Job, record: SyncRecord, message: string, runAt: Date) {
+export async function retryLater(
+  deps: Resolved,
+  job: Job,
+  record: SyncRecord,
+  message: string,
+  runAt: Date,
+  failure?: FailureFacts,
+) {
   const at = formatUtcTime(runAt);
+  const reason = fields({
+    code: "retrying",
+    details: { detail: message, at, attempts: job.attempts, maxAttempts: job.maxAttempts, failure },
+  });
   const moved = await transition(deps, (tx) => rescheduleJob(tx, job, { runAt, error: message }), {
     id: record.id,
     redactions: record.redactions,
     data: {
       state: IMPORTED.has(record.state) ? record.state : "pending",
-      ...because("retrying", { detail: message, at, attempts: job.attempts, maxAttempts: job.maxAttempts }),
+      ...reason,
     },
   });
   if (moved) counted(job, "retrying");
@@ -350,10 +363,19 @@ export function attemptInsert(
       : null
     : outcome.message.slice(0, MESSAGE_MAX);
   const errorCode = outcome.ok ? null : (outcome.errorCode?.slice(0, 100) ?? null);
+  // What the admin words in its language (the page never shows `message`, English for logs): a replayed answer,
+  // and the service's own message quoted as its words.
+  const details = outcome.ok
+    ? outcome.replayed
+      ? { replayed: true }
+      : null
+    : outcome.serviceMessage
+      ? { serviceMessage: outcome.serviceMessage.slice(0, MESSAGE_MAX) }
+      : null;
   return Prisma.sql`
-    INSERT INTO "SyncAttempt" (id, shop, "recordId", "jobId", at, ok, outcome, "httpStatus", "errorCode", message)
+    INSERT INTO "SyncAttempt" (id, shop, "recordId", "jobId", at, ok, outcome, "httpStatus", "errorCode", message, details)
     VALUES (${randomUUID()}, ${job.shop}, ${recordId}, ${job.id}, ${ts(at)}, ${outcome.ok}, ${outcome.ok ? "success" : outcome.kind},
-      ${outcome.status ?? null}::int, ${errorCode}::text, ${message}::text)`;
+      ${outcome.status ?? null}::int, ${errorCode}::text, ${message}::text, ${details === null ? null : JSON.stringify(details)}::jsonb)`;
 }
 
 export async function recordAttempt(

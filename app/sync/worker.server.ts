@@ -85,7 +85,7 @@ export async function runJob(
     deps.logger.error({ ...jobRef(job), kind: job.kind, err: message }, "job crashed");
     const reason = `Internal error while processing (${message.slice(0, 200)}).`;
     if (job.attempts >= job.maxAttempts) {
-      const details = { attempts: job.attempts, detail: reason };
+      const details = { attempts: job.attempts, detail: reason, failure: { kind: "internal" } };
       await giveUp(deps, job, job.recordId, { code: "attempts_exhausted", details }, reason).catch(() =>
         stranded?.(job),
       );

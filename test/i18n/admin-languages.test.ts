@@ -19,6 +19,8 @@ import { CHROME_USER_AGENT, newContext } from "../helpers/browser";
 import { withHarness } from "../helpers/harness";
 import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
+import { because, type ReasonDetails, type SyncReasonCode } from "~/sync/reasons";
+import { INVALID_GRANT_REASON } from "~/service/imports.server";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const read = (locale: string): Catalog => JSON.parse(readFileSync(`app/locales/admin/${locale}.json`, "utf8"));
@@ -100,12 +102,90 @@ async function openAdmin(path: string, locale: string): Promise<{ context: Brows
 const stores = new Map<string, GrantStore>();
 const ids = { imported: "", notConnected: "", noCustomer: "", handoff: "" };
 
+/** The service's own message, in English as the service words it: shown quoted (translate="no"), never as ours. */
+const SERVICE_SAYS = "The field customer.email is not a valid address";
+/** A record in each reason whose words need stored facts, as the worker writes them (because()). */
+const REASONS: [string, "waiting" | "skipped" | "failed" | "pending", SyncReasonCode, ReasonDetails][] = [
+  ["too_many_lines", "failed", "too_many_lines", { noun: "order", count: 612, max: 500 }],
+  [
+    "invalid_data",
+    "failed",
+    "invalid_data",
+    { noun: "shipment", detail: "lines[0].sku: is required", fields: ["lines[0].sku"] },
+  ],
+  [
+    "rejected",
+    "failed",
+    "rejected",
+    {
+      detail: "The data was not accepted: x",
+      failure: { kind: "invalid_payload", status: 422, serviceMessage: SERVICE_SAYS },
+    },
+  ],
+  [
+    "retrying",
+    "pending",
+    "retrying",
+    {
+      detail: "The service had an internal problem (HTTP 503).",
+      at: "05:14:00",
+      attempts: 2,
+      maxAttempts: 8,
+      failure: { kind: "server_error", status: 503 },
+    },
+  ],
+  [
+    "attempts_exhausted",
+    "failed",
+    "attempts_exhausted",
+    { attempts: 8, detail: "timeout", failure: { kind: "timeout" } },
+  ],
+  [
+    "attempts_exhausted_internal",
+    "failed",
+    "attempts_exhausted",
+    { attempts: 1, detail: "Internal error while processing (boom).", failure: { kind: "internal" } },
+  ],
+  [
+    "reconnect_required",
+    "waiting",
+    "reconnect_required",
+    {
+      detail: "The customer's workspace connection must be reconnected.",
+      failure: { kind: "reconnect_required", status: 401, serviceMessage: "Token revoked by the workspace owner" },
+    },
+  ],
+  [
+    "needs_reconnect",
+    "waiting",
+    "needs_reconnect",
+    { detail: "the service no longer accepts the saved authorization", grantReason: "invalid_grant" },
+  ],
+  ["needs_reconnect_other", "waiting", "needs_reconnect", { detail: "Revoked from the service's console" }],
+  [
+    "order_not_imported",
+    "skipped",
+    "order_not_imported",
+    {
+      detail: "The order has 612 lines",
+      order: { code: "too_many_lines", details: { noun: "order", count: 612, max: 500 } },
+    },
+  ],
+];
+const reasonIds = new Map<string, string>();
+
 beforeAll(async () => {
   const deps = syncDeps(h.db.prisma, h.emulator, stores);
   await connectCustomer(h.db.prisma, h.emulator, stores, "7000000001");
   await h.db.prisma.customerGrant.update({
     where: { shop_customerId: { shop: TEST_SHOP, customerId: "7000000001" } },
     data: { customerName: "Ada Lovelace" },
+  });
+  // A customer whose grant the app marked for reconnecting: the Customers page words its reason by code.
+  await connectCustomer(h.db.prisma, h.emulator, stores, "7000000002");
+  await h.db.prisma.customerGrant.update({
+    where: { shop_customerId: { shop: TEST_SHOP, customerId: "7000000002" } },
+    data: { status: "needs_reconnect", statusReason: INVALID_GRANT_REASON },
   });
   const imported = shopifyOrder();
   const unconnected = shopifyOrder({ customer: { id: 7_000_000_099, email: "grace@example.com" } });
@@ -138,6 +218,73 @@ beforeAll(async () => {
   await h.db.prisma.backfill.create({
     data: { shop: TEST_SHOP, customerId: "7000000001", days: 60, total: 100, queued: 40, status: "running" },
   });
+  // A failed bulk backfill (Shopify's own error code shown as Shopify spells it) and a paged one retrying.
+  await h.db.prisma.backfill.createMany({
+    data: [
+      {
+        shop: TEST_SHOP,
+        customerId: "7000000001",
+        days: 30,
+        status: "failed",
+        path: "bulk",
+        error: "Shopify's bulk operation failed (access_denied).",
+        errorDetails: { code: "bulk_failed", shopifyCode: "ACCESS_DENIED" },
+      },
+      {
+        shop: TEST_SHOP,
+        customerId: "7000000001",
+        days: 30,
+        status: "running",
+        error: "Retrying: Shopify's Admin API could not be reached",
+        errorDetails: { code: "fetch_unreachable", retrying: true },
+      },
+    ],
+  });
+  for (const [i, [name, state, code, details]] of REASONS.entries()) {
+    const record = await h.db.prisma.syncRecord.create({
+      data: {
+        shop: TEST_SHOP,
+        kind: details.noun === "shipment" || code === "order_not_imported" ? "shipment" : "order",
+        externalId: String(990_000 + i), // ids only: the pages' data has no words
+        orderId: "5550001",
+        customerId: "7000000001",
+        state,
+        attempts: details.attempts ?? 1,
+        ...because(code, details),
+      },
+    });
+    reasonIds.set(name, record.id);
+  }
+  // The attempts log of one of them: a refusal with the service's own words, a replayed answer, a timeout.
+  const attempted = reasonIds.get("rejected")!;
+  await h.db.prisma.syncAttempt.createMany({
+    data: [
+      {
+        shop: TEST_SHOP,
+        recordId: attempted,
+        ok: false,
+        outcome: "invalid_payload",
+        httpStatus: 422,
+        message: "The data was not accepted.",
+        details: { serviceMessage: SERVICE_SAYS },
+      },
+      {
+        shop: TEST_SHOP,
+        recordId: attempted,
+        ok: true,
+        outcome: "success",
+        message: "Already at the service (answered from its idempotency store).",
+        details: { replayed: true },
+      },
+      {
+        shop: TEST_SHOP,
+        recordId: attempted,
+        ok: false,
+        outcome: "timeout",
+        message: "127.0.0.1 did not answer within 10 s.",
+      },
+    ],
+  });
   await h.db.prisma.workerHeartbeat.create({ data: { workerId: "w-i18n", beatAt: new Date() } });
   await h.db.prisma.dataRequest.create({
     data: {
@@ -160,6 +307,9 @@ const PAGES = () => [
   `/app/log/${ids.noCustomer}`,
   `/app/log/${ids.handoff}`,
   "/app/log/11111111-1111-4111-8111-111111111111", // the error state
+  "/app/log?state=failed",
+  "/app/log?state=waiting",
+  ...[...reasonIds.values()].map((id) => `/app/log/${id}`),
   "/app/customers",
   "/app/customers?q=nobody",
   "/app/settings",
@@ -177,6 +327,24 @@ describe.each(["fr", "de"])("the admin with locale=%s", (locale) => {
       }
     }
   }, 240_000);
+
+  it("the settings form's validation errors", async () => {
+    const { context, page } = await openAdmin("/app/settings", locale);
+    try {
+      await page.waitForSelector("[data-testid=settings-form]");
+      // Every kind of problem one field at a time can show: a private address, a query, no scheme, empty.
+      await page.fill("input[name=baseUrl]", "https://10.0.0.1/api");
+      await page.fill("input[name=sandboxBaseUrl]", "https://sandbox.example.com/api?x=1");
+      await page.fill("input[name=authUrl]", "auth.example.com");
+      await page.fill("input[name=clientId]", "");
+      await page.click("[data-testid=settings-form] button[type=submit]");
+      await page.waitForSelector(".Polaris-InlineError");
+      expect(await page.locator(".Polaris-InlineError").count()).toBeGreaterThanOrEqual(4);
+      await expectNoEnglish(page, locale, "settings with validation errors");
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 
   it("the login page and an unknown address", async () => {
     const context = await h.browser.newContext({ userAgent: CHROME_USER_AGENT });
@@ -211,6 +379,16 @@ describe.each(["fr", "de"])("the admin with locale=%s", (locale) => {
     await expectNoEnglish(page, locale, "sync log paused");
     await page.getByRole("button", { name: t("log.resume") }).click();
     await page.getByText(t("log.resumedToast")).waitFor();
+    await context.close();
+  }, 60_000);
+});
+
+describe.each(["fr", "de"])("the service's own words with locale=%s", (locale) => {
+  it("are quoted as the service's, labelled in the admin's language, on the record and in its attempts", async () => {
+    const { context, page } = await openAdmin(`/app/log/${reasonIds.get("rejected")}`, locale);
+    const quoted = page.locator("q[translate=no]", { hasText: SERVICE_SAYS });
+    expect(await quoted.count()).toBe(2); // the reason and the attempt it came from
+    expect(await page.getByText(read(locale)["reason.serviceLabel"] as string).count()).toBe(2);
     await context.close();
   }, 60_000);
 });

@@ -259,8 +259,18 @@ describe("faults", () => {
       const words = { FAILED: "failed (timeout)", CANCELED: "was cancelled", EXPIRED: "expired before it was read" }[
         end
       ];
+      // The same as data, for the admin's language (Shopify's own error code as Shopify spells it).
+      const problem = {
+        FAILED: { code: "bulk_failed", shopifyCode: "TIMEOUT" },
+        CANCELED: { code: "bulk_cancelled" },
+        EXPIRED: { code: "bulk_expired" },
+      }[end];
       for (const b of await db.prisma.backfill.findMany())
-        expect(b).toMatchObject({ status: "running", error: expect.stringContaining(words) });
+        expect(b).toMatchObject({
+          status: "running",
+          error: expect.stringContaining(words),
+          errorDetails: { ...problem, again: true },
+        });
       expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(0);
       await bulk.finish(latestOperation());
       await settle();

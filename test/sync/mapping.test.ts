@@ -77,6 +77,7 @@ describe("order → OrderRequest", () => {
       state: "skipped",
       reasonCode: "no_lines",
       reason: "Nothing left to import: every line of this order was removed.",
+      reasonDetails: { noun: "order" },
     });
     const huge = {
       ...order,
@@ -87,6 +88,7 @@ describe("order → OrderRequest", () => {
       state: "failed",
       reasonCode: "too_many_lines",
       reason: expect.stringContaining("at most 500"),
+      reasonDetails: { noun: "order", count: 501, max: 500 },
     });
     const exactly500 = {
       ...order,
@@ -101,6 +103,8 @@ describe("order → OrderRequest", () => {
       state: "failed",
       reasonCode: "invalid_data",
       reason: "The order cannot be sent as it is: currency: must be exactly 3 characters.",
+      // The facts the admin words in its language: the field's path is data, the same in every language.
+      reasonDetails: { noun: "order", detail: "currency: must be exactly 3 characters", fields: ["currency"] },
     });
   });
 });

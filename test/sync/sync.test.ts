@@ -450,6 +450,13 @@ describe("skip and failure reasons, one each", () => {
     const r = await record("order", order.id);
     expect(r.state).toBe("failed");
     expect(r.reason).toMatch(/not accept.*lines\[0\]\.title: too long/);
+    // Stored as data for the admin's language: the failure's kind and status, and the service's own words apart.
+    expect(r.reasonDetails).toEqual({
+      detail: expect.any(String),
+      failure: { kind: "invalid_payload", status: 422, serviceMessage: "lines[0].title: too long" },
+    });
+    const [attempt] = await db.prisma.syncAttempt.findMany({ where: { recordId: r.id } });
+    expect(attempt.details).toEqual({ serviceMessage: "lines[0].title: too long" });
   });
 
   it("fails after the attempt budget when the service keeps failing", async () => {
@@ -461,6 +468,7 @@ describe("skip and failure reasons, one each", () => {
     const r = await record("order", order.id);
     expect(r).toMatchObject({ state: "failed", attempts: 3 });
     expect(r.reason).toMatch(/^Gave up after 3 attempts\. The service had an internal problem \(HTTP 500\)/);
+    expect(r.reasonDetails).toMatchObject({ attempts: 3, failure: { kind: "server_error", status: 500 } });
     expect(await db.prisma.job.findFirstOrThrow({ where: { kind: "order" } })).toMatchObject({
       status: "failed",
       attempts: 3,

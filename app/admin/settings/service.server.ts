@@ -8,11 +8,12 @@ import {
   saveSettings,
   SETTINGS_FIELDS,
   type FieldErrors,
+  type FieldProblems,
   type SettingsView,
 } from "../../connections/settings.server";
 import { onSettingsSaved } from "../../sync/on-settings-saved.server";
 
-export type { FieldErrors, SecretStatus, SettingsView } from "../../connections/settings.server";
+export type { FieldErrors, FieldProblems, SecretStatus, SettingsView } from "../../connections/settings.server";
 
 export type ServiceSaved =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
@@ -20,6 +21,7 @@ export type ServiceSaved =
       intent: "save";
       ok: false;
       fieldErrors: FieldErrors;
+      fieldProblems: FieldProblems;
       values: Partial<SettingsView>;
       originChange?: { grants: number; message: string };
     };
@@ -42,6 +44,7 @@ export async function saveServiceCard(
         intent: "save",
         ok: false,
         fieldErrors: result.fieldErrors,
+        fieldProblems: result.fieldProblems,
         values: result.values,
         originChange: result.originChange,
       },

@@ -4,7 +4,13 @@ import { Form } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, FormLayout, InlineStack, Select, TextField } from "@shopify/polaris";
 import { SaveBar } from "@shopify/app-bridge-react";
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import type { FieldErrors, SecretStatus, ServiceSaved, SettingsView } from "../../admin/settings/service.server";
+import type {
+  FieldErrors,
+  FieldProblems,
+  SecretStatus,
+  ServiceSaved,
+  SettingsView,
+} from "../../admin/settings/service.server";
 import { appBridge } from "../app-bridge";
 import { useI18n } from "../i18n";
 import type { Translator } from "../../i18n/translate";
@@ -37,7 +43,19 @@ export function ServiceSettingsCard({
   const saved = answer?.ok ? answer.settings : undefined;
   const i18n = useI18n();
   const { t } = i18n;
-  const fieldErrors: FieldErrors = answer && !answer.ok ? answer.fieldErrors : {};
+  const problems: FieldProblems = answer && !answer.ok ? (answer.fieldProblems ?? {}) : {};
+  // Each field's problem in the admin's language, from its code (the host concerned is data).
+  const fieldErrors: FieldErrors = Object.fromEntries(
+    Object.entries(problems).map(([name, p]) => [
+      name,
+      t(`settings.error.${p.code}`, {
+        field: t(`settings.${name as keyof FieldProblems}`),
+        host: p.host ?? "",
+        max: p.max ?? 0,
+        changed: (p.changed ?? []).map((f) => t(`settings.${f}`)).join(" · "),
+      }),
+    ]),
+  );
   // The save would move connected customers' service: shown, and the next save confirms it.
   const originChange = answer && !answer.ok ? answer.originChange : undefined;
 

@@ -8,6 +8,17 @@ export * from "./shipment-request";
 export * from "./resource-response";
 
 /** Plain words for a validation failure, naming each failing field: `lines[0].quantity: must be greater than 0`. */
+/** The paths of the fields a zod error names ("lines[0].sku"), at most 20: data an admin can read in any language. */
+export function issuePaths(error: z.ZodError): string[] {
+  const paths = error.issues.map((issue) =>
+    issue.path.reduce<string>(
+      (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
+      "",
+    ),
+  );
+  return [...new Set(paths)].slice(0, 20);
+}
+
 export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
