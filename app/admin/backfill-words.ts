@@ -1,6 +1,6 @@
 // Why a backfill waits or failed, in the admin's language, from its stored facts (Backfill.errorDetails,
-// app/sync/reasons.ts). A backfill written before the facts were stored shows the English words stored with it.
-// Client-safe.
+// app/sync/reasons.ts). In English, and for a backfill written before the facts were stored, the English words
+// stored with it. Client-safe.
 import type { Translator } from "../i18n/translate";
 import type { BackfillProblem } from "../sync/reasons";
 
@@ -16,11 +16,11 @@ const CODES = new Set<BackfillProblem["code"]>([
 ]);
 
 export function backfillErrorWords(
-  t: Translator["t"],
+  { t, storedWordsFit }: Pick<Translator, "t" | "storedWordsFit">,
   b: { error: string | null; errorDetails?: unknown },
 ): { text: string; shopifyCode?: string } | null {
   const d = b.errorDetails as BackfillProblem | null | undefined;
-  if (!d || typeof d !== "object" || !CODES.has(d.code)) return b.error ? { text: b.error } : null;
+  if (storedWordsFit || !d || typeof d !== "object" || !CODES.has(d.code)) return b.error ? { text: b.error } : null;
   const parts = [t(`home.backfills.error.${d.code}`)];
   if (d.again) parts.push(t("home.backfills.again"));
   if (d.retrying) parts.push(t("home.backfills.retrying"));

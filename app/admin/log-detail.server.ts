@@ -12,6 +12,8 @@ export interface AttemptView {
   ok: boolean;
   httpStatus: number | null;
   errorCode: string | null;
+  /** Our own message of the time (English, with the service's words inline), if any: what English shows. */
+  message: string | null;
   /** The service's own message, quoted as its words, if it gave one. */
   serviceMessage: string | null;
   /** Answered from the service's idempotency store. */
@@ -66,6 +68,7 @@ export interface HandoffDetail {
   customer: string;
   state: string;
   reason: string | null;
+  reasonCode: string | null;
   lineCount: number;
   totalMinor: number;
   currency: string;
@@ -135,6 +138,7 @@ export async function loadLogEntry(
       customer: customerLabel(handoff.customerId, names, ""),
       state: handoff.state,
       reason: handoff.reason,
+      reasonCode: handoff.reasonCode,
       lineCount: handoff.lineCount,
       totalMinor: Number(handoff.totalMinor),
       currency: handoff.currency,
@@ -179,6 +183,7 @@ export async function loadLogEntry(
       ok: a.ok,
       httpStatus: a.httpStatus,
       errorCode: a.errorCode,
+      message: a.message,
       serviceMessage: attemptDetails(a.details).serviceMessage ?? null,
       replayed: attemptDetails(a.details).replayed === true,
       outcome: a.outcome,

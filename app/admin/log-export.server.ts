@@ -37,7 +37,7 @@ export function csvField(value: string | number | boolean | null): string {
   return /[",;\t\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function csvLine(row: LogRow, { t } = ENGLISH): string {
+export function csvLine(row: LogRow, words: Translator = ENGLISH): string {
   return [
     row.id,
     row.kind,
@@ -49,7 +49,7 @@ export function csvLine(row: LogRow, { t } = ENGLISH): string {
     row.createdAt,
     row.state,
     row.resolved,
-    reasonWords(t, row),
+    reasonWords(words, row),
     row.attempts,
   ]
     .map(csvField)

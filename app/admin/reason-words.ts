@@ -55,11 +55,17 @@ function failureParts(t: Translator["t"], failure: FailureFacts | undefined): Re
   return { text: outcomeWords(t, failure?.kind ?? "other"), quote: failure?.serviceMessage || undefined };
 }
 
+/** What wording a reason needs: the words, and whether the stored (English) words are this language's. */
+export type Words = Pick<Translator, "t" | "storedWordsFit">;
+
 /**
- * Why a record waits, was skipped or failed, in the admin's language: from its reason code and stored facts. A
- * record written before the facts were stored (no reasonDetails) shows the English words stored with it.
+ * Why a record waits, was skipped or failed, in the admin's language: from its reason code and stored facts. In
+ * English, and for a record written before the facts were stored (no reasonDetails), the English words stored
+ * with it (they carry the facts inline: a host, a number of seconds, the service's own message).
  */
-export function reasonParts(t: Translator["t"], row: Row): ReasonParts | null {
+export function reasonParts(words: Words, row: Row): ReasonParts | null {
+  const { t } = words;
+  if (row.kind === "handoff") return handoffReason(words, row);
   const noun = row.kind === "shipment" ? "shipment" : "order";
   const d = asDetails(row.reasonDetails);
   switch (row.reasonCode) {
@@ -80,7 +86,7 @@ export function reasonParts(t: Translator["t"], row: Row): ReasonParts | null {
     case "lease_expired":
       return { text: t("reason.lease_expired", { count: row.attempts }) };
   }
-  if (!d) return row.reason === null ? null : { text: row.reason };
+  if (!d || (words.storedWordsFit && row.reason !== null)) return row.reason === null ? null : { text: row.reason };
   switch (row.reasonCode) {
     case "too_many_lines":
       return { text: t(`reason.too_many_lines.${noun}`, { count: d.count ?? 0, max: d.max ?? 0 }) };
@@ -110,7 +116,7 @@ export function reasonParts(t: Translator["t"], row: Row): ReasonParts | null {
     }
     case "order_not_imported": {
       const order = d.order?.code
-        ? reasonParts(t, {
+        ? reasonParts(words, {
             ...row,
             reasonCode: d.order.code,
             reasonDetails: d.order.details ?? null,
@@ -127,9 +133,31 @@ export function reasonParts(t: Translator["t"], row: Row): ReasonParts | null {
   }
 }
 
+/** Why a cart handoff failed (CartHandoff.reasonCode: the app's own refusals, else the service's failure kind). */
+const HANDOFF_PROBLEMS = new Set([
+  "empty_cart",
+  "too_many_lines",
+  "invalid_request",
+  "disabled",
+  "unavailable",
+  "admin_unreachable",
+]);
+
+function handoffReason(words: Words, row: Row): ReasonParts | null {
+  const { t } = words;
+  if (row.reasonCode === "cart_lines") return { text: t("log.cartLines", { count: row.lines ?? 0 }) };
+  if (row.reasonCode === "settings_missing") return { text: t("reason.settings_missing") }; // as an import's
+  if (row.reason === null) return null;
+  if (words.storedWordsFit || !row.reasonCode) return { text: row.reason };
+  if (HANDOFF_PROBLEMS.has(row.reasonCode))
+    return { text: t(`log.handoff.${row.reasonCode}` as "log.handoff.empty_cart") };
+  return { text: outcomeWords(t, row.reasonCode) };
+}
+
 /** The same as one line (the CSV export): the service's words after a label, in quotes. */
-export function reasonWords(t: Translator["t"], row: Row): string | null {
-  const parts = reasonParts(t, row);
+export function reasonWords(words: Words, row: Row): string | null {
+  const { t } = words;
+  const parts = reasonParts(words, row);
   if (!parts) return null;
   if (parts.data) return `${parts.text} ${parts.data}`;
   return parts.quote ? `${parts.text} ${t("reason.serviceSaid", { words: parts.quote })}` : parts.text;

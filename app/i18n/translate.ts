@@ -7,6 +7,12 @@ export type Vars = Readonly<Record<string, string | number | null | undefined>>;
 
 export interface Translator {
   locale: string;
+  /**
+   * The app stores its own words (a record's reason, an attempt's message, a backfill's error, a check's report)
+   * in English, beside the facts they were built from. In English a page shows those stored words as they are (the
+   * same words as the logs); in any other language it words the stored facts.
+   */
+  storedWordsFit: boolean;
   t(key: MessageKey, vars?: Vars): string;
   /** "22/11/2026 05:14 UTC": every time is shown in UTC, so the server's and the browser's renderings match. */
   dateTime(value: string | Date | null): string;
@@ -45,6 +51,7 @@ export function translator(locale: string): Translator {
   };
   return {
     locale: lang,
+    storedWordsFit: lang === DEFAULT_LOCALE,
     t,
     dateTime: (value) => (value ? `${times.format(asDate(value))} UTC` : "—"),
     date: (value) => (value ? dates.format(asDate(value)) : "—"),

@@ -384,8 +384,9 @@ export function ErrorBoundary() {
 
 /** Why a backfill waits or failed, in the admin's language; Shopify's own error code shown as it spells it. */
 function BackfillError({ backfill }: { backfill: { error: string | null; errorDetails?: unknown } }) {
-  const { t } = useI18n();
-  const words = backfillErrorWords(t, backfill);
+  const i18n = useI18n();
+  const { t } = i18n;
+  const words = backfillErrorWords(i18n, backfill);
   if (!words) return null;
   return (
     <Text as="p" tone="subdued">

@@ -78,7 +78,8 @@ export default function Customers() {
   const [query, setQuery] = useState(grants.query);
   const [confirming, setConfirming] = useState<string | null>(null);
   const busyGrant = navigation.state !== "idle" ? navigation.formData?.get("grantId") : undefined;
-  const { t, dateTime, number } = useI18n();
+  const i18n = useI18n();
+  const { t, dateTime, number } = i18n;
   const formatDate = (iso: string | null) => (iso ? dateTime(iso) : t("customers.never"));
 
   // The admin loads the page with a Shopify session token in the URL (id_token): links and forms must not copy it.
@@ -122,6 +123,8 @@ export default function Customers() {
                 <Text as="span" tone="subdued" variant="bodySm">
                   {g.statusReasonCode ? (
                     t(`customers.status.${g.statusReasonCode}`)
+                  ) : i18n.storedWordsFit ? (
+                    g.statusReason
                   ) : (
                     <>
                       {t("customers.status.recorded")} <q translate="no">{g.statusReason}</q>

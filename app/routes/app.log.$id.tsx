@@ -71,7 +71,8 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 
 export default function LogEntry() {
   const { entry } = useLoaderData<typeof loader>();
-  const { t, dateTime, money, number } = useI18n();
+  const i18n = useI18n();
+  const { t, dateTime, money, number } = i18n;
   const title = t(...entryTitle(entry));
   const result = useActionData<typeof action>();
   const submit = useSubmit();
@@ -87,7 +88,11 @@ export default function LogEntry() {
             <Fact label={t("log.entry.state")}>
               <Badge tone={STATE_TONE[entry.state]}>{stateName(t, entry.state)}</Badge>
             </Fact>
-            {entry.reason ? <Fact label={t("log.entry.reason")}>{entry.reason}</Fact> : null}
+            {entry.reason ? (
+              <Fact label={t("log.entry.reason")}>
+                <ReasonText parts={reasonParts(i18n, { ...entry, kind: "handoff" })} />
+              </Fact>
+            ) : null}
             <Fact label={t("log.entry.customer")}>
               {customerWords(t, entry.customer, entry.customerId) || t("log.entry.guest")}
             </Fact>
@@ -131,7 +136,7 @@ export default function LogEntry() {
                 {entry.reason ? (
                   <Fact label={t("log.entry.reason")}>
                     <Text as="span" tone={entry.state === "failed" ? "critical" : undefined}>
-                      <ReasonText parts={reasonParts(t, { ...entry, attempts: entry.attemptCount })} />
+                      <ReasonText parts={reasonParts(i18n, { ...entry, attempts: entry.attemptCount })} />
                     </Text>
                   </Fact>
                 ) : null}
@@ -186,8 +191,10 @@ export default function LogEntry() {
                       a.httpStatus === null ? "—" : String(a.httpStatus),
                       a.errorCode ?? (a.ok ? "—" : ""),
                       <div key={a.at} style={{ whiteSpace: "normal", minWidth: "14rem" }}>
-                        {outcomeWords(t, a.replayed ? "replayed" : a.outcome)}
-                        {a.serviceMessage ? (
+                        {i18n.storedWordsFit && a.message
+                          ? a.message
+                          : outcomeWords(t, a.replayed ? "replayed" : a.outcome)}
+                        {a.serviceMessage && !(i18n.storedWordsFit && a.message) ? (
                           <>
                             {" "}
                             <ServiceWords words={a.serviceMessage} />
@@ -227,7 +234,7 @@ export default function LogEntry() {
                   <Text as="p" tone="subdued">
                     {t(`log.entry.missing.${entry.request.missing}`, {
                       detail:
-                        reasonWords(t, {
+                        reasonWords(i18n, {
                           reasonCode: entry.request.reasonCode,
                           reasonDetails: entry.request.reasonDetails,
                           reason: entry.request.detail ?? null,

@@ -244,10 +244,10 @@ function RowState({ row }: { row: Row }) {
 }
 
 function RowReason({ row }: { row: Row }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
   return (
     <Text as="span" tone={row.state === "failed" && !row.resolved ? "critical" : undefined}>
-      <ReasonText parts={reasonParts(t, row)} />
+      <ReasonText parts={reasonParts(i18n, row)} />
     </Text>
   );
 }

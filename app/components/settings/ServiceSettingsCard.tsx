@@ -44,8 +44,9 @@ export function ServiceSettingsCard({
   const i18n = useI18n();
   const { t } = i18n;
   const problems: FieldProblems = answer && !answer.ok ? (answer.fieldProblems ?? {}) : {};
-  // Each field's problem in the admin's language, from its code (the host concerned is data).
-  const fieldErrors: FieldErrors = Object.fromEntries(
+  // Each field's problem in the admin's language, from its code (the host concerned is data); in English, the
+  // server's own words.
+  const fieldErrors: FieldErrors = i18n.storedWordsFit && answer && !answer.ok ? answer.fieldErrors : Object.fromEntries(
     Object.entries(problems).map(([name, p]) => [
       name,
       t(`settings.error.${p.code}`, {
