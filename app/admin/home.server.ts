@@ -2,6 +2,7 @@
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import type { PrismaClient } from "@prisma/client";
 import { isServiceConfigured } from "../connections/settings.server";
+import type { CheckFinding } from "../service/client.server";
 import { readSections, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
@@ -36,7 +37,8 @@ export interface HomeView {
   settings: {
     complete: boolean;
     environment: "sandbox" | "production";
-    lastCheck: { at: string; ok: boolean; message: string } | null;
+    /** `finding`: the same as data (CheckFinding; none for a check made before it was kept). */
+    lastCheck: { at: string; ok: boolean; message: string; finding: unknown } | null;
   };
   worker: { alive: boolean; lastBeatAt: string | null };
   backlog: number;
@@ -108,7 +110,12 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
   const complete = isServiceConfigured(settings);
   const lastCheck =
     settings?.lastCheckAt && settings.lastCheckOk !== null
-      ? { at: settings.lastCheckAt.toISOString(), ok: settings.lastCheckOk, message: settings.lastCheckMessage ?? "" }
+      ? {
+          at: settings.lastCheckAt.toISOString(),
+          ok: settings.lastCheckOk,
+          message: settings.lastCheckMessage ?? "",
+          finding: settings.lastCheckDetails,
+        }
       : null;
   return {
     settings: { complete, environment: settings?.environment === "production" ? "production" : "sandbox", lastCheck },
@@ -137,9 +144,14 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
 export async function recordConnectionCheck(
   prisma: PrismaClient,
   shop: string,
-  report: { ok: boolean; message: string },
+  report: { ok: boolean; message: string; finding: CheckFinding },
   now = new Date(),
 ) {
-  const data = { lastCheckAt: now, lastCheckOk: report.ok, lastCheckMessage: report.message.slice(0, 500) };
+  const data = {
+    lastCheckAt: now,
+    lastCheckOk: report.ok,
+    lastCheckMessage: report.message.slice(0, 500),
+    lastCheckDetails: report.finding,
+  };
   await writeSection(prisma, shop, "check", data);
 }

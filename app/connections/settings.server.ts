@@ -13,6 +13,7 @@ import {
   serviceUrlProblem,
   urlProblemText,
   type AddressPolicy,
+  type CheckFinding,
   type UrlProblem,
   type ServiceDepsOverrides,
   type ServiceSettings,
@@ -374,12 +375,15 @@ export interface CheckLine {
   name: "signature" | "client";
   ok: boolean;
   message: string;
+  /** The same as data, worded in the admin's language (app/admin/check-words.ts). */
+  finding: CheckFinding;
 }
 
 export interface CheckReport {
   ok: boolean;
   /** One line for a banner: the first problem, or that everything passed. */
   message: string;
+  finding: CheckFinding;
   lines: CheckLine[];
 }
 
@@ -403,36 +407,56 @@ export async function checkServiceConnection(
     // row or column (values are bound to theirs): say so, no detail.
     const message =
       "A stored secret cannot be decrypted (its key is no longer in ENCRYPTION_KEYS, or it was changed in the database): enter the client secret and signing secret again.";
-    return { ok: false, message, lines: [] };
+    return { ok: false, message, finding: { code: "undecryptable" }, lines: [] };
   }
   if (!settings) {
     const message = "Not configured yet: save the service settings (all fields and both secrets) first.";
-    return { ok: false, message, lines: [] };
+    return { ok: false, message, finding: { code: "not_configured" }, lines: [] };
   }
   const signature = await checkConnection(settings, { environment: "sandbox", deps: options.deps });
-  const lines: CheckLine[] = [{ name: "signature", ok: signature.ok, message: signature.message }];
+  const lines: CheckLine[] = [
+    { name: "signature", ok: signature.ok, message: signature.message, finding: signature.finding },
+  ];
 
   const probe = await refreshTokens(settings, "connection-check-not-a-real-token", {
     deps: { timeoutMs: 10_000, ...options.deps },
   });
   const authHost = URL.canParse(settings.authUrl) ? new URL(settings.authUrl).host : "the auth server";
   if (probe.ok || probe.kind === "invalid_grant") {
-    lines.push({ name: "client", ok: true, message: `ok: ${authHost} accepted the client ID and client secret` });
+    lines.push({
+      name: "client",
+      ok: true,
+      message: `ok: ${authHost} accepted the client ID and client secret`,
+      finding: { code: "client_ok", host: authHost },
+    });
   } else if (probe.kind === "invalid_client") {
     lines.push({
       name: "client",
       ok: false,
       message: `client rejected: check the client ID and client secret (${authHost})`,
+      finding: { code: "client_rejected", host: authHost },
     });
   } else if (probe.kind === "network_error" || probe.kind === "timeout") {
-    lines.push({ name: "client", ok: false, message: `could not reach ${authHost}` });
+    lines.push({
+      name: "client",
+      ok: false,
+      message: `could not reach ${authHost}`,
+      finding: { code: "client_unreachable", host: authHost },
+    });
   } else {
-    lines.push({ name: "client", ok: false, message: `${authHost}: ${probe.message}` });
+    // The OAuth module's own words in English; other languages get the kind of failure, a code.
+    lines.push({
+      name: "client",
+      ok: false,
+      message: `${authHost}: ${probe.message}`,
+      finding: { code: "client_failed", host: authHost, what: probe.kind },
+    });
   }
   const failed = lines.find((l) => !l.ok);
   return {
     ok: !failed,
     message: failed ? failed.message : "Connection ok: the service accepted the signature and the client credentials.",
+    finding: failed ? failed.finding : { code: "all_ok" },
     lines,
   };
 }

@@ -26,7 +26,7 @@ export const SECTIONS = {
   /** The Merchant Integration Service connection (app/connections/settings.server.ts); secrets encrypted. */
   service: [...SERVICE_COLUMNS, "clientSecretChangedAt", "signingSecretChangedAt"],
   /** The last "Check connection" (app/admin/home.server.ts). */
-  check: ["lastCheckAt", "lastCheckOk", "lastCheckMessage"],
+  check: ["lastCheckAt", "lastCheckOk", "lastCheckMessage", "lastCheckDetails"],
   /** Sync controls (app/sync). */
   sync: ["syncPaused", "backfillDays"],
   /** Continue cart (app/handoff/settings.server.ts). */

@@ -25,6 +25,7 @@ import { customerAccountsOf } from "../connections/customer-account.server";
 import { adminGraphqlOf } from "../shopify/admin-api.server";
 import { loadBackfills } from "../admin/backfills.server";
 import { backfillErrorWords } from "../admin/backfill-words";
+import { checkWords } from "../admin/check-words";
 import { embedStatus, themeEditorLinks, type EmbedStatus, type ThemeLinks } from "../admin/theme-setup.server";
 import { env } from "../env.server";
 import { DayChart } from "../components/DayChart";
@@ -181,7 +182,8 @@ function Stat({ label, value, children }: { label: string; value: string; childr
 
 export default function Home() {
   const { shop, home, backfills, embed, links, surface, busy } = useLoaderData<typeof loader>();
-  const { t, dateTime, number } = useI18n();
+  const i18n = useI18n();
+  const { t, dateTime, number } = i18n;
   useLiveRevalidation(busy);
   const [range, setRange] = useState<7 | 30>(7);
   const handle = shop.replace(/\.myshopify\.com$/, "");
@@ -248,7 +250,7 @@ export default function Home() {
                 {check
                   ? check.ok
                     ? t("home.check.lastChecked", { at: dateTime(check.at) })
-                    : t("home.check.lastCheckedFailed", { at: dateTime(check.at), message: check.message })
+                    : t("home.check.lastCheckedFailed", { at: dateTime(check.at), message: checkWords(i18n, check) })
                   : t("home.check.never")}
               </Text>
             </Stat>

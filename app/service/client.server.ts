@@ -17,6 +17,7 @@ export { signatureHeader, signedHeaders, signedString, sha256Hex, type Signature
 export {
   checkConnection,
   createCartHandoff,
+  type CheckFinding,
   type ConnectionCheck,
   type HandoffOptions,
   type HandoffOutcome,

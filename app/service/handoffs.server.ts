@@ -73,8 +73,36 @@ export interface ConnectionCheck {
   ok: boolean;
   /** One line for the settings page. */
   message: string;
+  /** The same as data, for an admin in another language (its words: app/admin/check-words.ts). */
+  finding: CheckFinding;
   outcome?: HandoffOutcome;
 }
+
+/**
+ * What a step of "Check connection" found, as a code and non-secret facts: the host asked, an HTTP status, and
+ * `what` (a status and a code-like error from the answer, never its words: the address may not be the service).
+ */
+export type CheckFinding = {
+  code:
+    | "incomplete"
+    | "signature_ok"
+    | "signature_rejected"
+    | "unreachable"
+    | "timeout"
+    | "rate_limited"
+    | "server_error"
+    | "unexpected"
+    | "client_ok"
+    | "client_rejected"
+    | "client_unreachable"
+    | "client_failed"
+    | "undecryptable"
+    | "not_configured"
+    | "all_ok";
+  host?: string;
+  status?: number;
+  what?: string;
+};
 
 /**
  * Cheap check for the settings page: signs a one-line sandbox handoff that expires in 60 s, sends it once, and
@@ -91,7 +119,8 @@ export async function checkConnection(
   });
   const { settings } = ctx;
   const valid = ServiceSettingsSchema.safeParse(settings, { reportInput: true });
-  if (!valid.success) return { ok: false, message: `settings incomplete: ${describeIssues(valid.error)}` };
+  if (!valid.success)
+    return { ok: false, message: `settings incomplete: ${describeIssues(valid.error)}`, finding: { code: "incomplete" } };
 
   const environment = options.environment ?? "sandbox";
   const host = hostOf(serviceBaseUrl(settings, environment));
@@ -106,16 +135,33 @@ export async function checkConnection(
     },
     { idempotencyKey: check, environment, signal: options.signal },
   );
-  if (outcome.ok) return { ok: true, message: `ok: ${host} accepted the signed request`, outcome };
-  const message: Partial<Record<typeof outcome.kind, string>> = {
-    invalid_signature: "signature rejected: check the client ID and signing secret",
-    network_error: `could not reach ${host}${outcome.detail ? ` (${outcome.detail})` : ""}`,
-    timeout: `could not reach ${host} (no answer in time)`,
-    rate_limited: `${host} is rate limiting: the signature could not be checked, try again shortly`,
-    server_error: `${host} had an internal problem (HTTP ${outcome.status}); try again later`,
+  if (outcome.ok)
+    return { ok: true, message: `ok: ${host} accepted the signed request`, finding: { code: "signature_ok", host }, outcome };
+  const message: Partial<Record<typeof outcome.kind, [string, CheckFinding]>> = {
+    invalid_signature: [
+      "signature rejected: check the client ID and signing secret",
+      { code: "signature_rejected" },
+    ],
+    network_error: [
+      `could not reach ${host}${outcome.detail ? ` (${outcome.detail})` : ""}`,
+      { code: "unreachable", host },
+    ],
+    timeout: [`could not reach ${host} (no answer in time)`, { code: "timeout", host }],
+    rate_limited: [
+      `${host} is rate limiting: the signature could not be checked, try again shortly`,
+      { code: "rate_limited", host },
+    ],
+    server_error: [
+      `${host} had an internal problem (HTTP ${outcome.status}); try again later`,
+      { code: "server_error", host, status: outcome.status },
+    ],
   };
   // Never the answer's own words: the address may not be the service at all (only its status and a code-like error).
   const code = outcome.errorCode && /^[a-z0-9_.-]{1,40}$/i.test(outcome.errorCode) ? `, ${outcome.errorCode}` : "";
-  const fallback = `unexpected answer from ${host} (${outcome.status ? `HTTP ${outcome.status}` : outcome.kind}${code})`;
-  return { ok: false, message: message[outcome.kind] ?? fallback, outcome };
+  const what = `${outcome.status ? `HTTP ${outcome.status}` : outcome.kind}${code}`;
+  const [words, finding] = message[outcome.kind] ?? [
+    `unexpected answer from ${host} (${what})`,
+    { code: "unexpected", host, what } satisfies CheckFinding,
+  ];
+  return { ok: false, message: words, finding, outcome };
 }

@@ -122,16 +122,21 @@ describe("home", () => {
     await recordConnectionCheck(
       db.prisma,
       SHOP,
-      { ok: false, message: "client rejected" },
+      { ok: false, message: "client rejected", finding: { code: "client_rejected", host: "a" } },
       new Date("2026-11-23T09:00:00Z"),
     );
     expect((await loadHome(db.prisma, SHOP)).settings).toEqual({
       complete: true,
       environment: "production",
-      lastCheck: { at: "2026-11-23T09:00:00.000Z", ok: false, message: "client rejected" },
+      lastCheck: {
+        at: "2026-11-23T09:00:00.000Z",
+        ok: false,
+        message: "client rejected",
+        finding: { code: "client_rejected", host: "a" },
+      },
     });
     expect(await steps()).toMatchObject({ settings: true, check: false });
-    await recordConnectionCheck(db.prisma, SHOP, { ok: true, message: "Connection ok" });
+    await recordConnectionCheck(db.prisma, SHOP, { ok: true, message: "Connection ok", finding: { code: "all_ok" } });
     await db.prisma.customerGrant.create({
       data: { shop: SHOP, customerId: "1", workspaceId: "w", scopes: "", accessTokenEnc: "x" },
     });

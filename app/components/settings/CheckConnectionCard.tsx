@@ -4,6 +4,7 @@ import { Form } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, List, Text } from "@shopify/polaris";
 import type { CheckReport } from "../../admin/settings/check.server";
 import { useI18n } from "../i18n";
+import { checkWords } from "../../admin/check-words";
 
 export function CheckConnectionCard({ configured, busy }: { configured: boolean; busy: boolean }) {
   const { t } = useI18n();
@@ -33,13 +34,14 @@ export function CheckConnectionCard({ configured, busy }: { configured: boolean;
 }
 
 export function CheckResultBanner({ check }: { check: CheckReport }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   return (
     <Banner tone={check.ok ? "success" : "critical"} title={t(check.ok ? "home.check.ok" : "settings.check.failed")}>
       <List>
-        {check.lines.length === 0 && <List.Item>{check.message}</List.Item>}
+        {check.lines.length === 0 && <List.Item>{checkWords(i18n, check)}</List.Item>}
         {check.lines.map((line) => (
-          <List.Item key={line.name}>{line.message}</List.Item>
+          <List.Item key={line.name}>{checkWords(i18n, line)}</List.Item>
         ))}
       </List>
     </Banner>
