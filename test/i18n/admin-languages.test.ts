@@ -18,9 +18,11 @@ import { themeHandlers } from "../../dev/admin-api/themes";
 import { CHROME_USER_AGENT, newContext } from "../helpers/browser";
 import { withHarness } from "../helpers/harness";
 import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
-import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
+import { connectCustomer, settingsFor, shopifyOrder, syncDeps } from "../sync/support";
 import { because, type ReasonDetails, type SyncReasonCode } from "~/sync/reasons";
 import { INVALID_GRANT_REASON } from "~/service/imports.server";
+import { recordConnectionCheck } from "~/admin/home.server";
+import { saveSettings } from "~/connections/settings.server";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const read = (locale: string): Catalog => JSON.parse(readFileSync(`app/locales/admin/${locale}.json`, "utf8"));
@@ -100,7 +102,7 @@ async function openAdmin(path: string, locale: string): Promise<{ context: Brows
 }
 
 const stores = new Map<string, GrantStore>();
-const ids = { imported: "", notConnected: "", noCustomer: "", handoff: "" };
+const ids = { imported: "", notConnected: "", noCustomer: "", handoff: "", handoffFailed: "", handoffUnavailable: "" };
 
 /** The service's own message, in English as the service words it: shown quoted (translate="no"), never as ours. */
 const SERVICE_SAYS = "The field customer.email is not a valid address";
@@ -187,6 +189,12 @@ beforeAll(async () => {
     where: { shop_customerId: { shop: TEST_SHOP, customerId: "7000000002" } },
     data: { status: "needs_reconnect", statusReason: INVALID_GRANT_REASON },
   });
+  // One whose reason is the service's own words (a revocation it reported): quoted after a label.
+  await connectCustomer(h.db.prisma, h.emulator, stores, "7000000003");
+  await h.db.prisma.customerGrant.update({
+    where: { shop_customerId: { shop: TEST_SHOP, customerId: "7000000003" } },
+    data: { status: "needs_reconnect", statusReason: "Access revoked by the workspace owner" },
+  });
   const imported = shopifyOrder();
   const unconnected = shopifyOrder({ customer: { id: 7_000_000_099, email: "grace@example.com" } });
   const guest = shopifyOrder({ customer: null });
@@ -215,6 +223,34 @@ beforeAll(async () => {
       },
     })
   ).id;
+  // Failed cart handoffs, with the words the click stored: the service's failure, and items no longer for sale.
+  const failedHandoff = (externalCartId: string, reasonCode: string, reason: string) =>
+    h.db.prisma.cartHandoff.create({
+      data: {
+        shop: TEST_SHOP,
+        customerId: "7000000001",
+        cartTokenHash: `h-${externalCartId}`,
+        contentHash: "c",
+        externalCartId,
+        idempotencyKey: `k-${externalCartId}`,
+        lineCount: 2,
+        lines: [],
+        state: "failed",
+        reasonCode,
+        reason,
+        attempts: 1,
+        totalMinor: 1200n,
+        currency: "EUR",
+      },
+    });
+  ids.handoffFailed = (
+    await failedHandoff(
+      "cart-500",
+      "server_error",
+      "The service had an internal problem (HTTP 500). Trying again later usually helps.",
+    )
+  ).id;
+  ids.handoffUnavailable = (await failedHandoff("cart-gone", "unavailable", "No longer available: Blue mug.")).id;
   await h.db.prisma.backfill.create({
     data: { shop: TEST_SHOP, customerId: "7000000001", days: 60, total: 100, queued: 40, status: "running" },
   });
@@ -285,6 +321,8 @@ beforeAll(async () => {
       },
     ],
   });
+  // The service's settings saved, so that Settings can check the connection.
+  expect((await saveSettings(h.db.prisma, TEST_SHOP, settingsFor(h.emulator))).ok).toBe(true);
   await h.db.prisma.workerHeartbeat.create({ data: { workerId: "w-i18n", beatAt: new Date() } });
   await h.db.prisma.dataRequest.create({
     data: {
@@ -306,6 +344,9 @@ const PAGES = () => [
   `/app/log/${ids.notConnected}`,
   `/app/log/${ids.noCustomer}`,
   `/app/log/${ids.handoff}`,
+  `/app/log/${ids.handoffFailed}`,
+  `/app/log/${ids.handoffUnavailable}`,
+  "/app/log?kind=handoff",
   "/app/log/11111111-1111-4111-8111-111111111111", // the error state
   "/app/log?state=failed",
   "/app/log?state=waiting",
@@ -341,6 +382,34 @@ describe.each(["fr", "de"])("the admin with locale=%s", (locale) => {
       await page.waitForSelector(".Polaris-InlineError");
       expect(await page.locator(".Polaris-InlineError").count()).toBeGreaterThanOrEqual(4);
       await expectNoEnglish(page, locale, "settings with validation errors");
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it("Home after a failed connection check, and the settings page's check report", async () => {
+    const host = new URL(h.emulator.url).host;
+    await recordConnectionCheck(h.db.prisma, TEST_SHOP, {
+      ok: false,
+      message: `${host} had an internal problem (HTTP 502); try again later`,
+      finding: { code: "server_error", host, status: 502 },
+    });
+    const home = await openAdmin("/app", locale);
+    try {
+      const words = (read(locale)["settings.check.finding.server_error"] as string)
+        .replace("{host}", host)
+        .replace("{status}", "502");
+      expect(await home.page.getByText(words).count()).toBe(1);
+      await expectNoEnglish(home.page, locale, "home after a failed check");
+    } finally {
+      await home.context.close();
+    }
+    const { context, page } = await openAdmin("/app/settings", locale);
+    try {
+      await page.getByRole("button", { name: read(locale)["home.setup.check.action"] as string }).click();
+      await page.locator(".Polaris-Banner li").first().waitFor();
+      expect(await page.locator(".Polaris-Banner li").count()).toBe(2); // the signature, the client
+      await expectNoEnglish(page, locale, "settings with a check report");
     } finally {
       await context.close();
     }
@@ -390,6 +459,20 @@ describe.each(["fr", "de"])("the service's own words with locale=%s", (locale) =
     expect(await quoted.count()).toBe(2); // the reason and the attempt it came from
     expect(await page.getByText(read(locale)["reason.serviceLabel"] as string).count()).toBe(2);
     await context.close();
+  }, 60_000);
+});
+
+describe("the admin in English", () => {
+  it("shows the words stored with a reason and with each attempt, as the logs have them", async () => {
+    const id = reasonIds.get("rejected")!;
+    const record = await h.db.prisma.syncRecord.findUniqueOrThrow({ where: { id } });
+    const { context, page } = await openAdmin(`/app/log/${id}`, "en");
+    try {
+      await page.getByText(record.reason!, { exact: true }).waitFor();
+      expect(await page.getByText("127.0.0.1 did not answer within 10 s.").count()).toBe(1);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 });
 
