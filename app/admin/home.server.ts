@@ -2,7 +2,7 @@
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import type { PrismaClient } from "@prisma/client";
 import { isServiceConfigured } from "../connections/settings.server";
-import type { CheckFinding } from "../service/client.server";
+import type { CheckFinding } from "../connections/settings.server";
 import { readSections, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";

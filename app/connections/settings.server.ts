@@ -371,6 +371,8 @@ function serviceSettingsFromRow(
   };
 }
 
+export type { CheckFinding };
+
 export interface CheckLine {
   name: "signature" | "client";
   ok: boolean;

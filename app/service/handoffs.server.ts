@@ -120,7 +120,11 @@ export async function checkConnection(
   const { settings } = ctx;
   const valid = ServiceSettingsSchema.safeParse(settings, { reportInput: true });
   if (!valid.success)
-    return { ok: false, message: `settings incomplete: ${describeIssues(valid.error)}`, finding: { code: "incomplete" } };
+    return {
+      ok: false,
+      message: `settings incomplete: ${describeIssues(valid.error)}`,
+      finding: { code: "incomplete" },
+    };
 
   const environment = options.environment ?? "sandbox";
   const host = hostOf(serviceBaseUrl(settings, environment));
@@ -136,12 +140,14 @@ export async function checkConnection(
     { idempotencyKey: check, environment, signal: options.signal },
   );
   if (outcome.ok)
-    return { ok: true, message: `ok: ${host} accepted the signed request`, finding: { code: "signature_ok", host }, outcome };
+    return {
+      ok: true,
+      message: `ok: ${host} accepted the signed request`,
+      finding: { code: "signature_ok", host },
+      outcome,
+    };
   const message: Partial<Record<typeof outcome.kind, [string, CheckFinding]>> = {
-    invalid_signature: [
-      "signature rejected: check the client ID and signing secret",
-      { code: "signature_rejected" },
-    ],
+    invalid_signature: ["signature rejected: check the client ID and signing secret", { code: "signature_rejected" }],
     network_error: [
       `could not reach ${host}${outcome.detail ? ` (${outcome.detail})` : ""}`,
       { code: "unreachable", host },

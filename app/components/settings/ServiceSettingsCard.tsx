@@ -46,17 +46,20 @@ export function ServiceSettingsCard({
   const problems: FieldProblems = answer && !answer.ok ? (answer.fieldProblems ?? {}) : {};
   // Each field's problem in the admin's language, from its code (the host concerned is data); in English, the
   // server's own words.
-  const fieldErrors: FieldErrors = i18n.storedWordsFit && answer && !answer.ok ? answer.fieldErrors : Object.fromEntries(
-    Object.entries(problems).map(([name, p]) => [
-      name,
-      t(`settings.error.${p.code}`, {
-        field: t(`settings.${name as keyof FieldProblems}`),
-        host: p.host ?? "",
-        max: p.max ?? 0,
-        changed: (p.changed ?? []).map((f) => t(`settings.${f}`)).join(" · "),
-      }),
-    ]),
-  );
+  const fieldErrors: FieldErrors =
+    i18n.storedWordsFit && answer && !answer.ok
+      ? answer.fieldErrors
+      : Object.fromEntries(
+          Object.entries(problems).map(([name, p]) => [
+            name,
+            t(`settings.error.${p.code}`, {
+              field: t(`settings.${name as keyof FieldProblems}`),
+              host: p.host ?? "",
+              max: p.max ?? 0,
+              changed: (p.changed ?? []).map((f) => t(`settings.${f}`)).join(" · "),
+            }),
+          ]),
+        );
   // The save would move connected customers' service: shown, and the next save confirms it.
   const originChange = answer && !answer.ok ? answer.originChange : undefined;
 
