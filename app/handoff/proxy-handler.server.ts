@@ -10,7 +10,7 @@ import { env } from "../env.server";
 import type { Budgets } from "../lib/shared-budget.server";
 import { readBody } from "../lib/body-limit.server";
 import { isLoopbackHost } from "../loopback";
-import { clientKey } from "../lib/client-address";
+import { clientAddress } from "../lib/client-address";
 import { policyFromEnv, type AddressPolicy, type ServiceDepsOverrides } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
@@ -42,16 +42,6 @@ export interface ProxyHandlerDeps {
   shopPerMinute?: number;
 }
 
-/**
- * The shopper's address: the one Shopify's app proxy saw. The request passed Shopify's signature check, so it came
- * through Shopify's proxy, which appended the shopper's address; behind it our own `trustedHops` proxies appended
- * theirs. So the entry one hop beyond ours, counted from the right; never the leftmost, which the shopper writes.
- * As a budget key (an IPv6 shopper by its /64).
- */
-export function shopperAddress(request: Request, peer: string | undefined, trustedHops: number): string {
-  return clientKey(request.headers.get("x-forwarded-for"), peer, trustedHops + 1);
-}
-
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function handleContinueCart(request: Request, deps: ProxyHandlerDeps): Promise<Response> {
@@ -70,7 +60,7 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
       loadSettings: () => loadHandoffSettings(deps.prisma, shop),
       service: deps.service,
     },
-    { shop, customerId, ip: shopperAddress(request, deps.peer, deps.trustedHops ?? env().TRUSTED_PROXY_HOPS), raw },
+    { shop, customerId, ip: clientAddress(request, deps.peer, { appProxy: true, trustedHops: deps.trustedHops }), raw },
   );
   // Only a claim URL on the configured service's origin (https, or http on loopback) is followed: the browser is
   // never sent to a javascript: or data: address, nor to another site (allowedClaimUrl).

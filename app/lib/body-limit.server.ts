@@ -99,3 +99,29 @@ export function withBody(request: Request, bytes: Uint8Array<ArrayBuffer>): Requ
   headers.set("content-length", String(bytes.byteLength));
   return new Request(request.url, { method: request.method, headers, body: bytes, signal: request.signal });
 }
+
+export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { ok: false; response: Response };
+
+/**
+ * The one way a route reads a JSON body: at most `limit` bytes (readBody), parsed, and a JSON object (not an
+ * array, not a scalar), else a 400 `{error: "bad_request"}` (413 or 400 from readBody for the bytes themselves).
+ */
+export async function readJsonObject(request: Request, kind: BodyKind | number): Promise<JsonObjectResult> {
+  const body = await readBody(request, kind);
+  if (!body.ok) return body;
+  const notAnObject = {
+    ok: false as const,
+    response: new Response(JSON.stringify({ error: "bad_request", message: "Send a JSON object." }), {
+      status: 400,
+      headers: { "Content-Type": "application/json; charset=utf-8" },
+    }),
+  };
+  try {
+    const value: unknown = JSON.parse(new TextDecoder().decode(body.bytes));
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? { ok: true, value: value as Record<string, unknown> }
+      : notAnObject;
+  } catch {
+    return notAnObject;
+  }
+}

@@ -7,7 +7,7 @@
 import type { Job, Prisma, PrismaClient } from "@prisma/client";
 import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
-import type { BudgetedDeps } from "./admin-budget.server";
+import type { BudgetedDeps } from "../shopify/admin-cost-budget.server";
 import { BACKFILL_SIZES, fetchOrdersPage, type FetchedPage, type PageRequest } from "./backfill-queries.server";
 import { queueOrders } from "./backfill-orders.server";
 import { BULK_MIN_BACKFILLS, ensureWaitingRun, LARGE_BACKFILL_ORDERS } from "./bulk-backfill.server";

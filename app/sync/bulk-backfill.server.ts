@@ -9,7 +9,7 @@
 // up to BULK_MAX_RUNS times; its backfills show why.
 import type { BulkRun, Job, Prisma, PrismaClient } from "@prisma/client";
 import { errorMessage } from "../lib/errors";
-import { budgetedQuery, type BudgetedDeps } from "./admin-budget.server";
+import { budgetedQuery, type BudgetedDeps } from "../shopify/admin-cost-budget.server";
 import { queueOrders, type OrderToQueue } from "./backfill-orders.server";
 import type { GqlOrder } from "./backfill-queries.server";
 import { BulkFileProblem, joinBulkFile, jsonlLines, scanBulkFile, type KeepOrder } from "./bulk-file.server";

@@ -18,7 +18,7 @@ import { emulatorState, startTestEmulator } from "../helpers/emulator";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
 import { DEMO_PRODUCTS, orderHistory, WHOLESALE_CUSTOMER_ID, type PastOrder } from "../../dev/demo-store";
-import { AdminCostBudget } from "~/sync/admin-budget.server";
+import { AdminCostBudget } from "~/shopify/admin-cost-budget.server";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();
