@@ -7,7 +7,7 @@ import { h as element, render, type ComponentType } from "preact";
 import { fetch as nodeFetch } from "undici";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { GrantStore } from "~/service/client.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";

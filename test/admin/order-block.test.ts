@@ -3,7 +3,7 @@
 // and the actions are safe from cross-site requests (token only, cookies never count, JSON only).
 import { beforeEach, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_SHOP } from "../helpers/shopify";

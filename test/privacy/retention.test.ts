@@ -6,7 +6,7 @@ import type { GrantStore } from "~/service/client.server";
 import { recordDataRequest, markDataRequestHandled } from "~/privacy/export.server";
 import { runHousekeeping } from "~/privacy/housekeeping.server";
 import { DEFAULT_RETENTION_DAYS, pruneExpired, RETENTION_NOTICE, saveRetentionDays } from "~/privacy/retention.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { Clock, connectCustomer, SHOP, shopifyOrder, syncDeps } from "../sync/support";

@@ -8,7 +8,7 @@ import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { setDatabase } from "~/db.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, startWorker, type SyncDeps } from "~/sync/worker.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -11,7 +11,7 @@ import type { GrantStore } from "~/service/client.server";
 import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { setDatabase } from "~/db.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { retryRecord } from "~/admin/log-actions.server";
 import { redactCustomer } from "~/privacy/compliance.server";
 import { drainJobs, type SyncDeps } from "~/sync/worker.server";

@@ -4,7 +4,7 @@ import { SyncReasonCode } from "@prisma/client";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { contentHash, idempotencyKey } from "~/sync/mapping.server";
 import { mapOrder } from "~/sync/mapping.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
