@@ -1,5 +1,5 @@
 // Step 2 of connecting a workspace, whether it started on the storefront's connect page or in the customer
-// account (app/connections/customer-account.server.ts): the completion step on the store (through the app proxy,
+// account (app/connections/account-connect.server.ts): the completion step on the store (through the app proxy,
 // so Shopify vouches for logged_in_customer_id). Stores the pending grant only when that customer started the flow; anyone else:
 // nothing stored, the tokens revoked at the service and erased.
 import type { PrismaClient } from "@prisma/client";

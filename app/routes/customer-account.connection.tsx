@@ -4,13 +4,14 @@ import prisma from "../db.server";
 import { env } from "../env.server";
 import { customerAccountShopper } from "../callers/customer-account.server";
 import { logEvent } from "../connections/log.server";
-import { accountProfile, disconnectAccount, startAccountConnect } from "../connections/customer-account.server";
+import { disconnectAccount, startAccountConnect } from "../connections/account-connect.server";
+import { accountProfile } from "../connections/account-profile.server";
 
 // /customer-account/connection: the customer account extension's profile block and Connect workspace page. GET: the
 // customer's connection and how their latest Connect attempt ended. POST {intent}: "connect" (a one-time
 // authorization URL; the attempt completes on the store and comes back to the account's profile page), "disconnect".
 // Shop and customer come from the session token only (app/callers/customer-account.server.ts); the domain is
-// app/connections/customer-account.server.ts.
+// app/connections/account-profile.server.ts and account-connect.server.ts.
 
 export const loader = async (args: LoaderFunctionArgs) => {
   const { shop, customerId, cors } = await customerAccountShopper(args);

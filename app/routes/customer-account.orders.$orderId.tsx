@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import prisma from "../db.server";
 import { customerAccountShopper } from "../callers/customer-account.server";
-import { accountOrderStatus } from "../connections/customer-account.server";
+import { accountOrderStatus } from "../connections/account-order-status.server";
 
 // /customer-account/orders/<order id>: the order status block. Whether the order and its shipments reached the
 // customer's workspace, answered only for the token's own customer: another customer's order, another shop's and
