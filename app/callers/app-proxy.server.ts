@@ -4,7 +4,7 @@
 // (app/lib/client-address.ts): over them, the 429 as a page in the store's theme. Continue cart verifies the same
 // way inside its handler, with budgets of its own (app/handoff/flow.server.ts), and is wired here too.
 import prisma from "../db.server";
-import { logEvent } from "../connections/log.server";
+import { logEvent } from "../connections/connections-log.server";
 import { recordCustomerProfile } from "../connections/customer-profile.server";
 import type { ConnectStepOptions } from "../connections/oauth-common.server";
 import { handleContinueCart } from "../handoff/proxy-handler.server";

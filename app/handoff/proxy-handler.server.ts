@@ -33,7 +33,7 @@ export interface ProxyHandlerDeps {
   service?: ServiceDepsOverrides;
   /** The service's rate budget, shared with the imports (app/sync/scheduler.server.ts, handoffGate). */
   gate?: ServiceGate;
-  /** The socket's peer address (server/app.ts puts it in the load context). */
+  /** The socket's peer address (server/request-handler.ts puts it in the load context). */
   peer?: string;
   /** Our own proxies in front of the app; default TRUSTED_PROXY_HOPS. */
   trustedHops?: number;

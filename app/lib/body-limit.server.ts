@@ -26,7 +26,7 @@ export const overLimit = (size: string | number | null | undefined, limit: numbe
 export type BodyResult = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; response: Response };
 
 // No Connection: close here: closing a socket with the rest of the upload unread resets the connection, and the
-// client may never see this answer. The server discards what still comes, unbuffered (server/app.ts).
+// client may never see this answer. The server discards what still comes, unbuffered (server/request-handler.ts).
 const tooLarge = (limit: number) =>
   new Response(`Request body too large (limit ${limit} bytes)`, {
     status: 413,
@@ -69,7 +69,7 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
       total += value.byteLength;
       if (overLimit(total, limit)) {
         // Stop reading, but leave the stream alone: cancelling it would destroy the socket before the 413 is
-        // written. The server discards the rest, unbuffered, and then closes (server/app.ts).
+        // written. The server discards the rest, unbuffered, and then closes (server/request-handler.ts).
         reader.releaseLock();
         return { ok: false, response: tooLarge(limit) };
       }

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import prisma from "../db.server";
-import { logEvent } from "../connections/log.server";
+import { logEvent } from "../connections/connections-log.server";
 import { handleOAuthCallback } from "../connections/oauth-callback.server";
 import { neverFramedHeaders } from "../shopify/frame-ancestors";
 import { pageTitle } from "../lib/page-title";

@@ -3,7 +3,7 @@ import { json } from "@remix-run/node";
 import prisma from "../db.server";
 import { env } from "../env.server";
 import { customerAccountShopper } from "../callers/customer-account.server";
-import { logEvent } from "../connections/log.server";
+import { logEvent } from "../connections/connections-log.server";
 import { disconnectAccount, startAccountConnect } from "../connections/account-connect.server";
 import { accountProfile } from "../connections/account-profile.server";
 

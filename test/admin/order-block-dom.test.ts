@@ -8,7 +8,7 @@ import { fetch as nodeFetch } from "undici";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { GrantStore } from "~/service/client.server";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_API_SECRET, TEST_SHOP } from "../helpers/shopify";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";

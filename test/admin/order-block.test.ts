@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";

@@ -14,7 +14,7 @@ import { parseKeyring } from "~/crypto/secret-box.server";
 import { housekeepingTask, runHousekeeping } from "~/privacy/housekeeping.server";
 import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/connections/revocations.server";
 import { refreshTokens, serviceOrigins } from "~/service/client.server";
-import { startWorker } from "~/sync/worker.server";
+import { startWorker } from "~/sync/job-runner.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 

@@ -14,7 +14,7 @@ import { drainRevocations } from "~/connections/revocations.server";
 import { refreshTokens, serviceOrigins, type GrantStore } from "~/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
-import { drainJobs } from "~/sync/worker.server";
+import { drainJobs } from "~/sync/job-runner.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
 import { resetSyncState, SHOP, syncDeps } from "../sync/support";

@@ -7,7 +7,7 @@ import { recordDataRequest, markDataRequestHandled } from "~/privacy/export.serv
 import { runHousekeeping } from "~/privacy/housekeeping.server";
 import { DEFAULT_RETENTION_DAYS, pruneExpired, RETENTION_NOTICE, saveRetentionDays } from "~/privacy/retention.server";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { Clock, connectCustomer, SHOP, shopifyOrder, syncDeps } from "../sync/support";
 import { startTestEmulator } from "../helpers/emulator";

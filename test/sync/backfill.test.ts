@@ -10,7 +10,7 @@ import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { setDatabase } from "~/db.server";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
-import { drainJobs, startWorker, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, startWorker, type SyncDeps } from "~/sync/job-runner.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { adminGraphqlViaShopify, seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";

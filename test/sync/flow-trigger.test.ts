@@ -14,7 +14,7 @@ import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { retryRecord } from "~/admin/log-actions.server";
 import { redactCustomer } from "~/privacy/compliance.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { flowPayload } from "~/sync/flow-trigger.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { adminGraphqlViaShopify, seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";

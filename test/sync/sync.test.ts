@@ -13,7 +13,7 @@ import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
 import { reasonText, SYNC_REASON_CODES } from "~/sync/reasons";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes.server";
-import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/job-runner.server";
 import {
   Clock,
   connectCustomer,
