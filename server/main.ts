@@ -116,7 +116,13 @@ async function main() {
   const budget = new BodyBudget(limits.bodyBytesInFlight);
   const gate = new ConnectionGate(limits, trustedProxyHops() === 0);
   web.operations.watch("intake", () => intakeProblem(budget, gate, limits.saturatedNotReadyMs));
-  const handler = createAppRequestHandler({ build, clientDir: path.join(root, "build/client"), logger, limits, budget });
+  const handler = createAppRequestHandler({
+    build,
+    clientDir: path.join(root, "build/client"),
+    logger,
+    limits,
+    budget,
+  });
   const port = Number(process.env.PORT ?? 3000);
   // While draining, every answer closes its connection: a client that keeps its connections alive (a load balancer,
   // Shopify) would otherwise hold the drain open for as long as it sends (server.close() waits for each connection).
