@@ -20,7 +20,7 @@ import type { AdminGraphql } from "../shopify/admin-api.server";
 import { marketPrices, withMarketPrices, type StorefrontGraphql } from "./market-prices.server";
 import type { ShopperCode } from "./messages";
 import { priorHandoffs, recordOutcome, recordRefusal, sha256, type RecordFacts } from "./records.server";
-import { parseCartInput, type CartInput, type InputProblem } from "./cart-input";
+import { parseCartInput } from "./cart-input";
 import { resolveCart, type ResolvedLine } from "./resolver.server";
 
 // The budgets in front of a click: per cart, per shopper address and per shop, so hammering the button (from one
