@@ -27,6 +27,7 @@ export const LAYERS = {
   handoff: ["connections", "db", "env.server", "lib", "loopback", "service", "shopify"],
   admin: ["connections", "db", "handoff", "i18n", "lib", "privacy", "shopify", "sync"],
   components: ["admin", "i18n"],
+  callers: ["admin", "connections", "db.server", "env.server", "handoff", "lib", "shopify", "shopify.server", "sync"],
   runtime: [
     "connections",
     "db",
@@ -41,11 +42,11 @@ export const LAYERS = {
   ],
   routes: [
     "admin",
+    "callers",
     "components",
     "connections",
     "db.server",
     "env.server",
-    "handoff",
     "i18n",
     "lib",
     "privacy",

@@ -8,7 +8,7 @@ import { addDocumentResponseHeaders } from "./shopify.server";
 import { startDevWebProcess } from "./runtime/web.server";
 
 // The web process's start, called by name by server/main.ts (through the build's entry module) and the tests; its
-// health and metrics, which server/app.ts answers ahead of Express and Remix.
+// health and metrics, which server/request-handler.ts answers ahead of Express and Remix.
 export { startWebProcess, webOperations } from "./runtime/web.server";
 
 export const streamTimeout = 5000;

@@ -91,7 +91,7 @@ const bodyLimitFor = (path: string) => (path.startsWith("/webhooks/") ? BODY_LIM
 
 // 413. A declared length over the limit closes the connection at once (docs/security.md); a refused stream is not
 // closed while it still comes (that resets the connection, and the client may lose the answer): what still comes
-// is discarded for a moment, unbuffered, then the connection goes (./app.ts).
+// is discarded for a moment, unbuffered, then the connection goes (./request-handler.ts).
 const refuseTooLarge = (res: ServerResponse, limit: number, close: boolean) =>
   res
     .writeHead(413, { "Content-Type": "text/plain; charset=utf-8", ...(close ? { Connection: "close" } : {}) })

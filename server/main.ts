@@ -1,5 +1,5 @@
 // `npm start`: serves the production build (after `npm run build`) on PORT (default 3000). `npm run build` bundles
-// this file (and server/app.ts) to build/server-main.js, so production runs plain `node`, no TypeScript loader.
+// this file (and server/request-handler.ts) to build/server-main.js, so production runs plain `node`, no TypeScript loader.
 // The web process's wiring lives in app/runtime/web.server.ts: this file starts it by name, through the build.
 // NODE_ENV defaults to production (./production-env, first, before anything reads it).
 import "./production-env";
@@ -13,7 +13,7 @@ import { env } from "../app/env.server";
 import { errorMessage } from "../app/lib/errors";
 import { pinoOptions } from "../app/lib/logger.server";
 import type { WebProcess, WebProcessOptions } from "../app/runtime/web.server";
-import { createAppServer } from "./app";
+import { createAppRequestHandler } from "./request-handler";
 import { describeError, exitOnCrash } from "./crash";
 import { createHttpServer } from "./http-server";
 import { serverLimits, trustedProxyHops } from "./limits";
@@ -116,7 +116,13 @@ async function main() {
   const budget = new BodyBudget(limits.bodyBytesInFlight);
   const gate = new ConnectionGate(limits, trustedProxyHops() === 0);
   web.operations.watch("intake", () => intakeProblem(budget, gate, limits.saturatedNotReadyMs));
-  const handler = createAppServer({ build, clientDir: path.join(root, "build/client"), logger, limits, budget });
+  const handler = createAppRequestHandler({
+    build,
+    clientDir: path.join(root, "build/client"),
+    logger,
+    limits,
+    budget,
+  });
   const port = Number(process.env.PORT ?? 3000);
   // While draining, every answer closes its connection: a client that keeps its connections alive (a load balancer,
   // Shopify) would otherwise hold the drain open for as long as it sends (server.close() waits for each connection).

@@ -1,7 +1,7 @@
 // Health and metrics over Node's own HTTP server, with no Express or Remix in the way (a scrape through them cost
 // several times the CPU: docs/decisions/0008): /healthz, /readyz and /metrics, answered by the process's operations
 // (app/runtime/operations.server.ts). Two uses:
-// - the app's own port (server/app.ts): these three paths are taken before Express, as webhook POSTs are;
+// - the app's own port (server/request-handler.ts): these three paths are taken before Express, as webhook POSTs are;
 // - the operations listener (OPS_PORT, on OPS_HOST): the same on an address of their own, for the orchestrator's
 //   probes and Prometheus, never behind the public load balancer (docs/operations.md). It keeps answering (not
 //   ready) while the process drains. A worker has only this one.

@@ -12,7 +12,7 @@ import { setDatabase } from "../app/db.server";
 import { env } from "../app/env.server";
 import { syncLog } from "../app/runtime/worker-deps.server";
 import { createOperations } from "../app/runtime/operations.server";
-import { startSyncWorker } from "../app/runtime/worker.server";
+import { startSyncWorker } from "../app/runtime/sync-worker.server";
 import { exitOnCrash } from "./crash";
 import { listenForOperations } from "./operations-listener";
 

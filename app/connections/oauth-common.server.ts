@@ -47,7 +47,7 @@ const connectPath = (returnTo: string | null) =>
   returnTo && returnTo.startsWith("/") && !returnTo.startsWith("//") ? returnTo : `${DEFAULT_PROXY_PREFIX}/connect`;
 
 // A flow started on the customer account pages returns there: returnTo is then an absolute URL the app built from the
-// store's account root as Shopify's Admin API gives it (customerAccountsV2.url; app/connections/customer-account.server.ts),
+// store's account root as Shopify's Admin API gives it (customerAccountsV2.url; app/connections/account-root.server.ts),
 // never one a page sent. Nothing is put in it: the account pages ask the backend how the attempt ended (recordResult).
 const accountPage = (returnTo: string | null) => (returnTo && /^https?:\/\//.test(returnTo) ? new URL(returnTo) : null);
 

@@ -24,7 +24,7 @@ export interface StartInput {
   customerEmail?: string | null;
   /**
    * Where to come back to: the storefront path, e.g. "/apps/workspace/connect", or the account page the app built from
-   * Shopify's account root (customer-account.server.ts).
+   * Shopify's account root (account-root.server.ts).
    */
   returnTo?: string;
 }

@@ -1,5 +1,6 @@
-// Step 2 of connecting a workspace: the completion step on the store (through the app proxy, so Shopify vouches
-// for logged_in_customer_id). Stores the pending grant only when that customer started the flow; anyone else:
+// Step 2 of connecting a workspace, whether it started on the storefront's connect page or in the customer
+// account (app/connections/account-connect.server.ts): the completion step on the store (through the app proxy,
+// so Shopify vouches for logged_in_customer_id). Stores the pending grant only when that customer started the flow; anyone else:
 // nothing stored, the tokens revoked at the service and erased.
 import type { PrismaClient } from "@prisma/client";
 import { errorName } from "../lib/errors";
@@ -38,10 +39,10 @@ export type CompletionResult =
 const PROOF_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * The storefront completion step (GET {prefix}/connect/complete?state=…&proof=… through the app proxy): stores
- * the pending grant when the logged-in customer is the one who started; otherwise stores nothing and revokes.
+ * Completes a connect, from the storefront or the account (GET {prefix}/connect/complete?state=…&proof=… through
+ * the app proxy): stores the pending grant when the logged-in customer is the one who started; otherwise stores nothing and revokes.
  */
-export async function completeOnStorefront(
+export async function completeConnect(
   prisma: PrismaClient,
   input: CompletionInput,
   options: ConnectStepOptions = {},

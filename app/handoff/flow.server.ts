@@ -2,10 +2,9 @@
 // Idempotent by cart state: the same cart content while its handoff is still valid gives the same claim URL with
 // nothing sent; a retry after a failure sends the same Idempotency-Key (derived from shop, cart and content, so
 // even two simultaneous clicks share it); a changed cart is a new handoff; an expired one is never reused.
-// In order: the budgets, what the storefront sent (checked), the settings, the cart's lines from Shopify
+// In order: the budgets, what the storefront sent (checked: ./cart-input.ts), the settings, the cart's lines from Shopify
 // (resolver.server.ts, market-prices.server.ts), the handoff request, the service, the record (records.server.ts).
 import type { PrismaClient } from "@prisma/client";
-import { z } from "zod";
 import type { BucketPolicy } from "../lib/budget";
 import type { Budgets } from "../lib/shared-budget.server";
 import { handoffBudgetRefusals, handoffs } from "../lib/metrics.server";
@@ -21,7 +20,8 @@ import type { AdminGraphql } from "../shopify/admin-api.server";
 import { marketPrices, withMarketPrices, type StorefrontGraphql } from "./market-prices.server";
 import type { ShopperCode } from "./messages";
 import { priorHandoffs, recordOutcome, recordRefusal, sha256, type RecordFacts } from "./records.server";
-import { MAX_LINES, resolveCart, type ResolvedLine } from "./resolver.server";
+import { parseCartInput } from "./cart-input";
+import { resolveCart, type ResolvedLine } from "./resolver.server";
 
 // The budgets in front of a click: per cart, per shopper address and per shop, so hammering the button (from one
 // address or from many) cannot create unbounded handoffs, Admin API calls or records. The buckets are the app's
@@ -31,69 +31,6 @@ export const CART_POLICY: BucketPolicy = { burst: 8, refillMs: 15_000 };
 export const IP_POLICY: BucketPolicy = { burst: 60, refillMs: 1_000 };
 /** Handoffs per minute for one shop, from all its shoppers together: a minute's worth at once, then steady. */
 export const shopPolicy = (perMinute: number): BucketPolicy => ({ burst: perMinute, refillMs: 60_000 / perMinute });
-
-// What the storefront may send: the cart token, variant ids and quantities, and the shopper's locale. Nothing else
-// from the browser is read (titles and prices come from Shopify). Works for the script's JSON and the
-// no-JavaScript form (proxy-handler.server.ts turns its repeated `line` fields into the same shape).
-const MAX_QUANTITY = 100_000;
-
-export type InputProblem = "empty_cart" | "too_many_lines" | "invalid_request";
-
-// Other properties (a price, a title) are dropped, not refused: they are simply not the browser's to say.
-const LineSchema = z.object({
-  variant_id: z.union([z.string().regex(/^\d{1,20}$/), z.int().positive()]).transform(String),
-  quantity: z.int().min(1).max(MAX_QUANTITY),
-});
-
-// Shopify's cart tokens are short URL-safe strings (a key query like "?key=..." included in newer ones).
-const TokenSchema = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[A-Za-z0-9_\-?=.~]+$/);
-
-const InputSchema = z.object({
-  token: TokenSchema.optional(),
-  locale: z.string().max(16).optional(),
-  // Counted before the element check so 201 well-formed lines say "too many", not "invalid".
-  lines: z.array(z.unknown()).max(MAX_LINES * 4),
-});
-
-export interface CartInput {
-  /** Absent for the no-JavaScript form: Liquid cannot read the cart token. */
-  token: string | null;
-  locale: string;
-  lines: { variantId: string; quantity: number }[];
-}
-
-export type ParsedInput = { ok: true; input: CartInput } | { ok: false; problem: InputProblem; locale: string };
-
-function localeOf(value: unknown): string {
-  return typeof value === "string" ? value.slice(0, 16) : "en";
-}
-
-/** Validates the raw input; `raw` is the parsed JSON body, or a form turned into { token, locale, lines }. */
-export function parseCartInput(raw: unknown): ParsedInput {
-  const locale = localeOf((raw as { locale?: unknown } | null)?.locale);
-  const base = InputSchema.safeParse(raw);
-  if (!base.success) {
-    const tooMany = Array.isArray((raw as { lines?: unknown } | null)?.lines);
-    return { ok: false, problem: tooMany ? "too_many_lines" : "invalid_request", locale };
-  }
-  const { lines, token } = base.data;
-  if (lines.length === 0) return { ok: false, problem: "empty_cart", locale };
-  if (lines.length > MAX_LINES) return { ok: false, problem: "too_many_lines", locale };
-  const parsed = z.array(LineSchema).safeParse(lines);
-  if (!parsed.success) return { ok: false, problem: "invalid_request", locale };
-  return {
-    ok: true,
-    input: {
-      token: token ?? null,
-      locale,
-      lines: parsed.data.map((l) => ({ variantId: l.variant_id, quantity: l.quantity })),
-    },
-  };
-}
 
 // A shopper is waiting on the button: a few quick retries (same key and bytes), not the background minute.
 export const INTERACTIVE_SERVICE_DEPS: ServiceDepsOverrides = {

@@ -2,20 +2,19 @@
 // the route passes Shopify's proxy check and the Admin API client, the bench passes stubs for the service and the
 // Admin API. The signature check comes first (a bad or missing one is Shopify's 400); from the body only the cart
 // token, variant ids, quantities and locale are read (bounded). JSON in → JSON out (the block's script); a form →
-// 303 to the claim URL, or a small Liquid page with the message and a link back to the cart. The claim URL is
-// followed only when it is on the configured service (below).
+// 303 to the claim URL, or a small Liquid page (./storefront-answer.ts). The claim URL is followed only when it is
+// on the configured service (./claim-url.server.ts).
 import type { PrismaClient } from "@prisma/client";
-import { escapeForLiquid } from "../connections/connect-page.server";
 import { env } from "../env.server";
 import type { Budgets } from "../lib/shared-budget.server";
-import { readBody } from "../lib/body-limit.server";
-import { isLoopbackHost } from "../loopback";
-import { clientKey } from "../lib/client-address";
-import { policyFromEnv, type AddressPolicy, type ServiceDepsOverrides } from "../service/client.server";
+import { readBody, readJsonObject } from "../lib/body-limit.server";
+import { clientAddress } from "../lib/client-address";
+import type { ServiceDepsOverrides } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 import { continueCart, type FlowResult, type ServiceGate } from "./flow.server";
 import type { StorefrontGraphql } from "./market-prices.server";
-import { backToCartLabel, shopperMessage } from "./messages";
+import { safeClaimUrl } from "./claim-url.server";
+import { failurePage, jsonBody } from "./storefront-answer";
 import { loadHandoffSettings } from "./settings.server";
 
 export interface ProxyHandlerDeps {
@@ -34,22 +33,12 @@ export interface ProxyHandlerDeps {
   service?: ServiceDepsOverrides;
   /** The service's rate budget, shared with the imports (app/sync/scheduler.server.ts, handoffGate). */
   gate?: ServiceGate;
-  /** The socket's peer address (server/app.ts puts it in the load context). */
+  /** The socket's peer address (server/request-handler.ts puts it in the load context). */
   peer?: string;
   /** Our own proxies in front of the app; default TRUSTED_PROXY_HOPS. */
   trustedHops?: number;
   /** Handoffs per minute for one shop; default HANDOFF_SHOP_PER_MINUTE. */
   shopPerMinute?: number;
-}
-
-/**
- * The shopper's address: the one Shopify's app proxy saw. The request passed Shopify's signature check, so it came
- * through Shopify's proxy, which appended the shopper's address; behind it our own `trustedHops` proxies appended
- * theirs. So the entry one hop beyond ours, counted from the right; never the leftmost, which the shopper writes.
- * As a budget key (an IPv6 shopper by its /64).
- */
-export function shopperAddress(request: Request, peer: string | undefined, trustedHops: number): string {
-  return clientKey(request.headers.get("x-forwarded-for"), peer, trustedHops + 1);
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -70,7 +59,7 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
       loadSettings: () => loadHandoffSettings(deps.prisma, shop),
       service: deps.service,
     },
-    { shop, customerId, ip: shopperAddress(request, deps.peer, deps.trustedHops ?? env().TRUSTED_PROXY_HOPS), raw },
+    { shop, customerId, ip: clientAddress(request, deps.peer, { appProxy: true, trustedHops: deps.trustedHops }), raw },
   );
   // Only a claim URL on the configured service's origin (https, or http on loopback) is followed: the browser is
   // never sent to a javascript: or data: address, nor to another site (allowedClaimUrl).
@@ -89,15 +78,12 @@ export async function handleContinueCart(request: Request, deps: ProxyHandlerDep
 // What the storefront sends, as JSON or as the no-JavaScript form: 200 lines of "variantId:quantity" with a token
 // fit in a few KB, so a form's limit (app/lib/body-limit.server.ts). Larger or unreadable: no input.
 async function readInput(request: Request, isJson: boolean): Promise<unknown> {
-  const body = await readBody(request, "form");
-  if (!body.ok) return null;
-  const text = new TextDecoder().decode(body.bytes);
-  if (!isJson) return formToRaw(new URLSearchParams(text));
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
+  if (isJson) {
+    const body = await readJsonObject(request, "form");
+    return body.ok ? body.value : null;
   }
+  const body = await readBody(request, "form");
+  return body.ok ? formToRaw(new URLSearchParams(new TextDecoder().decode(body.bytes))) : null;
 }
 
 /** The no-JavaScript form: `token`, `locale` and repeated `line` = "variantId:quantity". */
@@ -111,69 +97,4 @@ export function formToRaw(form: Pick<URLSearchParams, "get" | "getAll">): unknow
     return m ? { variant_id: m[1], quantity: Number(m[2]) } : { invalid: true };
   });
   return { token: text("token"), locale: text("locale"), lines };
-}
-
-// What it gets back.
-/** JSON for the block's script; `service_origin` lets it check the claim URL once more before it navigates. */
-export function jsonBody(result: FlowResult) {
-  if (result.ok) return { ok: true as const, claim_url: result.claimUrl, service_origin: result.serviceOrigin };
-  return { ok: false as const, code: result.code, message: shopperMessage(result.code, result.locale, result.items) };
-}
-
-/** The no-JavaScript failure page (Liquid, framed by the theme). Everything dynamic is escaped. */
-export function failurePage(result: Extract<FlowResult, { ok: false }>): string {
-  const message = escapeForLiquid(shopperMessage(result.code, result.locale, result.items));
-  return `<div class="page-width continue-cart-result" data-code="${escapeForLiquid(result.code)}">
-<p role="alert">${message}</p>
-<p><a href="/cart">${escapeForLiquid(backToCartLabel(result.locale))}</a></p>
-</div>`;
-}
-
-/**
- * A successful result's claim URL when the shopper may be sent there (allowedClaimUrl below: https on the configured
- * service's origin; http only to a loopback service the address policy allows, i.e. the demo and tests); null
- * otherwise: never a javascript: or data: address, nor another site.
- */
-export function safeClaimUrl(
-  result: Extract<FlowResult, { ok: true }>,
-  policy: AddressPolicy = policyFromEnv(),
-): string | null {
-  return allowedClaimUrl(result.claimUrl, serviceOriginOf(result.serviceOrigin), {
-    allowLoopbackHttp: policy.allowLoopback,
-  });
-}
-
-// Where Continue cart may send a shopper: only to the claim URL of the service the merchant configured. The
-// service's answer is checked on the server (below) and again by the storefront script
-// (extensions/storefront/assets/continue-cart.js, the same rule in plain JavaScript), against the origin of
-// the active environment's base URL: https only, with one explicit exception for the local demo and tests (the
-// emulator on http://127.0.0.1): http on a loopback host (127.0.0.0/8, localhost, [::1]), on the server only when
-// ALLOW_LOOPBACK_SERVICE_URLS=true (which is also what lets the settings name a loopback service at all,
-// app/service/address-policy.server.ts). The script cannot read that switch; it allows loopback http always,
-// which is harmless: it is a "potentially trustworthy" origin to browsers, nothing crosses a network, and the
-// server never names such an origin for a real store. What a loopback host is: app/loopback.ts.
-
-/** The origin a claim URL must be on: the base URL's, or null when it is no http(s) address. */
-export function serviceOriginOf(baseUrl: string): string | null {
-  if (!URL.canParse(baseUrl)) return null;
-  const url = new URL(baseUrl);
-  return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
-}
-
-/**
- * The claim URL when it may be followed (https, or http on loopback when `allowLoopbackHttp`; on `serviceOrigin`;
- * no user info), else null.
- */
-export function allowedClaimUrl(
-  claimUrl: string,
-  serviceOrigin: string | null,
-  options: { allowLoopbackHttp: boolean },
-): string | null {
-  if (!serviceOrigin || !URL.canParse(claimUrl)) return null;
-  const url = new URL(claimUrl);
-  if (url.origin !== serviceOrigin || url.username || url.password) return null;
-  return url.protocol === "https:" ||
-    (options.allowLoopbackHttp && url.protocol === "http:" && isLoopbackHost(url.hostname))
-    ? claimUrl
-    : null;
 }

@@ -58,7 +58,7 @@ export type Resolution =
   | { ok: true; currency: string; lines: ResolvedLine[] }
   | { ok: false; problem: "unavailable"; items: string[] }
   | { ok: false; problem: "admin_unreachable"; detail: string }
-  /** Not asked: the shop's Admin API budget cannot pay for it now (app/sync/admin-budget.server.ts, forShopper). */
+  /** Not asked: the shop's Admin API budget cannot pay for it now (app/shopify/admin-cost-budget.server.ts, forShopper). */
   | { ok: false; problem: "busy"; retryAfterMs: number };
 
 const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;

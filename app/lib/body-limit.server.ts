@@ -26,7 +26,7 @@ export const overLimit = (size: string | number | null | undefined, limit: numbe
 export type BodyResult = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; response: Response };
 
 // No Connection: close here: closing a socket with the rest of the upload unread resets the connection, and the
-// client may never see this answer. The server discards what still comes, unbuffered (server/app.ts).
+// client may never see this answer. The server discards what still comes, unbuffered (server/request-handler.ts).
 const tooLarge = (limit: number) =>
   new Response(`Request body too large (limit ${limit} bytes)`, {
     status: 413,
@@ -69,7 +69,7 @@ export async function readBody(request: Request, kind: BodyKind | number): Promi
       total += value.byteLength;
       if (overLimit(total, limit)) {
         // Stop reading, but leave the stream alone: cancelling it would destroy the socket before the 413 is
-        // written. The server discards the rest, unbuffered, and then closes (server/app.ts).
+        // written. The server discards the rest, unbuffered, and then closes (server/request-handler.ts).
         reader.releaseLock();
         return { ok: false, response: tooLarge(limit) };
       }
@@ -98,4 +98,30 @@ export function withBody(request: Request, bytes: Uint8Array<ArrayBuffer>): Requ
   headers.delete("transfer-encoding");
   headers.set("content-length", String(bytes.byteLength));
   return new Request(request.url, { method: request.method, headers, body: bytes, signal: request.signal });
+}
+
+export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { ok: false; response: Response };
+
+/**
+ * The one way a route reads a JSON body: at most `limit` bytes (readBody), parsed, and a JSON object (not an
+ * array, not a scalar), else a 400 `{error: "bad_request"}` (413 or 400 from readBody for the bytes themselves).
+ */
+export async function readJsonObject(request: Request, kind: BodyKind | number): Promise<JsonObjectResult> {
+  const body = await readBody(request, kind);
+  if (!body.ok) return body;
+  const notAnObject = {
+    ok: false as const,
+    response: new Response(JSON.stringify({ error: "bad_request", message: "Send a JSON object." }), {
+      status: 400,
+      headers: { "Content-Type": "application/json; charset=utf-8" },
+    }),
+  };
+  try {
+    const value: unknown = JSON.parse(new TextDecoder().decode(body.bytes));
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? { ok: true, value: value as Record<string, unknown> }
+      : notAnObject;
+  } catch {
+    return notAnObject;
+  }
 }

@@ -4,6 +4,7 @@
 // right (never taking the leftmost) is the only reading a client cannot choose (docs/security.md).
 // A budget or a connection bound keys a client by `addressKey`: an IPv4 address, or an IPv6 address's /64 (the
 // smallest block a provider hands one subscriber: a client owns all 2^64 addresses of it and can use any).
+import { env } from "../env.server";
 
 /**
  * With `hops` trusted proxies between the client and us: 0 → the socket's peer; n → the entry the n-th proxy
@@ -53,3 +54,19 @@ export function addressKey(address: string): string {
 /** The budget key of the client behind `hops` trusted proxies (forwardedAddress, then addressKey). */
 export const clientKey = (forwardedFor: string | null | undefined, peer: string | undefined, hops: number): string =>
   addressKey(forwardedAddress(forwardedFor, peer, hops));
+
+/**
+ * The client's address as our outermost trusted proxy saw it (TRUSTED_PROXY_HOPS, docs/security.md); for a request
+ * that came through Shopify's app proxy (its signature checked), the one Shopify's proxy saw: Shopify's proxy
+ * appended the shopper's address and our own proxies appended theirs, so the entry one hop beyond ours, counted from
+ * the right; never the leftmost, which the shopper writes. As a budget key (addressKey: an IPv6 client by its /64).
+ * The one address rule of every budget and bound (`trustedHops`: a test's or bench's own, else the environment's).
+ */
+export function clientAddress(
+  request: Request,
+  peer: string | undefined,
+  options: { appProxy?: boolean; trustedHops?: number } = {},
+): string {
+  const hops = options.trustedHops ?? env().TRUSTED_PROXY_HOPS;
+  return clientKey(request.headers.get("x-forwarded-for"), peer, hops + (options.appProxy ? 1 : 0));
+}

@@ -168,7 +168,7 @@ export const workerConcurrency = gauge(
   "Jobs this process's sync worker runs at once: the service's rate times its answer time, within the configured bounds.",
 );
 
-// Shopify's Admin API (app/sync/admin-budget.server.ts) and backfills (app/sync/backfill.server.ts).
+// Shopify's Admin API (app/shopify/admin-cost-budget.server.ts) and backfills (app/sync/backfill.server.ts).
 export const adminQueryCost = counter(
   "shopify_admin_query_cost_points_total",
   "Calculated query cost Shopify charged for this process's Admin API queries (points).",

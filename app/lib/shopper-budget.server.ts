@@ -4,9 +4,7 @@
 // addresses still meets the shop's. The shop's and the customer's buckets are shared by every process on PostgreSQL
 // (./shared-budget.server.ts): N app processes allow what one does; the address's stays in each process's memory.
 // A refusal is a 429 with Retry-After in the route's own shape, and it happens before any query or row.
-import { env } from "../env.server";
 import type { BucketPolicy, BudgetAnswer } from "./budget";
-import { clientKey } from "./client-address";
 import { sha256 } from "./hash";
 import { budgets, type BudgetEntry, type Budgets } from "./shared-budget.server";
 
@@ -37,7 +35,7 @@ export const SHOPPER_POLICIES: Record<ShopperAction, Policies> = {
 };
 
 export interface ShopperKey {
-  /** The client's address (clientAddress): only its hash is kept. */
+  /** The client's address (clientAddress, ./client-address.ts): only its hash is kept. */
   address: string;
   shop?: string | null;
   customerId?: string | null;
@@ -59,19 +57,6 @@ export function takeShopperBudget(
       entries.push({ key: `${action}:customer:${who.shop}:${who.customerId}`, policy: policies.customer });
   }
   return on.take(entries);
-}
-
-/**
- * The client's address as our outermost trusted proxy saw it (TRUSTED_PROXY_HOPS, docs/security.md); for a request
- * that came through Shopify's app proxy (its signature checked), the one Shopify's proxy saw, one hop further. As a
- * budget key (addressKey: an IPv6 client by its /64).
- */
-export function clientAddress(
-  request: Request,
-  peer: string | undefined,
-  options: { appProxy?: boolean } = {},
-): string {
-  return clientKey(request.headers.get("x-forwarded-for"), peer, env().TRUSTED_PROXY_HOPS + (options.appProxy ? 1 : 0));
 }
 
 /** Whole seconds for Retry-After (at least 1). */

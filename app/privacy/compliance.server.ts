@@ -9,7 +9,7 @@ import { retentionDaysSql } from "../db/shop-settings.server";
 import type { Db } from "../db/sql.server";
 import { forgetBudgetsOf } from "../lib/shared-budget.server";
 import { orderKeyOf } from "../sync/mapping.server";
-import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake.server";
+import { DELIVERY_RECEIPT_PREFIX } from "../sync/intake-write.server";
 import { DEFAULT_RETENTION_DAYS } from "./retention.server";
 
 export const REDACTED_REASON = "Not sent: the customer's data was erased at their request (customers/redact).";
@@ -133,7 +133,7 @@ export const KEPT_BY_SHOP_REDACT = ["WebhookReceipt"];
 
 /**
  * The ids of the shop's sync deliveries become receipts (the intake refuses a delivery whose receipt exists,
- * app/sync/intake.server.ts), and every receipt of the shop gets its expiry.
+ * app/sync/intake-write.server.ts), and every receipt of the shop gets its expiry.
  */
 async function keepReceipts(tx: Prisma.TransactionClient, shop: string): Promise<void> {
   await tx.$executeRaw`

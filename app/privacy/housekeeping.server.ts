@@ -4,7 +4,7 @@
 // Each part runs on its own: one failing does not stop the others, and none of them touches a job being run.
 import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
-import type { PeriodicTask } from "../sync/worker.server";
+import type { PeriodicTask } from "../sync/job-runner.server";
 import { loadServiceSettingsOrNull } from "../connections/settings.server";
 import {
   pendingToken,

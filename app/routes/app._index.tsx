@@ -21,7 +21,7 @@ import { TitleBar } from "@shopify/app-bridge-react";
 import prisma from "../db.server";
 import { authenticate } from "../shopify.server";
 import { accountSurfaceOf, loadHome, type AccountSurface } from "../admin/home.server";
-import { customerAccountsOf } from "../connections/customer-account.server";
+import { customerAccountsOf } from "../connections/account-root.server";
 import { adminGraphqlOf } from "../shopify/admin-api.server";
 import { loadBackfills } from "../admin/backfills.server";
 import { backfillErrorWords } from "../admin/backfill-words";

@@ -2,11 +2,12 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import prisma from "../db.server";
-import { logEvent } from "../connections/log.server";
+import { logEvent } from "../connections/connections-log.server";
 import { handleOAuthCallback } from "../connections/oauth-callback.server";
 import { neverFramedHeaders } from "../shopify/frame-ancestors";
 import { pageTitle } from "../lib/page-title";
-import { clientAddress, retryAfterSeconds, takeShopperBudget } from "../lib/shopper-budget.server";
+import { clientAddress } from "../lib/client-address";
+import { retryAfterSeconds, takeShopperBudget } from "../lib/shopper-budget.server";
 
 // The OAuth redirect_uri (${SHOPIFY_APP_URL}/connect/callback), on the app's own domain. The state row says which
 // shop and customer this is; app/connections/oauth-callback.server.ts does the checks and the exchange, and keeps the

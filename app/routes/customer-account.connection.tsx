@@ -2,67 +2,42 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import prisma from "../db.server";
 import { env } from "../env.server";
-import { logEvent } from "../connections/log.server";
-import { accountProfile, disconnectAccount, startAccountConnect } from "../connections/customer-account.server";
-import { readBody } from "../lib/body-limit.server";
-import { authenticate, unauthenticated } from "../shopify.server";
-import { adminGraphqlVia } from "../shopify/admin-api.server";
-import { forShopper } from "../sync/admin-budget.server";
-import { authenticateCustomerAccount, overShopperBudget } from "../shopify/customer-account-auth.server";
+import { customerAccountShopper } from "../callers/customer-account.server";
+import { logEvent } from "../connections/connections-log.server";
+import { disconnectAccount, startAccountConnect } from "../connections/account-connect.server";
+import { accountProfile } from "../connections/account-profile.server";
 
 // /customer-account/connection: the customer account extension's profile block and Connect workspace page. GET: the
 // customer's connection and how their latest Connect attempt ended. POST {intent}: "connect" (a one-time
 // authorization URL; the attempt completes on the store and comes back to the account's profile page), "disconnect".
-// Shop and customer come from the session token only (app/shopify/customer-account-auth.server.ts); the domain is
-// app/connections/customer-account.server.ts.
+// Shop and customer come from the session token only (app/callers/customer-account.server.ts); the domain is
+// app/connections/account-profile.server.ts and account-connect.server.ts.
 
-// The Admin API on the customer's behalf: the shop's offline session, through its Admin API cost budget.
-const shopperAdmin = forShopper(adminGraphqlVia(unauthenticated.admin));
-
-export const loader = async ({ request, context }: LoaderFunctionArgs) => {
-  const { shop, customerId, cors } = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
-  const refused = await overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
-  if (refused) return cors(refused);
+export const loader = async (args: LoaderFunctionArgs) => {
+  const { shop, customerId, cors } = await customerAccountShopper(args);
   return cors(json(await accountProfile(prisma, shop, customerId)));
 };
 
-const bad = (message: string) => json({ error: "bad_request", message }, { status: 400 });
-
-export const action = async ({ request, context }: ActionFunctionArgs) => {
-  const who = await authenticateCustomerAccount(request, authenticate.public.customerAccount);
-  const { shop, customerId, cors } = who;
-  if (request.method !== "POST")
-    return cors(json({ error: "method_not_allowed", message: "Use POST." }, { status: 405 }));
-  const refused = await overShopperBudget("request", request, context.remoteAddress, { shop, customerId });
-  if (refused) return cors(refused);
-  const body = await readBody(request, 4096);
-  if (!body.ok) return cors(body.response);
-  let input: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(body.bytes));
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return cors(bad("Send a JSON object."));
-    input = parsed as Record<string, unknown>;
-  } catch {
-    return cors(bad("Send a JSON object."));
-  }
-
-  switch (input.intent) {
+export const action = async (args: ActionFunctionArgs) => {
+  const shopper = await customerAccountShopper(args, { method: "POST" });
+  const { shop, customerId, cors } = shopper;
+  const body = await shopper.readJson();
+  if (!body.ok) return body.response;
+  switch (body.value.intent) {
     case "connect": {
       // A new attempt may cost an Admin API query and a state row: the connect budget is asked then only
       // (app/lib/shopper-budget.server.ts); the page's link handed out again costs neither.
-      const refusal: { response?: Response } = {};
+      let refused: Response | null = null;
       const started = await startAccountConnect(
         prisma,
         { shop, customerId },
         {
           appUrl: env().SHOPIFY_APP_URL,
-          adminGraphql: shopperAdmin,
-          mayStartNew: async () =>
-            !(refusal.response =
-              (await overShopperBudget("connect", request, context.remoteAddress, { shop, customerId })) ?? undefined),
+          adminGraphql: shopper.admin,
+          mayStartNew: async () => !(refused = await shopper.overBudget("connect")),
         },
       );
-      if (!started.ok && started.code === "busy" && refusal.response) return cors(refusal.response);
+      if (!started.ok && started.code === "busy" && refused) return refused;
       if (!started.ok)
         return cors(
           json(
@@ -79,6 +54,8 @@ export const action = async ({ request, context }: ActionFunctionArgs) => {
       return cors(json({ disconnected: done.ok, ...(await accountProfile(prisma, shop, customerId)) }));
     }
     default:
-      return cors(bad('intent must be "connect" or "disconnect".'));
+      return cors(
+        json({ error: "bad_request", message: 'intent must be "connect" or "disconnect".' }, { status: 400 }),
+      );
   }
 };

@@ -30,7 +30,7 @@ import {
 } from "../lib/metrics.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
 import { readQueueStats, type QueueStats } from "../sync/queue-stats.server";
-import type { RunningWorker } from "../sync/worker.server";
+import type { RunningWorker } from "../sync/job-runner.server";
 
 /** An HTTP answer in plain terms, for a Remix route and for Node's own server alike. */
 export interface OpsAnswer {

@@ -12,7 +12,7 @@ import { onAppInstalled } from "../privacy/lifecycle.server";
 import { onShopAuthenticated } from "../shopify.server";
 import { createSyncIntake, type SyncIntake } from "../sync/intake.server";
 import { createOperations, type Operations } from "./operations.server";
-import { startSyncWorker } from "./worker.server";
+import { startSyncWorker } from "./sync-worker.server";
 import { shareServiceRate } from "../sync/scheduler.server";
 
 export interface WebProcessOptions {

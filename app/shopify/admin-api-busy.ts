@@ -1,5 +1,5 @@
 // A call made on a shopper's behalf was not sent: the shop's query cost bucket could not pay for it soon enough
-// (app/sync/admin-budget.server.ts, forShopper). A module of its own, free of Shopify's library, so the domain can
+// (app/shopify/admin-cost-budget.server.ts, forShopper). A module of its own, free of Shopify's library, so the domain can
 // tell it apart without loading the app's Shopify configuration.
 export class AdminApiBusy extends Error {
   override readonly name = "AdminApiBusy";

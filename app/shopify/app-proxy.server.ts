@@ -7,7 +7,6 @@
 // request is refused the same way: links and redirects back to the store are built from it.
 import type { AppProxyContext } from "@shopify/shopify-app-remix/server";
 import { securityLog } from "../lib/security-log.server";
-import { clientAddress, retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib/shopper-budget.server";
 
 /** Shopify's signature check: `authenticate.public.appProxy` of app/shopify.server.ts, handed in by the route. */
 export type AppProxyCheck = (request: Request) => Promise<Pick<AppProxyContext, "liquid">>;
@@ -49,32 +48,6 @@ export async function verifyAppProxy(request: Request, appProxy: AppProxyCheck):
     customerId: /^\d+$/.test(customerId) ? customerId : null,
     prefix,
   };
-}
-
-/**
- * The shopper budgets (app/lib/shopper-budget.server.ts) for a verified proxy request: its shop, its logged-in
- * customer and the address Shopify's proxy saw (`peer`: the socket's, from the load context). Null within them,
- * else the 429 to answer, a page in the store's theme.
- */
-export async function overProxyBudget(
-  action: ShopperAction,
-  request: Request,
-  peer: string | undefined,
-  proxied: ProxyRequest,
-): Promise<Response | null> {
-  const taken = await takeShopperBudget(action, {
-    address: clientAddress(request, peer, { appProxy: true }),
-    shop: proxied.shop,
-    customerId: proxied.customerId,
-  });
-  if (taken.ok) return null;
-  return proxied.liquid(
-    `<div class="page-width"><h1>Workspace</h1><p>Too many attempts. Wait a minute, then try again.</p></div>`,
-    {
-      status: 429,
-      headers: { "Retry-After": retryAfterSeconds(taken.retryAfterMs), "Cache-Control": "no-store" },
-    },
-  );
 }
 
 // The app proxy's storefront path. Shopify lets a merchant change the proxy's prefix and subpath for their store

@@ -6,7 +6,6 @@
 import { json } from "@remix-run/node";
 import type { CustomerAccountContext } from "@shopify/shopify-app-remix/server";
 import { env } from "../env.server";
-import { clientAddress, retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib/shopper-budget.server";
 
 /** Shopify's check of the session token: `authenticate.public.customerAccount` of app/shopify.server.ts. */
 export type CustomerAccountCheck = (request: Request) => Promise<Pick<CustomerAccountContext, "sessionToken" | "cors">>;
@@ -22,7 +21,7 @@ export interface CustomerAccountRequest {
 const SHOP = /^[a-z0-9][a-z0-9-]{0,60}\.myshopify\.com$/;
 const CUSTOMER = /^gid:\/\/shopify\/Customer\/([1-9][0-9]{0,19})$/;
 
-const CORS_HEADERS = {
+export const CORS_HEADERS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Headers": "Authorization, Content-Type",
   "Cache-Control": "no-store",
@@ -33,25 +32,6 @@ export function unauthorized(): Response {
   return json(
     { error: "unauthorized", message: "Sign in to your account again." },
     { status: 401, headers: CORS_HEADERS },
-  );
-}
-
-/**
- * The shopper budgets (app/lib/shopper-budget.server.ts) for this customer, their shop and their address (`peer`:
- * the socket's, from the load context): null within them, else the 429 to answer, in the routes' JSON shape with
- * CORS headers.
- */
-export async function overShopperBudget(
-  action: ShopperAction,
-  request: Request,
-  peer: string | undefined,
-  who: { shop: string; customerId: string },
-): Promise<Response | null> {
-  const taken = await takeShopperBudget(action, { address: clientAddress(request, peer), ...who });
-  if (taken.ok) return null;
-  return json(
-    { error: "busy", message: "Too many attempts. Wait a moment and try again." },
-    { status: 429, headers: { ...CORS_HEADERS, "Retry-After": retryAfterSeconds(taken.retryAfterMs) } },
   );
 }
 

@@ -1,7 +1,12 @@
 // The backfill's side of Shopify's Admin GraphQL API (the runner is backfill.server.ts): the queries, sized to stay
 // under Shopify's single-query cost limit, one page of a customer's orders made complete by follow-up queries, and
 // the GraphQL answer turned into the REST webhook shape the mapper reads.
-import { budgetedQuery, MaxCostExceeded, type BudgetedDeps, type GraphqlAnswer } from "./admin-budget.server";
+import {
+  budgetedQuery,
+  MaxCostExceeded,
+  type BudgetedDeps,
+  type GraphqlAnswer,
+} from "../shopify/admin-cost-budget.server";
 import { idString, type ShopifyFulfillment, type ShopifyOrder } from "./mapping.server";
 
 /**

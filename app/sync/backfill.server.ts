@@ -8,7 +8,7 @@ import { Prisma, type Job, type PrismaClient } from "@prisma/client";
 import type { BackfillProblem } from "./reasons";
 import { readSections } from "../db/shop-settings.server";
 import { errorMessage } from "../lib/errors";
-import type { BudgetedDeps } from "./admin-budget.server";
+import type { BudgetedDeps } from "../shopify/admin-cost-budget.server";
 import { BACKFILL_SIZES, fetchOrdersPage, type FetchedPage, type PageRequest } from "./backfill-queries.server";
 import { queueOrders } from "./backfill-orders.server";
 import { BULK_MIN_BACKFILLS, ensureWaitingRun, LARGE_BACKFILL_ORDERS } from "./bulk-backfill.server";

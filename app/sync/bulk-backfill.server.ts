@@ -7,10 +7,12 @@
 // on from where it was (polling the same operation, or reading the file again past the orders it queued).
 // A run that fails (FAILED, CANCELED, EXPIRED, a result URL that no longer answers, a damaged file) runs again,
 // up to BULK_MAX_RUNS times; its backfills show why.
+// One file: the steps of one state machine (start, look, read, finish, run again) over one BulkRun row, each moving
+// it under the same lease; split, every step would import the others' transitions.
 import { Prisma, type BulkRun, type Job, type PrismaClient } from "@prisma/client";
 import type { BackfillProblem } from "./reasons";
 import { errorMessage } from "../lib/errors";
-import { budgetedQuery, type BudgetedDeps } from "./admin-budget.server";
+import { budgetedQuery, type BudgetedDeps } from "../shopify/admin-cost-budget.server";
 import { queueOrders, type OrderToQueue } from "./backfill-orders.server";
 import type { GqlOrder } from "./backfill-queries.server";
 import { BulkFileProblem, joinBulkFile, jsonlLines, scanBulkFile, type KeepOrder } from "./bulk-file.server";

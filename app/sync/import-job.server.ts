@@ -26,12 +26,11 @@ import { completeJob, failJob, jobRef, requeueJob, requeueLatest, type LeasedJob
 import { errorMessage } from "../lib/errors";
 import { importAttempts, importLagSeconds, imports } from "../lib/metrics.server";
 import type { Resolved, Route, RoutedGrant } from "./job-context.server";
+import { attemptInsert, recordAttempt } from "./attempt-log.server";
 import {
-  attemptInsert,
   ensureRecord,
   giveUp,
   IMPORTED,
-  recordAttempt,
   recordFailedSend,
   recordImported,
   retryLater,

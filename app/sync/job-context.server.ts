@@ -1,6 +1,6 @@
 // What running a job needs: the collaborators (`SyncDeps`: service client, settings loader, grant store factory,
 // Admin API, clock, logger), so tests replace exactly what they need, and their defaults. Nothing here imports Remix.
-import type { AdminCostBudget } from "./admin-budget.server";
+import type { AdminCostBudget } from "../shopify/admin-cost-budget.server";
 import type { PrismaClient } from "@prisma/client";
 import type { GrantStore } from "../service/grant-store.server";
 import type { ImportOutcome } from "../service/imports.server";

@@ -4,16 +4,16 @@
 // Record writes are also fenced by the record's redaction count (SyncRecord.redactions, bumped by customers/redact):
 // a job that read the record before a redaction must not write the customer back. The check is in the UPDATE's own
 // WHERE clause, so a redaction committing at the same moment either comes after the write (and erases it) or before
-// (and the write is refused). The attempts log is written here too (below).
+// (and the write is refused). The attempts log's rows: ./attempt-log.server.ts.
+// One file: every transition shares the lease fence and the redaction fence; split, each would repeat them.
 import { randomUUID } from "node:crypto";
 import { rawQuery, ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
-import { Prisma, type Job, type PrismaClient, type SyncRecord } from "@prisma/client";
+import { Prisma, type Job, type SyncRecord } from "@prisma/client";
 import { completeJob, failJob, jobRef, rescheduleJob } from "./queue.server";
 import { importFailures, imports } from "../lib/metrics.server";
 import type { Resolved } from "./job-context.server";
 import { because, type FailureFacts, type ReasonDetails, type SyncReasonCode } from "./reasons";
-import type { ImportOutcome } from "../service/imports.server";
 import type { SyncKind } from "./mapping.server";
 import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 
@@ -261,7 +261,7 @@ export interface ImportedFacts {
 }
 
 export interface ImportedOptions {
-  /** The attempt's row (attemptInsert): logged whether or not the lease still holds. */
+  /** The attempt's row (attemptInsert, ./attempt-log.server.ts): logged whether or not the lease still holds. */
   attempt: Prisma.Sql;
   /** An order: its shipments' jobs that wait for it are woken, and the shipment records asleep on it returned. */
   order?: { orderId: string; orderKey: string };
@@ -340,50 +340,4 @@ export async function recordImported(
   if (!recorded) deps.logger.warn({ recordId }, "lease lost; the new holder records the outcome");
   // What the statement saw of the shipments is from before it ran: only a recorded import may wake them.
   return { recorded, sleepingShipments: recorded ? row.sleeping : [] };
-}
-
-// The attempts log: one row per send of a record to the service, written where the worker gets the outcome. The
-// merchant's detail page lists them. Only the kind, status, error code and our own plain-words message are kept:
-// never a token, a body or the service's raw answer.
-const MESSAGE_MAX = 500;
-
-/**
- * The row for one send, as an INSERT into "SyncAttempt" (SQL, docs/decisions/0002): run alone after a failure, or
- * inside the statement that records a success (recordImported).
- */
-export function attemptInsert(
-  job: { id: string; shop: string },
-  recordId: string,
-  outcome: ImportOutcome,
-  at: Date,
-): Prisma.Sql {
-  const message = outcome.ok
-    ? outcome.replayed
-      ? "Already at the service (answered from its idempotency store)."
-      : null
-    : outcome.message.slice(0, MESSAGE_MAX);
-  const errorCode = outcome.ok ? null : (outcome.errorCode?.slice(0, 100) ?? null);
-  // What the admin words in its language (the page never shows `message`, English for logs): a replayed answer,
-  // and the service's own message quoted as its words.
-  const details = outcome.ok
-    ? outcome.replayed
-      ? { replayed: true }
-      : null
-    : outcome.serviceMessage
-      ? { serviceMessage: outcome.serviceMessage.slice(0, MESSAGE_MAX) }
-      : null;
-  return Prisma.sql`
-    INSERT INTO "SyncAttempt" (id, shop, "recordId", "jobId", at, ok, outcome, "httpStatus", "errorCode", message, details)
-    VALUES (${randomUUID()}, ${job.shop}, ${recordId}, ${job.id}, ${ts(at)}, ${outcome.ok}, ${outcome.ok ? "success" : outcome.kind},
-      ${outcome.status ?? null}::int, ${errorCode}::text, ${message}::text, ${details === null ? null : JSON.stringify(details)}::jsonb)`;
-}
-
-export async function recordAttempt(
-  prisma: PrismaClient,
-  job: { id: string; shop: string },
-  recordId: string,
-  outcome: ImportOutcome,
-  at: Date,
-): Promise<void> {
-  await prisma.$executeRaw(attemptInsert(job, recordId, outcome, at));
 }

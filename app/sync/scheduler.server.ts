@@ -40,7 +40,7 @@ import {
 import { guardedFetch, policyFromEnv, serviceBaseUrl, type ServiceSettings } from "../service/client.server";
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import { sharedAdminBudget } from "./admin-budget.server";
+import { sharedAdminBudget } from "../shopify/admin-cost-budget.server";
 import { postgresRateStore, type LeaseRequest, type SharedRateStore } from "./shared-rate.server";
 
 export interface RateSchedulerOptions {

@@ -5,7 +5,7 @@
 // answer must never reach the Backfill row the merchant sees.
 import { setupServer } from "msw/node";
 import { openDatabase } from "../../app/db/connect.server";
-import { AdminCostBudget } from "../../app/sync/admin-budget.server";
+import { AdminCostBudget } from "../../app/shopify/admin-cost-budget.server";
 import { runBackfillJob, startBackfill } from "../../app/sync/backfill.server";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";

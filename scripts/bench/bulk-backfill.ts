@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { setupServer } from "msw/node";
 import { openDatabase } from "../../app/db/connect.server";
-import { AdminCostBudget } from "../../app/sync/admin-budget.server";
+import { AdminCostBudget } from "../../app/shopify/admin-cost-budget.server";
 import { runBackfillJob, startBackfill } from "../../app/sync/backfill.server";
 import { BULK_JOB_KIND, runBulkBackfillJob } from "../../app/sync/bulk-backfill.server";
 import { bulkOrdersQuery } from "../../app/sync/bulk-queries.server";

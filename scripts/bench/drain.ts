@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
-import { createIntakeBatcher } from "../../app/sync/intake.server";
+import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator } from "../../emulator/server";
 import { connectShops } from "./connected-shops";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { openDatabase } from "../../app/db/connect.server";
 import { driverOf } from "../../app/db/sql.server";
-import { createIntakeBatcher } from "../../app/sync/intake.server";
+import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
 import { throwawayDatabase, orderBody, percentile } from "./common";
 
 const pglite = process.argv.includes("pglite");

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase } from "../../app/db/connect.server";
-import { createIntakeBatcher } from "../../app/sync/intake.server";
+import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
 import { orderBody } from "./common";
 
 const mib = (field: "VmRSS" | "VmHWM") =>

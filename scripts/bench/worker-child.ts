@@ -5,15 +5,15 @@
 // (BENCH_PGLITE_DIR). Prints `ready`.
 import { openDatabase } from "../../app/db/connect.server";
 import { createSyncDeps } from "../../app/runtime/worker-deps.server";
-import { startWorker } from "../../app/sync/worker.server";
-import { workerPace } from "../../app/runtime/worker.server";
+import { startWorker } from "../../app/sync/job-runner.server";
+import { workerPace } from "../../app/runtime/sync-worker.server";
 import { serviceScheduler } from "../../app/sync/scheduler.server";
 
 const db = process.env.BENCH_PGLITE_DIR
   ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })
   : openDatabase({ url: process.env.DATABASE_URL!, poolSize: Number(process.env.WORKER_POOL_SIZE) });
 await db.ready;
-// Paced as `npm run worker` is (app/runtime/worker.server.ts): WORKER_CONCURRENCY the floor, unset the default.
+// Paced as `npm run worker` is (app/runtime/sync-worker.server.ts): WORKER_CONCURRENCY the floor, unset the default.
 const pace = workerPace(db, process.env.WORKER_CONCURRENCY ? Number(process.env.WORKER_CONCURRENCY) : undefined);
 const start = () =>
   startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres", pace }), {

@@ -10,7 +10,7 @@ import { withHarness } from "../helpers/harness";
 import { startWalk, tabTo } from "../helpers/keyboard";
 import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
-import { drainJobs } from "~/sync/worker.server";
+import { drainJobs } from "~/sync/job-runner.server";
 import type { GrantStore } from "~/service/client.server";
 
 const h = withHarness({ app: {}, emulator: "sync", browser: true });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

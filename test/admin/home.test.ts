@@ -6,7 +6,7 @@ import { SERVICE_SETTINGS_FORM } from "../helpers/service-settings";
 import { SHOP } from "../sync/support";
 import { loadHome, recordConnectionCheck } from "~/admin/home.server";
 import { getSettingsView, loadServiceSettings, saveSettings } from "~/connections/settings.server";
-import { startWorker } from "~/sync/worker.server";
+import { startWorker } from "~/sync/job-runner.server";
 
 let db: TestDatabase;
 

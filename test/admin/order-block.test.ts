@@ -3,8 +3,8 @@
 // and the actions are safe from cross-site requests (token only, cookies never count, JSON only).
 import { beforeEach, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { withHarness } from "../helpers/harness";
 import { mintSessionToken, TEST_SHOP } from "../helpers/shopify";
 import { emulatorState, injectFault, resetEmulator } from "../helpers/emulator";

@@ -9,7 +9,7 @@ import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
 import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
-import { ATTEMPT_TOLD_MS } from "~/connections/customer-account.server";
+import { ATTEMPT_TOLD_MS } from "~/connections/account-profile.server";
 import { importOrder } from "~/service/client.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { CHROME_USER_AGENT } from "../helpers/browser";

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, startEmulator, type RunningEmulator } from "../../emula
 import { handleOAuthCallback } from "~/connections/oauth-callback.server";
 import { STATE_TTL_MS } from "~/connections/oauth-common.server";
 import { startConnect } from "~/connections/oauth-start.server";
-import { completeOnStorefront } from "~/connections/storefront-completion.server";
+import { completeConnect } from "~/connections/storefront-completion.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
 import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
 import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
@@ -41,9 +41,9 @@ afterAll(async () => {
 async function finish(
   completionUrl: string,
   customerId: string | null,
-  options: Parameters<typeof completeOnStorefront>[2] = {},
+  options: Parameters<typeof completeConnect>[2] = {},
 ) {
-  return completeOnStorefront(
+  return completeConnect(
     db.prisma,
     { shop: SHOP, customerId, url: completionUrl, prefix: "/apps/workspace" },
     { keyring, ...options },

@@ -7,14 +7,14 @@ import type { RunningEmulator } from "../../emulator/server";
 import { STATE_TTL_MS } from "~/connections/oauth-common.server";
 import { startConnect } from "~/connections/oauth-start.server";
 import { handleOAuthCallback } from "~/connections/oauth-callback.server";
-import { completeOnStorefront } from "~/connections/storefront-completion.server";
+import { completeConnect } from "~/connections/storefront-completion.server";
 import { disconnectGrant, storeGrant } from "~/connections/grant-lifecycle.server";
 import { saveSettings } from "~/connections/settings.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
 import { housekeepingTask, runHousekeeping } from "~/privacy/housekeeping.server";
 import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/connections/revocations.server";
 import { refreshTokens, serviceOrigins } from "~/service/client.server";
-import { startWorker } from "~/sync/worker.server";
+import { startWorker } from "~/sync/job-runner.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings, startEmulatorFor } from "../helpers/emulator-oauth";
 
@@ -193,7 +193,7 @@ describe("tokens the connect flow lets go of", () => {
         where: { state: row.state },
         data: { boundOrigins, pendingTokensEnc: row.pendingTokensEnc, expiresAt: row.expiresAt },
       });
-      const result = await completeOnStorefront(
+      const result = await completeConnect(
         db.prisma,
         { shop: SHOP, customerId: "810", url: completion, prefix: "/apps/workspace" },
         { keyring, now: t0 },
@@ -231,7 +231,7 @@ describe("tokens the connect flow lets go of", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     }) as PrismaClient;
-    const result = await completeOnStorefront(
+    const result = await completeConnect(
       broken,
       { shop: SHOP, customerId: "803", url: completion, prefix: "/apps/workspace" },
       { keyring },

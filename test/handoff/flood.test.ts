@@ -17,8 +17,7 @@ import { setDatabase } from "~/db.server";
 import { continueCart, INTERACTIVE_SERVICE_DEPS, IP_POLICY, type FlowResult } from "~/handoff/flow.server";
 import { Budget, DEFAULT_MAX_KEYS } from "~/lib/budget";
 import { memoryBudgets } from "~/lib/shared-budget.server";
-import { shopperAddress } from "~/handoff/proxy-handler.server";
-import { forwardedAddress } from "~/lib/client-address";
+import { clientAddress, forwardedAddress } from "~/lib/client-address";
 import {
   createServiceContext,
   importOrder,
@@ -78,12 +77,19 @@ describe("the shopper's address", () => {
     const request = (xff: string) =>
       new Request("https://app.example/proxy/cart", { headers: { "x-forwarded-for": xff } });
     // Behind one load balancer: [shopper's own…, shopper (by Shopify), Shopify (by our balancer)].
-    expect(shopperAddress(request("1.1.1.1, 198.51.100.7, 203.0.113.250"), "10.0.0.2", 1)).toBe("198.51.100.7");
-    expect(shopperAddress(request("9.9.9.9, 8.8.8.8, 198.51.100.7, 203.0.113.250"), "10.0.0.2", 1)).toBe(
+    expect(
+      clientAddress(request("1.1.1.1, 198.51.100.7, 203.0.113.250"), "10.0.0.2", { appProxy: true, trustedHops: 1 }),
+    ).toBe("198.51.100.7");
+    expect(
+      clientAddress(request("9.9.9.9, 8.8.8.8, 198.51.100.7, 203.0.113.250"), "10.0.0.2", {
+        appProxy: true,
+        trustedHops: 1,
+      }),
+    ).toBe("198.51.100.7");
+    // No balancer of ours: Shopify's proxy is the peer, its entry the rightmost.
+    expect(clientAddress(request("1.1.1.1, 198.51.100.7"), "203.0.113.250", { appProxy: true, trustedHops: 0 })).toBe(
       "198.51.100.7",
     );
-    // No balancer of ours: Shopify's proxy is the peer, its entry the rightmost.
-    expect(shopperAddress(request("1.1.1.1, 198.51.100.7"), "203.0.113.250", 0)).toBe("198.51.100.7");
     // Zero hops for the address in general: the socket's peer, whatever the header says.
     expect(forwardedAddress("1.1.1.1", "::ffff:192.0.2.1", 0)).toBe("192.0.2.1");
     // Nothing forwarded at all (the app reached directly): the peer.

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { Database } from "~/db/connect.server";
 import type { WebProcess, WebProcessOptions } from "~/runtime/web.server";
 import { ensureBuild, ROOT, SERVER_BUILD as BUILD } from "../../dev/build";
-import { createAppServer } from "../../server/app";
+import { createAppRequestHandler } from "../../server/request-handler";
 import { TEST_API_KEY, TEST_API_SECRET } from "./shopify";
 
 export { ensureBuild };
@@ -48,7 +48,7 @@ export async function startApp(
   const build = await import(/* @vite-ignore */ pathToFileURL(BUILD).href);
   // The web process's start, as server/main.ts makes it, on the test's database (the worker runs where a test says).
   (build.entry.module as WebEntry).startWebProcess({ database: db, worker: false });
-  app.use(createAppServer({ build, clientDir: path.join(ROOT, "build/client"), logger: options.logger }));
+  app.use(createAppRequestHandler({ build, clientDir: path.join(ROOT, "build/client"), logger: options.logger }));
   return {
     url,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupServer } from "msw/node";
 import type { BrowserContext, Page } from "playwright-core";
 import type { GrantStore } from "~/service/client.server";
-import { drainJobs } from "~/sync/worker.server";
+import { drainJobs } from "~/sync/job-runner.server";
 import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
 import { themeHandlers } from "../../dev/admin-api/themes";
 import { CHROME_USER_AGENT, newContext } from "../helpers/browser";

@@ -13,8 +13,8 @@ import { DEFAULT_RETENTION_DAYS, pruneExpired } from "~/privacy/retention.server
 import { drainRevocations } from "~/connections/revocations.server";
 import { refreshTokens, serviceOrigins, type GrantStore } from "~/service/client.server";
 import { MemoryGrantStore } from "../../dev/memory-grant-store";
-import { recordSyncDelivery } from "~/sync/intake.server";
-import { drainJobs } from "~/sync/worker.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
+import { drainJobs } from "~/sync/job-runner.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
 import { resetSyncState, SHOP, syncDeps } from "../sync/support";

@@ -2,9 +2,9 @@
 // default configuration trusts no X-Forwarded-For (TRUSTED_PROXY_HOPS defaults to 0), and an IPv6 client counts by
 // its /64, all of whose addresses it can use.
 import { describe, expect, it } from "vitest";
-import { addressKey, clientKey } from "~/lib/client-address";
+import { addressKey, clientAddress, clientKey } from "~/lib/client-address";
 import { memoryBudgets } from "~/lib/shared-budget.server";
-import { clientAddress, SHOPPER_POLICIES, takeShopperBudget } from "~/lib/shopper-budget.server";
+import { SHOPPER_POLICIES, takeShopperBudget } from "~/lib/shopper-budget.server";
 import { withHarness } from "../helpers/harness";
 
 describe("the address rule", () => {

@@ -12,7 +12,7 @@ import { proofHash } from "~/connections/oauth-common.server";
 import { createPrismaGrantStore, UNREADABLE_REASON } from "~/connections/prisma-grant-store.server";
 import { drainRevocations, queueRevocations } from "~/connections/revocations.server";
 import { checkServiceConnection, loadServiceSettings } from "~/connections/settings.server";
-import { completeOnStorefront } from "~/connections/storefront-completion.server";
+import { completeConnect } from "~/connections/storefront-completion.server";
 import { EncryptedSessionStorage } from "~/crypto/encrypted-session-storage.server";
 import { bindings, parseKeyring, sealFor, SecretBoxError } from "~/crypto/secret-box.server";
 import { importOrder, serviceOrigins, type ServiceSettings } from "~/service/client.server";
@@ -184,7 +184,7 @@ describe("a token moved to another row does not decrypt there", () => {
       },
     });
     const events: string[] = [];
-    const result = await completeOnStorefront(
+    const result = await completeConnect(
       db.prisma,
       {
         shop: SHOP,

@@ -40,8 +40,8 @@ describe("the layers in lint", () => {
       ["app/routes/new.tsx", "../../test/helpers/app"],
       ["app/lib/new.ts", "../../scripts/demo"],
       ["app/service/new.server.ts", "../../emulator/main"],
-      ["app/runtime/new.server.ts", "../../server/app"],
-      ["app/entry.server.tsx", "~/../server/app"],
+      ["app/runtime/new.server.ts", "../../server/request-handler"],
+      ["app/entry.server.tsx", "~/../server/request-handler"],
     ]) {
       const found = await restrictions(file, `import { x } from "${from}";\nexport const a = x;\n`);
       expect(found, `${file} importing ${from}`).toEqual([

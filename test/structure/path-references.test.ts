@@ -207,8 +207,8 @@ describe("paths named in documents, comments and toml", () => {
   });
 
   it("a renamed file leaves its citations broken, and they are found", () => {
-    // As if app/sync/intake.server.ts had been renamed: each document and comment citing it is reported.
-    const renamed = "app/sync/intake.server.ts";
+    // As if app/sync/intake-batcher.server.ts had been renamed: each document and comment citing it is reported.
+    const renamed = "app/sync/intake-batcher.server.ts";
     const before = new Set(show(brokenNow));
     const found = broken(references, (resolved) => resolved !== renamed && onDisk(resolved)).filter(
       (r) => !before.has(show([r])[0]),
@@ -219,7 +219,7 @@ describe("paths named in documents, comments and toml", () => {
     const citing = found.map((r) => r.file);
     expect(citing).toEqual(expect.arrayContaining(["docs/performance.md", "app/sync/README.md"]));
     expect(found.filter((r) => r.file === "app/sync/README.md").map((r) => r.reference)).toEqual(
-      expect.arrayContaining(["app/sync/intake.server.ts", "intake.server.ts"]),
+      expect.arrayContaining(["app/sync/intake-batcher.server.ts", "intake-batcher.server.ts"]),
     );
     expect(citing.some((file) => /^app\/.*\.tsx?$/.test(file))).toBe(true);
     // A module named by its file name in its area's README, and a decision record cited from a code comment.

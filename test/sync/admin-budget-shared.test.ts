@@ -4,7 +4,7 @@
 // throttles by Shopify's rules: together they spend what the bucket restores, and no answer comes back THROTTLED.
 import { describe, expect, it } from "vitest";
 import { costed, QueryCostLimiter } from "../../dev/admin-api/cost";
-import { AdminCostBudget, budgetedQuery, forShopper, type GraphqlAnswer } from "~/sync/admin-budget.server";
+import { AdminCostBudget, budgetedQuery, forShopper, type GraphqlAnswer } from "~/shopify/admin-cost-budget.server";
 import { postgresRateStore } from "~/sync/shared-rate.server";
 import { AdminApiBusy } from "~/shopify/admin-api-busy";
 import { postgresForProcesses, usingPostgres } from "../helpers/db";

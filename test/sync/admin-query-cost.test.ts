@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueryCostLimiter, requestedQueryCost, actualQueryCost } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
 import { THEME_SETTINGS_QUERY } from "~/admin/theme-setup.server";
-import { CUSTOMER_ACCOUNTS_QUERY } from "~/connections/customer-account.server";
+import { CUSTOMER_ACCOUNTS_QUERY } from "~/connections/account-root.server";
 import { CUSTOMER_PROFILE_QUERY } from "~/connections/customer-profile.server";
 import { CART_PRICES_QUERY } from "~/handoff/market-prices.server";
 import { FLOW_TRIGGER_MUTATION } from "~/sync/flow-trigger.server";

@@ -10,7 +10,7 @@ import type { GrantStore } from "~/service/client.server";
 import type { AdminGraphql } from "~/shopify/admin-api.server";
 import { setDatabase } from "~/db.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { receiveBulkFinish } from "~/sync/bulk-finish.server";
 import { BULK_POLL_MS } from "~/sync/bulk-backfill.server";
 import { bulkOrdersQuery } from "~/sync/bulk-queries.server";

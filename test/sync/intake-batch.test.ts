@@ -2,8 +2,8 @@
 import type { PrismaClient } from "@prisma/client";
 import { describe, expect, it } from "vitest";
 import { withSyncDatabase } from "./support";
-import { createIntakeBatcher } from "~/sync/intake.server";
-import type { Delivery } from "~/sync/intake.server";
+import { createIntakeBatcher } from "~/sync/intake-batcher.server";
+import type { Delivery } from "~/sync/intake-write.server";
 
 const db = withSyncDatabase();
 const shop = "batch-shop.myshopify.com";

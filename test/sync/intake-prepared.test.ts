@@ -4,7 +4,8 @@
 // however often a size comes back and whatever its rows hold.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { driverOf, type Db } from "~/db/sql.server";
-import { createIntakeBatcher, PREPARED_BATCH_SIZES, type Delivery } from "~/sync/intake.server";
+import { createIntakeBatcher } from "~/sync/intake-batcher.server";
+import { PREPARED_BATCH_SIZES, type Delivery } from "~/sync/intake-write.server";
 import { clearSyncTables } from "./support";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 

@@ -7,7 +7,7 @@ import { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leaseJobs } from "~/sync/queue.server";
 import { importedStatement } from "~/sync/record-state.server";
-import { attemptInsert } from "~/sync/record-state.server";
+import { attemptInsert } from "~/sync/attempt-log.server";
 import { orderKeyOf } from "~/sync/mapping.server";
 import { fillImports, rowsTouched, type PlanNode } from "../../scripts/bench/backlog";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";

@@ -3,7 +3,7 @@ import { withSyncDatabase } from "./support";
 import { backoffMs } from "~/lib/backoff";
 import { completeJob, enqueueJob, failJob, leaseJobs, rescheduleJob, retryRecordJob } from "~/sync/queue.server";
 import { orderKeyOf } from "~/sync/mapping.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 
 const db = withSyncDatabase();
 const shop = "queue-shop.myshopify.com";

@@ -2,7 +2,7 @@
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
-import { drainJobs, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { newContext, screenshotPath } from "../helpers/browser";
 import { withHarness } from "../helpers/harness";
 import { embeddedUrl, mintSessionToken, sendWebhook, webhookHmac } from "../helpers/shopify";

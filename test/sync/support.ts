@@ -14,7 +14,7 @@ import {
   type GrantStore,
   type ServiceSettings,
 } from "~/service/client.server";
-import type { SyncDeps } from "~/sync/worker.server";
+import type { SyncDeps } from "~/sync/job-runner.server";
 import { resetEmulator, type EmulatorState } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { TEST_SHOP } from "../helpers/shopify";

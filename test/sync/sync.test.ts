@@ -4,7 +4,7 @@ import { SyncReasonCode } from "@prisma/client";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { contentHash, idempotencyKey } from "~/sync/mapping.server";
 import { mapOrder } from "~/sync/mapping.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
@@ -13,7 +13,7 @@ import { leaseJobs, retryRecordJob } from "~/sync/queue.server";
 import { reasonText, SYNC_REASON_CODES } from "~/sync/reasons";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes.server";
-import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
+import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/job-runner.server";
 import {
   Clock,
   connectCustomer,

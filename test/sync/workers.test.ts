@@ -8,7 +8,7 @@ import type { RunningEmulator } from "../../emulator/server";
 import { bindings, parseKeyring, sealFor } from "~/crypto/secret-box.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { serviceOrigins } from "~/service/client.server";
-import { recordSyncDelivery } from "~/sync/intake.server";
+import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 import { importCounts, mintTokens, SHOP, settingsFor, shopifyFulfillment, shopifyOrder } from "./support";
 import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";

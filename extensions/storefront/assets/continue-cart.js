@@ -6,7 +6,7 @@
 // block's data-continue-cart-block around it), or a copy of the embed's template this script placed itself; and
 // only when the form posts to the store's own app proxy. Any other form[data-continue-cart] on the page is left
 // to itself. It navigates only to a claim URL on the service origin the app names in the same answer, over https
-// (http only on a loopback host: the local demo; app/handoff/proxy-handler.server.ts has the same rule on the server).
+// (http only on a loopback host: the local demo; app/handoff/claim-url.server.ts has the same rule on the server).
 (function () {
   "use strict";
   if (window.__continueCart) return;

@@ -4,15 +4,31 @@
 // surfaces; MAX_COST_EXCEEDED is thrown as its own error for the caller to split the query (smaller pages).
 //
 // On PostgreSQL every process (the worker's backfill, the web processes' shopper queries) draws on one ledger per
-// shop, the service rate's own primitive (shared-rate.server.ts, docs/decisions/0013): a query takes its points
+// shop, the service rate's own primitive (app/sync/shared-rate.server.ts, docs/decisions/0013): a query takes its points
 // from it before it is sent, what an answer says (the bucket's level, the unused part of the requested cost) is
 // taught back, so processes together spend what Shopify restores instead of each the whole of it. With the
 // database away, the process's own view as before.
 import { adminQueryCost, adminThrottled, adminThrottleWaitSeconds } from "../lib/metrics.server";
 import { realSleep } from "../lib/sleep";
-import type { AdminGraphql } from "../shopify/admin-api.server";
-import { AdminApiBusy } from "../shopify/admin-api-busy";
-import type { SharedRateStore } from "./shared-rate.server";
+import type { AdminGraphql } from "./admin-api.server";
+import { AdminApiBusy } from "./admin-api-busy";
+
+/**
+ * The ledger every process shares on PostgreSQL: what this budget asks of app/sync/shared-rate.server.ts's store
+ * (its SharedRateStore fits), named here so the Shopify adapter does not import the sync area.
+ */
+export interface CostLedger {
+  lease(
+    key: string,
+    request: {
+      want: number;
+      headroom: number;
+      policy?: { capacity: number; perSecond: number };
+      floorLevel?: number;
+      refunded?: number;
+    },
+  ): Promise<{ granted: number; policy?: { capacity: number; perSecond: number }; level: number }>;
+}
 
 export interface ThrottleStatus {
   maximumAvailable: number;
@@ -44,10 +60,10 @@ export class AdminCostBudget {
   private readonly requested = new Map<string, number>();
 
   /** `shared`: the ledger every process draws on (PostgreSQL); without it, this process's view only. */
-  constructor(private shared?: SharedRateStore) {}
+  constructor(private shared?: CostLedger) {}
 
   /** From now on, draw on the ledger every process shares (called once by the process's wiring). */
-  share(store: SharedRateStore) {
+  share(store: CostLedger) {
     this.shared = store;
   }
 

@@ -8,7 +8,7 @@ import { env } from "../env.server";
 import { housekeepingTask } from "../privacy/housekeeping.server";
 import { Pace } from "../sync/pace.server";
 import { serviceScheduler } from "../sync/scheduler.server";
-import { startWorker, type RunningWorker, type WorkerOptions } from "../sync/worker.server";
+import { startWorker, type RunningWorker, type WorkerOptions } from "../sync/job-runner.server";
 import { createSyncDeps } from "./worker-deps.server";
 
 /** The worker's pace on `db`: at least `min` jobs at once, at most what memory and the database pool allow. */

@@ -21,7 +21,7 @@ declare module "@remix-run/node" {
   }
 }
 
-export interface AppServerOptions {
+export interface AppRequestHandlerOptions {
   build: ServerBuild;
   /** build/client: hashed assets under /assets, public files at the root. */
   clientDir: string;
@@ -36,13 +36,13 @@ export interface AppServerOptions {
  * The request handler for Node's HTTP server (or, in the tests, for an outer Express app): webhook deliveries go
  * straight to their route's action (direct-actions.ts), everything else through Express and Remix.
  */
-export function createAppServer({
+export function createAppRequestHandler({
   build,
   clientDir,
   logger,
   limits = serverLimits(),
   budget = new BodyBudget(limits.bodyBytesInFlight),
-}: AppServerOptions) {
+}: AppRequestHandlerOptions) {
   const app = express();
   // One budget for the bodies of every request of this process, webhooks and the rest (./bodies.ts).
   const bodies = {
