@@ -10,14 +10,15 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupServer } from "msw/node";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs } from "~/sync/worker.server";
 import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
 import { themeHandlers } from "../../dev/admin-api/themes";
-import { CHROME_USER_AGENT, newContext } from "../helpers/browser";
+import { CHROME_USER_AGENT } from "../helpers/browser";
+import { createDataRequestRow, createHandoffRow, openAdminPage } from "../helpers/admin-pages";
 import { withHarness } from "../helpers/harness";
-import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
+import { sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
 
 type Catalog = Record<string, string | Record<string, string>>;
@@ -86,16 +87,7 @@ async function expectNoEnglish(page: Page, locale: string, what: string) {
   expect(words, `${what} (${locale}): English words on the page`).toEqual([]);
 }
 
-async function openAdmin(path: string, locale: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
-  const page = await context.newPage();
-  const url = new URL(await embeddedUrl(h.app.url, path));
-  url.searchParams.set("locale", locale);
-  const response = await page.goto(url.toString());
-  expect(response?.status(), path).toBeLessThan(500);
-  await page.waitForLoadState("networkidle");
-  return { context, page };
-}
+const openAdmin = (path: string, locale: string) => openAdminPage(h.browser, h.app.url, path, { locale, idle: true });
 
 const stores = new Map<string, GrantStore>();
 const ids = { imported: "", notConnected: "", noCustomer: "", handoff: "" };
@@ -118,36 +110,12 @@ beforeAll(async () => {
   ids.imported = await idOf(imported);
   ids.notConnected = await idOf(unconnected);
   ids.noCustomer = await idOf(guest);
-  ids.handoff = (
-    await h.db.prisma.cartHandoff.create({
-      data: {
-        shop: TEST_SHOP,
-        customerId: "7000000001",
-        cartTokenHash: "h",
-        contentHash: "c",
-        externalCartId: "cart-77",
-        idempotencyKey: "k",
-        lineCount: 3,
-        lines: [],
-        state: "created",
-        totalMinor: 4500n,
-        currency: "EUR",
-      },
-    })
-  ).id;
+  ids.handoff = (await createHandoffRow(h.db.prisma, "EUR")).id;
   await h.db.prisma.backfill.create({
     data: { shop: TEST_SHOP, customerId: "7000000001", days: 60, total: 100, queued: 40, status: "running" },
   });
   await h.db.prisma.workerHeartbeat.create({ data: { workerId: "w-i18n", beatAt: new Date() } });
-  await h.db.prisma.dataRequest.create({
-    data: {
-      shop: TEST_SHOP,
-      customerId: "7000000001",
-      requestId: "dr-1",
-      ordersRequested: [String(imported.id)],
-      export: { customer: { id: "7000000001" } },
-    },
-  });
+  await createDataRequestRow(h.db.prisma, imported.id);
 }, 180_000);
 
 const PAGES = () => [
