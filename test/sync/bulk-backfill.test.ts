@@ -15,7 +15,8 @@ import { connectCustomer, importCounts, newId, SHOP, withSyncHarness } from "./s
 import { emulatorState } from "../helpers/emulator";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
-import { BulkOperations, bulkQueryProblems, type BulkOptions } from "../../dev/admin-api/bulk";
+import { BulkOperations, type BulkOptions } from "../../dev/admin-api/bulk";
+import { bulkQueryProblems } from "../../dev/admin-api/bulk-query";
 import { DEMO_PRODUCTS, type PastOrder } from "../../dev/demo-store";
 
 const mock = setupServer();
