@@ -10,7 +10,7 @@ import {
 } from "../service/client.server";
 import { bindings, openOptional, sealFor, sealOptional, type Keyring } from "../crypto/secret-box.server";
 import { grantToken, revokeOrQueue } from "./revocations.server";
-import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
+import { ORIGIN_CHANGED_REASON } from "../service/client.server";
 import { UNREADABLE_REASON } from "./prisma-grant-store.server";
 
 export interface NewGrant {

@@ -3,7 +3,7 @@
 // state, in words a merchant can read (app/sync/reasons.ts).
 import { Prisma, type Job, type PrismaClient, type SyncRecord } from "@prisma/client";
 import { rawQuery } from "../db/sql.server";
-import type { Failure } from "../service/outcomes.server";
+import type { Failure } from "../service/client.server";
 import {
   contentHash,
   customerIdOf,

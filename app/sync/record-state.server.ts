@@ -13,7 +13,7 @@ import { completeJob, failJob, jobRef, rescheduleJob } from "./queue.server";
 import { importFailures, imports } from "../lib/metrics.server";
 import type { Resolved } from "./job-context.server";
 import { because, type ReasonDetails, type SyncReasonCode } from "./reasons";
-import type { ImportOutcome } from "../service/imports.server";
+import type { ImportOutcome } from "../service/client.server";
 import type { SyncKind } from "./mapping.server";
 import { queueFlowTriggerOnFailure } from "./flow-trigger.server";
 
