@@ -256,6 +256,16 @@ export function signedDelivery() {
   return { path: "/webhooks/orders/create", headers: signedHeaders(body), body };
 }
 
+/** Shopify's Admin API as the app calls it, over the global fetch (which the bench's MSW server answers). */
+export const adminGraphqlOverFetch = async (shop: string, query: string, variables: Record<string, unknown>) =>
+  (
+    await fetch(`https://${shop}/admin/api/2026-10/graphql.json`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ query, variables }),
+    })
+  ).json();
+
 export const ratioRow = (row: Omit<Row, "ratio">): Row => ({
   ...row,
   ratio: row.baseline ? row.value / row.baseline : NaN,

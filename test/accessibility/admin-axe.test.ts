@@ -4,27 +4,18 @@
 // the settings form with validation errors, the Customers page on its first and last page, the privacy page, and
 // the login page outside the admin. No critical or serious violation passes.
 import { translator } from "~/i18n/translate";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setupServer } from "msw/node";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs } from "~/sync/worker.server";
-import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
-import { themeHandlers } from "../../dev/admin-api/themes";
 import { expectAccessible } from "../helpers/axe";
 import { CHROME_USER_AGENT } from "../helpers/browser";
-import { createDataRequestRow, createHandoffRow, openAdminPage } from "../helpers/admin-pages";
+import { createDataRequestRow, createHandoffRow, openAdminPage, serveSetupGuideShopify } from "../helpers/admin-pages";
 import { injectFault } from "../helpers/emulator";
 import { withHarness } from "../helpers/harness";
 import { sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyFulfillment, shopifyOrder, syncDeps } from "../sync/support";
 
-// Shopify's Admin API for the home page's setup guide: the theme's app embed (off) and legacy customer accounts.
-const shopify = setupServer(
-  ...themeHandlers("disabled"),
-  ...customerAccountsHandlers(TEST_SHOP, { version: "CLASSIC", url: `https://${TEST_SHOP}/account` }),
-);
-beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
-afterAll(() => shopify.close());
+serveSetupGuideShopify();
 
 const h = withHarness({ app: {}, emulator: "sync", browser: true });
 const WIDTHS = [1280, 360] as const;

@@ -1,8 +1,12 @@
 // The merchant's pages in a browser: one embedded page opened as Shopify's admin opens it (a session token on every
-// request), and the rows those pages show that the sync does not make itself (a cart handoff, a data request).
+// request), the Admin API answers its setup guide reads, and the rows those pages show that the sync does not make
+// itself (a cart handoff, a data request).
 import type { PrismaClient } from "@prisma/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { expect } from "vitest";
+import { setupServer } from "msw/node";
+import { afterAll, beforeAll, expect } from "vitest";
+import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
+import { themeHandlers } from "../../dev/admin-api/themes";
 import { newContext } from "./browser";
 import { embeddedUrl, mintSessionToken, TEST_SHOP } from "./shopify";
 
@@ -31,6 +35,20 @@ export async function openAdminPage(
   expect(response?.status(), path).toBeLessThan(500);
   if (options.idle) await page.waitForLoadState("networkidle");
   return { context, page };
+}
+
+/**
+ * Shopify's Admin API for the home page's setup guide, for the calling file: the theme's app embed off and legacy
+ * customer accounts. Requests to anything else go out for real.
+ */
+export function serveSetupGuideShopify() {
+  const shopify = setupServer(
+    ...themeHandlers("disabled"),
+    ...customerAccountsHandlers(TEST_SHOP, { version: "CLASSIC", url: `https://${TEST_SHOP}/account` }),
+  );
+  beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
+  afterAll(() => shopify.close());
+  return shopify;
 }
 
 const CUSTOMER = "7000000001";

@@ -8,15 +8,12 @@
 // English-only words does. Data is left out where the page marks it (translate="no": the JSON sent to the service)
 // and the seeded data is names, numbers and ids.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setupServer } from "msw/node";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs } from "~/sync/worker.server";
-import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
-import { themeHandlers } from "../../dev/admin-api/themes";
 import { CHROME_USER_AGENT } from "../helpers/browser";
-import { createDataRequestRow, createHandoffRow, openAdminPage } from "../helpers/admin-pages";
+import { createDataRequestRow, createHandoffRow, openAdminPage, serveSetupGuideShopify } from "../helpers/admin-pages";
 import { withHarness } from "../helpers/harness";
 import { sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
@@ -24,12 +21,7 @@ import { connectCustomer, shopifyOrder, syncDeps } from "../sync/support";
 type Catalog = Record<string, string | Record<string, string>>;
 const read = (locale: string): Catalog => JSON.parse(readFileSync(`app/locales/admin/${locale}.json`, "utf8"));
 
-const shopify = setupServer(
-  ...themeHandlers("disabled"),
-  ...customerAccountsHandlers(TEST_SHOP, { version: "CLASSIC", url: `https://${TEST_SHOP}/account` }),
-);
-beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
-afterAll(() => shopify.close());
+serveSetupGuideShopify();
 
 const h = withHarness({ app: {}, emulator: "sync", browser: true });
 

@@ -14,7 +14,8 @@ import { drainJobs } from "~/sync/worker.server";
 import { flowPayload } from "~/sync/flow-trigger.server";
 import { TEST_OFFLINE_TOKEN } from "../helpers/shopify";
 import { injectFault } from "../helpers/emulator";
-import { connectCustomer, newId, SHOP, shopifyOrder, withSyncHarness } from "./support";
+import { connectCustomer, newId, SHOP, shopifyOrder } from "./support";
+import { withSyncHarness } from "../helpers/sync-harness";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();

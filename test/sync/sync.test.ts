@@ -11,16 +11,8 @@ import { reasonText, SYNC_REASON_CODES } from "~/sync/reasons";
 import { notifyWorkers } from "~/sync/signal.server";
 import { failure } from "~/service/outcomes.server";
 import { drainJobs, runJob, startWorker, type SyncDeps } from "~/sync/worker.server";
-import {
-  connectCustomer,
-  importCounts,
-  newId,
-  SHOP,
-  settingsFor,
-  shopifyFulfillment,
-  shopifyOrder,
-  withSyncHarness,
-} from "./support";
+import { connectCustomer, importCounts, newId, SHOP, settingsFor, shopifyFulfillment, shopifyOrder } from "./support";
+import { withSyncHarness } from "../helpers/sync-harness";
 import { emulatorState, injectFault } from "../helpers/emulator";
 
 const CUSTOMER = "7000000001";
