@@ -23,14 +23,12 @@ export function serviceSettingsRow(
   settings: Omit<ServiceSettings, "environment"> & { environment?: ServiceSettings["environment"] },
   keyring?: Keyring,
 ) {
-  return {
-    shop,
-    ...(settings.environment ? { environment: settings.environment } : {}),
-    baseUrl: settings.baseUrl,
-    sandboxBaseUrl: settings.sandboxBaseUrl,
-    authUrl: settings.authUrl,
-    clientId: settings.clientId,
-    clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), settings.clientSecret, keyring),
-    signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), settings.signingSecret, keyring),
+  const { environment, baseUrl, sandboxBaseUrl, authUrl, clientId } = settings;
+  const seal = (column: "clientSecretEnc" | "signingSecretEnc", secret: string) =>
+    sealFor(bindings.shopSettings(shop, column), secret, keyring);
+  const secrets = {
+    clientSecretEnc: seal("clientSecretEnc", settings.clientSecret),
+    signingSecretEnc: seal("signingSecretEnc", settings.signingSecret),
   };
+  return { shop, ...(environment ? { environment } : {}), baseUrl, sandboxBaseUrl, authUrl, clientId, ...secrets };
 }
