@@ -143,4 +143,14 @@ export default tseslint.config(
     },
   },
   ...layering(),
+  // The stand-ins serve scripts/ and test/; nothing runs the other way.
+  {
+    files: ["dev/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(\\.\\./)+(scripts|test)(/|$)", message: "dev/ may not import scripts/ or test/." }] },
+      ],
+    },
+  },
 );

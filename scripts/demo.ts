@@ -22,7 +22,7 @@ import { closeLog, logTo, quietTerminal, startNode, stopAll, waitForHttp, type C
 import { configureService, installDemoShop } from "../dev/demo/seed";
 import { customerName, DEMO_CUSTOMERS, DEMO_SHOP, orderHistory } from "../dev/demo-store";
 import { createStandIn } from "../dev/storefront/server";
-import { bundleUiExtensions } from "./ui-extensions";
+import { bundleUiExtensions } from "../dev/ui-extensions/bundle";
 
 const HOST = "127.0.0.1";
 const MARKER = ".merchant-integration-demo";

@@ -38,7 +38,7 @@ export function deployAppUrl(toml: string, file = "shopify.app.toml"): string {
   if (url.protocol !== "https:") throw new Error(`${file}: application_url must be https (${url})`);
   if (PLACEHOLDER_HOSTS.has(url.hostname)) {
     throw new Error(
-      `${file}: application_url is still ${url.origin}; run \`npx shopify app config link\` (README, "Against a real store") first`,
+      `${file}: application_url is still ${url.origin}; run \`npx shopify app config link\` (docs/real-store.md) first`,
     );
   }
   return url.toString().replace(/\/+$/, "");

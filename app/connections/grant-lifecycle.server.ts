@@ -10,9 +10,9 @@ import {
 } from "../service/client.server";
 import { bindings, openOptional, sealFor, sealOptional, type Keyring } from "../crypto/secret-box.server";
 import { grantToken, revokeOrQueue } from "./revocations.server";
-import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
+import { ORIGIN_CHANGED_REASON } from "../service/client.server";
 import { UNREADABLE_REASON } from "./prisma-grant-store.server";
-import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from "../service/imports.server";
+import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from "../service/client.server";
 
 /** Why a grant needs reconnecting, for the reasons the app sets itself (the same codes as app/sync/reasons.ts). */
 type GrantReason = "unreadable" | "origin_changed" | "no_refresh_token" | "invalid_grant";

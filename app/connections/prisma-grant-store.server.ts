@@ -25,8 +25,8 @@ function cleanReason(reason: string): string {
 }
 
 /** Shown on the Customers page for a grant whose stored tokens do not open (kept with the grant store's contract). */
-export { UNREADABLE_REASON } from "../service/grant-store.server";
-import { UNREADABLE_REASON } from "../service/grant-store.server";
+export { UNREADABLE_REASON } from "../service/client.server";
+import { UNREADABLE_REASON } from "../service/client.server";
 
 export interface GrantStoreOptions {
   keyring?: Keyring;

@@ -22,7 +22,14 @@ export {
   type HandoffOptions,
   type HandoffOutcome,
 } from "./handoffs.server";
-export { importOrder, importShipment, type ImportOptions, type ImportOutcome } from "./imports.server";
+export {
+  importOrder,
+  importShipment,
+  INVALID_GRANT_REASON,
+  NO_REFRESH_REASON,
+  type ImportOptions,
+  type ImportOutcome,
+} from "./imports.server";
 export {
   completeAuthorization,
   refreshTokens,
@@ -45,5 +52,5 @@ export {
   type UrlProblem,
 } from "./address-policy.server";
 export { ORIGIN_CHANGED_REASON, serviceOrigins, tokensMayGoTo } from "./origins.server";
-export type { GrantStatus, GrantStore, GrantTokens, StoredGrant } from "./grant-store.server";
+export { UNREADABLE_REASON, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
 export type * from "./schemas";

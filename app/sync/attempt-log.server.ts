@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { ts } from "../db/sql.server";
-import type { ImportOutcome } from "../service/imports.server";
+import type { ImportOutcome } from "../service/client.server";
 
 const MESSAGE_MAX = 500;
 

@@ -3,10 +3,13 @@
 // state, in words a merchant can read (app/sync/reasons.ts).
 import { Prisma, type Job, type PrismaClient, type SyncRecord } from "@prisma/client";
 import { rawQuery } from "../db/sql.server";
-import type { Failure } from "../service/outcomes.server";
-import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from "../service/imports.server";
-import { ORIGIN_CHANGED_REASON } from "../service/origins.server";
-import { UNREADABLE_REASON } from "../service/grant-store.server";
+import {
+  INVALID_GRANT_REASON,
+  NO_REFRESH_REASON,
+  ORIGIN_CHANGED_REASON,
+  UNREADABLE_REASON,
+  type Failure,
+} from "../service/client.server";
 import type { FailureFacts, GrantReason, ReasonDetails } from "./reasons";
 import {
   contentHash,

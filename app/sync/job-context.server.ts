@@ -2,9 +2,7 @@
 // Admin API, clock, logger), so tests replace exactly what they need, and their defaults. Nothing here imports Remix.
 import type { AdminCostBudget } from "../shopify/admin-cost-budget.server";
 import type { PrismaClient } from "@prisma/client";
-import type { GrantStore } from "../service/grant-store.server";
-import type { ImportOutcome } from "../service/imports.server";
-import type { ServiceSettings } from "../service/context.server";
+import type { GrantStore, ImportOutcome, ServiceSettings } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
 
 /** The ordering customer's grant, as the job reads it to decide where the order goes (routeCustomer). */

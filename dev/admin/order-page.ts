@@ -1,6 +1,6 @@
 // The admin stand-in's Shopify pages (the demo; dev/storefront/server.ts routes /admin/* here):
 // - /admin/orders/<id>: an order page with the app's order details block (extensions/order-sync-block) in a frame of
-//   its own, as Shopify's admin runs a UI extension: its bundle (scripts/ui-extensions.ts) and a `shopify` global
+//   its own, as Shopify's admin runs a UI extension: its bundle (dev/ui-extensions/bundle.ts) and a `shopify` global
 //   with exactly the members Shopify's types give the target (./frame-runtime.ts; the order's id, session tokens,
 //   the extension's English texts, and no toast: Shopify gives admin blocks none). Its relative requests
 //   (/api/order-block) reach the app through the stand-in, which adds a fresh session token to each.
@@ -11,24 +11,13 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type http from "node:http";
-import { build } from "esbuild";
-import { findUiExtensions } from "../../scripts/ui-extensions";
+import { bundleFrameRuntime, findUiExtensions } from "../ui-extensions/bundle";
 import { mintSessionToken } from "../shopify/session-token";
 import { EXTENSIONS_DIR } from "../storefront/liquid";
 import { targetApi } from "../ui-extensions/target-api";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-let runtime: Promise<string> | undefined;
-/** The frame's runtime, bundled for the browser once. */
-const frameRuntime = () =>
-  (runtime ??= build({
-    entryPoints: [path.join(HERE, "frame-runtime.ts")],
-    bundle: true,
-    format: "esm",
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
-  }).then((r) => r.outputFiles[0].text));
+const frameRuntime = () => bundleFrameRuntime(path.join(HERE, "frame-runtime.ts"));
 
 export interface AdminPagesOptions {
   shop: string;

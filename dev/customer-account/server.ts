@@ -3,7 +3,7 @@
 // - the profile page with the profile block, an order's status page with the order status block (signed in, or
 //   pre-authenticated as from an order email: `?preauth=1`), and the app's full-page extension at
 //   <root>/pages/<handle>, each extension target in a frame of its own running the real bundle
-//   (scripts/ui-extensions.ts) as Shopify runs each extension apart;
+//   (dev/ui-extensions/bundle.ts) as Shopify runs each extension apart;
 // - each frame's `shopify` global and `navigation` are exactly what @shopify/ui-extensions of the extension's
 //   api_version gives its target (dev/ui-extensions/target-api.ts): blocks get no navigation.currentEntry, full
 //   pages get navigation.currentEntry with Shopify's extension:/ URL (or another reading: `currentEntry`); anything else throws and is shown on the page as a violation (window.__apiViolations);
@@ -17,8 +17,12 @@ import http from "node:http";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { bundleUiExtensions, type BundledExtension, type BundledTarget } from "../../scripts/ui-extensions";
+import {
+  bundleFrameRuntime,
+  bundleUiExtensions,
+  type BundledExtension,
+  type BundledTarget,
+} from "../ui-extensions/bundle";
 import { mintCustomerAccountToken } from "../shopify/session-token";
 import { targetApis } from "../ui-extensions/target-api";
 
@@ -100,15 +104,7 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
   if (!apiVersion) throw new Error("no customer account UI extension to show");
   const apis = targetApis([...new Set([...mounted.values()].map((m) => m.target.target))], apiVersion);
 
-  const runtime = await build({
-    entryPoints: [path.join(HERE, "frame-runtime.ts")],
-    bundle: true,
-    format: "esm",
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
-  });
-  const runtimeJs = runtime.outputFiles[0].text;
+  const runtimeJs = await bundleFrameRuntime(path.join(HERE, "frame-runtime.ts"));
   const css = readFileSync(path.join(HERE, "styles.css"), "utf8");
   const locale = options.locale ?? "en";
   const translations = (ext: BundledExtension) =>

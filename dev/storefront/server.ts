@@ -20,6 +20,7 @@ import {
   type DemoCustomer,
 } from "../demo-store";
 import { CartError, Carts } from "./cart";
+import { cookies, parseFields, readBody, safeReturn } from "./requests";
 import { adminPage } from "../admin/order-page";
 import {
   EXTENSIONS_DIR,
@@ -47,49 +48,8 @@ export interface StandInOptions {
   customers?: DemoCustomer[];
 }
 
-const MAX_BODY = 1024 * 1024;
 const STOREFRONT = /^\/($|products\/|collections\/|cart($|\/|\.js)|account($|\/)|cdn\/(theme|extensions)\/)/;
 const cents = (price: string) => Math.round(Number(price) * 100);
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new CartError(413, "Request body too large"));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-/** A form or JSON body as a flat record. */
-function parseFields(body: Buffer, type: string | undefined): Record<string, unknown> {
-  if (type?.includes("application/json")) {
-    const parsed: unknown = JSON.parse(body.toString("utf8") || "{}");
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
-      throw new CartError(400, "Expected a JSON object");
-    return parsed as Record<string, unknown>;
-  }
-  return Object.fromEntries(new URLSearchParams(body.toString("utf8")));
-}
-
-const cookies = (req: http.IncomingMessage) =>
-  Object.fromEntries(
-    (req.headers.cookie ?? "")
-      .split(";")
-      .map((c) => c.trim().split("="))
-      .filter((p) => p.length === 2),
-  ) as Record<string, string>;
-
-const safeReturn = (value: unknown) =>
-  typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")
-    ? value
-    : "/account";
 
 export function createStandIn(options: StandInOptions): http.Server {
   const prefix = options.proxyPrefix ?? PROXY_PREFIX;

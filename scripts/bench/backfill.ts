@@ -10,7 +10,7 @@ import { runBackfillJob, startBackfill } from "../../app/sync/backfill.server";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
 import { DEMO_PRODUCTS, type PastOrder } from "../../dev/demo-store";
-import { ratioRow, throwawayDatabase, type Bench, type Row } from "./common";
+import { adminGraphqlOverFetch, ratioRow, throwawayDatabase, type Bench, type Row } from "./common";
 
 const SHOP = "backfill-bench.myshopify.com";
 const CUSTOMER = "7000000001";
@@ -49,14 +49,7 @@ export const backfillBench: Bench = {
     try {
       await app.ready;
       const prisma = app.prisma;
-      const adminGraphql = async (shop: string, query: string, variables: Record<string, unknown>) =>
-        (
-          await fetch(`https://${shop}/admin/api/2026-10/graphql.json`, {
-            method: "POST",
-            headers: { "Content-Type": "application/json" },
-            body: JSON.stringify({ query, variables }),
-          })
-        ).json();
+      const adminGraphql = adminGraphqlOverFetch;
       const deps = { adminGraphql, now: () => new Date(), budget: new AdminCostBudget() };
       log(`backfill: ${ORDERS} orders of ${LINES} lines, one fulfillment each, bucket 1000 points at 100/s`);
       const started = Date.now();

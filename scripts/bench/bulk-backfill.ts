@@ -18,7 +18,7 @@ import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
 import { spawn } from "node:child_process";
 import { CUSTOMERS, customerId, launchOrders, LINES, ORDERS } from "./bulk-orders";
-import { ratioRow, throwawayDatabase, type Bench, type Row } from "./common";
+import { adminGraphqlOverFetch, ratioRow, throwawayDatabase, type Bench, type Row } from "./common";
 
 const SHOP = "bulk-bench.myshopify.com";
 const SAMPLE = Number(process.env.BENCH_BULK_PAGED_SAMPLE ?? 20);
@@ -51,14 +51,7 @@ export const bulkBackfillBench: Bench = {
     try {
       await app.ready;
       const prisma = app.prisma;
-      const adminGraphql = async (shop: string, query: string, variables: Record<string, unknown>) =>
-        (
-          await fetch(`https://${shop}/admin/api/2026-10/graphql.json`, {
-            method: "POST",
-            headers: { "Content-Type": "application/json" },
-            body: JSON.stringify({ query, variables }),
-          })
-        ).json();
+      const adminGraphql = adminGraphqlOverFetch;
       const lease = async (kind: string) => {
         const job = await prisma.job.findFirst({ where: { kind, status: "queued" }, orderBy: { seq: "asc" } });
         return job

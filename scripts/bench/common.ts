@@ -1,11 +1,10 @@
 // Shared pieces of the bench: the table's row shape, throwaway PostgreSQL databases, child processes with their
-// peak RSS, signed Shopify deliveries.
+// peak RSS and CPU time, signed Shopify deliveries (load on a server: load.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import autocannon from "autocannon";
+import pg from "pg";
 import { throwawayPostgres } from "../../dev/throwaway-postgres";
 
 export interface Row {
@@ -174,6 +173,29 @@ export async function profileWindow(child: Child, file: string): Promise<{ stop(
 }
 
 /** The port a started server printed (`listening on http://...:<port>`). */
+/**
+ * CPU seconds so far of the PostgreSQL backends serving `url`'s database (same machine): the database's share of a
+ * delivery, which the app's process CPU leaves out. A backend that ends during the window takes its share with it.
+ */
+export async function backendCpu(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    );
+    return rows.reduce((sum, { pid }) => {
+      try {
+        return sum + cpuSeconds(pid);
+      } catch {
+        return sum; // gone meanwhile
+      }
+    }, 0);
+  } finally {
+    await client.end();
+  }
+}
+
 export function freePort(): number {
   return 20_000 + Math.floor(Math.random() * 20_000);
 }
@@ -228,118 +250,23 @@ export function signedHeaders(body: string, shop = "bench-shop.myshopify.com"): 
   };
 }
 
+/** An orders/create delivery as Shopify sends it to the app: its path, signed headers and body. */
+export function signedDelivery() {
+  const body = orderBody();
+  return { path: "/webhooks/orders/create", headers: signedHeaders(body), body };
+}
+
+/** Shopify's Admin API as the app calls it, over the global fetch (which the bench's MSW server answers). */
+export const adminGraphqlOverFetch = async (shop: string, query: string, variables: Record<string, unknown>) =>
+  (
+    await fetch(`https://${shop}/admin/api/2026-10/graphql.json`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ query, variables }),
+    })
+  ).json();
+
 export const ratioRow = (row: Omit<Row, "ratio">): Row => ({
   ...row,
   ratio: row.baseline ? row.value / row.baseline : NaN,
 });
-
-/** The p-th percentile of sorted samples. */
-export const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-/** Times `run` `count` times after a short warm-up, one at a time; the durations in ms, sorted. */
-export async function timeSamples(
-  run: () => Promise<unknown>,
-  count: number,
-  warmup = Math.min(20, count),
-): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await run();
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await run();
-    out.push(performance.now() - started);
-  }
-  return out.sort((a, b) => a - b);
-}
-
-export interface Measured {
-  /** Responses per second, from the first request to the last response. */
-  perSecond: number;
-  result: autocannon.Result;
-}
-
-/**
- * autocannon with a fixed `amount`, timed here: its own `duration` ends on its next one-second tick, so a 2.7 s run
- * reads 3.02 s, and at a few thousand requests that rounding alone moved a rate by up to a third.
- */
-export function measuredLoad(options: autocannon.Options): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let responses = 0;
-    let last = started;
-    const instance = autocannon(options, (error, result) => {
-      if (error) return reject(error);
-      resolve({ perSecond: responses / Math.max(0.001, (last - started) / 1000), result });
-    });
-    instance.on("response", () => {
-      responses += 1;
-      last = performance.now();
-    });
-  });
-}
-
-export interface Paced {
-  /** Latency percentiles in ms, each from the moment its request was due, not from when it was sent. */
-  p50: number;
-  p99: number;
-  max: number;
-  failed: number;
-}
-
-/**
- * Open-loop load: `rate` requests a second for `seconds`, each sent when it is due whatever the answers before it
- * did (as Shopify sends webhooks), over as many keep-alive connections as are needed. A request's latency counts
- * from the moment it was due, so a server that stalls is charged for the requests that queued behind the stall
- * (closed-loop tools, autocannon among them, stop sending while they wait and hide that).
- */
-export async function pacedLoad(
-  port: number,
-  rate: number,
-  seconds: number,
-  request: () => { path: string; headers: Record<string, string>; body: string },
-): Promise<Paced> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  const total = Math.round(rate * seconds);
-  const latencies: number[] = [];
-  let failed = 0;
-  const answers: Promise<void>[] = [];
-  const start = performance.now() + 20;
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const { path, headers, body } = request();
-    answers.push(
-      new Promise<void>((resolve) => {
-        const req = http.request(
-          {
-            host: "127.0.0.1",
-            port,
-            method: "POST",
-            path,
-            headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-            agent,
-          },
-          (res) => {
-            res.resume();
-            res.once("end", () => {
-              if (res.statusCode !== 200) failed += 1;
-              latencies.push(performance.now() - due);
-              resolve();
-            });
-          },
-        );
-        req.once("error", () => {
-          failed += 1;
-          resolve();
-        });
-        req.end(body);
-      }),
-    );
-  }
-  await Promise.all(answers);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN, failed };
-}

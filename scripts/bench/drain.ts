@@ -11,17 +11,8 @@ import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator } from "../../emulator/server";
 import { connectShops } from "./connected-shops";
-import {
-  appEnv,
-  measuredLoad,
-  orderBody,
-  ratioRow,
-  startNode,
-  throwawayDatabase,
-  type Bench,
-  type Child,
-  type Row,
-} from "./common";
+import { appEnv, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import { measuredLoad } from "./load";
 
 // A worker process tuned for throughput, as a deployment that scales workers would set it (.env.example): jobs
 // mostly wait on the service and the database, so many run at once on one process.

@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { signProxyQuery } from "../../dev/shopify/app-proxy";
-import { appEnv, percentile, throwawayDatabase, timeSamples, type Bench } from "./common";
+import { appEnv, throwawayDatabase, type Bench } from "./common";
+import { percentile, timeSamples } from "./load";
 
 export interface BenchRow {
   name: string;

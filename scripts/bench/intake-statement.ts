@@ -7,7 +7,8 @@ import path from "node:path";
 import { openDatabase } from "../../app/db/connect.server";
 import { driverOf } from "../../app/db/sql.server";
 import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
-import { throwawayDatabase, orderBody, percentile } from "./common";
+import { throwawayDatabase, orderBody } from "./common";
+import { percentile } from "./load";
 
 const pglite = process.argv.includes("pglite");
 const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 8);

@@ -5,24 +5,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import {
   appEnv,
-  cpuSeconds,
+  backendCpu,
   freePort,
   type Child,
-  measuredLoad,
   median,
-  orderBody,
-  pacedLoad,
   profileWindow,
   ratioRow,
-  signedHeaders,
+  signedDelivery,
   startNode,
   throwawayDatabase,
   type Bench,
   type Row,
 } from "./common";
+import { measuredLoad, pacedLoad } from "./load";
 
 const CONNECTIONS = 16;
 const AMOUNT = Number(process.env.BENCH_INTAKE_REQUESTS ?? 6000);
@@ -33,11 +30,6 @@ const RATE_SECONDS = 10;
 const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 6);
 const METRICS_TOKEN = "bench-metrics-token-0123456789";
 const SCRAPE_EVERY_MS = 5_000;
-
-function delivery() {
-  const body = orderBody();
-  return { path: "/webhooks/orders/create", headers: signedHeaders(body), body };
-}
 
 interface Load {
   perSecond: number;
@@ -53,7 +45,7 @@ async function load(port: number, amount: number): Promise<Load> {
     timeout: 10,
     requests: [
       {
-        setupRequest: (request) => ({ ...request, method: "POST", ...delivery() }),
+        setupRequest: (request) => ({ ...request, method: "POST", ...signedDelivery() }),
       },
     ],
   });
@@ -61,29 +53,6 @@ async function load(port: number, amount: number): Promise<Load> {
 }
 
 const PROFILE = Boolean(process.env.BENCH_CPU_PROF);
-
-/**
- * CPU seconds so far of the PostgreSQL backends serving `url`'s database (same machine): the database's share of a
- * delivery, which the app's process CPU leaves out. A backend that ends during the window takes its share with it.
- */
-async function backendCpu(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
-    );
-    return rows.reduce((sum, { pid }) => {
-      try {
-        return sum + cpuSeconds(pid);
-      } catch {
-        return sum; // gone meanwhile
-      }
-    }, 0);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * One server under load: latency at the steady rate; deliveries/s and p99 of the saturating run, its CPU per 1,000
@@ -98,9 +67,9 @@ async function serve(label: string, script: string, env: Record<string, string>,
   try {
     // Warm-up: migrations, JIT, the pool's connections and their prepared statements, as a server that has been up.
     await load(port, 300);
-    await pacedLoad(port, RATE, 2, delivery);
+    await pacedLoad(port, RATE, 2, signedDelivery);
     const rest = child.rssMiB();
-    const steady = await pacedLoad(port, RATE, RATE_SECONDS, delivery);
+    const steady = await pacedLoad(port, RATE, RATE_SECONDS, signedDelivery);
     const profile = PROFILE
       ? await profileWindow(child, path.resolve(`bench/profiles/intake-${label}.cpuprofile`))
       : undefined;

@@ -7,7 +7,8 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
-import { percentile, throwawayDatabase, timeSamples, type Bench, type Row } from "./common";
+import { throwawayDatabase, type Bench, type Row } from "./common";
+import { percentile, timeSamples } from "./load";
 
 const SHOP = "bench-log.myshopify.com";
 const RECORDS = Number(process.env.BENCH_LOG_RECORDS ?? 100_000);

@@ -4,39 +4,23 @@
 // the settings form with validation errors, the Customers page on its first and last page, the privacy page, and
 // the login page outside the admin. No critical or serious violation passes.
 import { translator } from "~/i18n/translate";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setupServer } from "msw/node";
-import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs } from "~/sync/job-runner.server";
-import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
-import { themeHandlers } from "../../dev/admin-api/themes";
 import { expectAccessible } from "../helpers/axe";
-import { CHROME_USER_AGENT, newContext } from "../helpers/browser";
+import { CHROME_USER_AGENT } from "../helpers/browser";
+import { createDataRequestRow, createHandoffRow, openAdminPage, serveSetupGuideShopify } from "../helpers/admin-pages";
 import { injectFault } from "../helpers/emulator";
 import { withHarness } from "../helpers/harness";
-import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
+import { sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, shopifyFulfillment, shopifyOrder, syncDeps } from "../sync/support";
 
-// Shopify's Admin API for the home page's setup guide: the theme's app embed (off) and legacy customer accounts.
-const shopify = setupServer(
-  ...themeHandlers("disabled"),
-  ...customerAccountsHandlers(TEST_SHOP, { version: "CLASSIC", url: `https://${TEST_SHOP}/account` }),
-);
-beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
-afterAll(() => shopify.close());
+serveSetupGuideShopify();
 
 const h = withHarness({ app: {}, emulator: "sync", browser: true });
 const WIDTHS = [1280, 360] as const;
 
-async function open(path: string, width: number = 1280): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
-  const page = await context.newPage();
-  await page.setViewportSize({ width, height: 900 });
-  const response = await page.goto(await embeddedUrl(h.app.url, path));
-  expect(response?.status()).toBeLessThan(500);
-  return { context, page };
-}
+const open = (path: string, width = 1280) => openAdminPage(h.browser, h.app.url, path, { width });
 
 /** WCAG's contrast ratio of two CSS rgb() colours. */
 function contrast(a: string, b: string) {
@@ -166,23 +150,7 @@ describe("a shop with imports, customers and requests", () => {
       await h.db.prisma.syncRecord.findFirstOrThrow({ where: { shop: TEST_SHOP, externalId: String(orders[0].id) } })
     ).id;
     shipmentId = (await h.db.prisma.syncRecord.findFirstOrThrow({ where: { shop: TEST_SHOP, kind: "shipment" } })).id;
-    handoffId = (
-      await h.db.prisma.cartHandoff.create({
-        data: {
-          shop: TEST_SHOP,
-          customerId: "7000000001",
-          cartTokenHash: "h",
-          contentHash: "c",
-          externalCartId: "cart-77",
-          idempotencyKey: "k",
-          lineCount: 3,
-          lines: [],
-          state: "created",
-          totalMinor: 4500n,
-          currency: "USD",
-        },
-      })
-    ).id;
+    handoffId = (await createHandoffRow(h.db.prisma, "USD")).id;
     await h.db.prisma.backfill.create({
       data: { shop: TEST_SHOP, customerId: "7000000001", days: 60, total: 100, queued: 40, status: "done" },
     });
@@ -199,15 +167,7 @@ describe("a shop with imports, customers and requests", () => {
       data: { shop: TEST_SHOP, customerId: "7000000002", days: 60, path: "bulk", bulkRunId: run.id },
     });
     await h.db.prisma.workerHeartbeat.create({ data: { workerId: "w-a11y", beatAt: new Date() } });
-    await h.db.prisma.dataRequest.create({
-      data: {
-        shop: TEST_SHOP,
-        customerId: "7000000001",
-        requestId: "dr-1",
-        ordersRequested: [String(orders[0].id)],
-        export: { customer: { id: "7000000001" } },
-      },
-    });
+    await createDataRequestRow(h.db.prisma, orders[0].id);
   }, 180_000);
 
   it("home: health, the chart at 7 and 30 days, backfills", async () => {

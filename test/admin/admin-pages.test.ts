@@ -3,14 +3,15 @@
 // record's page into the emulator, a bulk retry of 50 failures imported exactly once, the CSV of a filtered view,
 // and pages that refresh themselves while work runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { RunningEmulator } from "../../emulator/server";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
 import { startApp, type RunningApp } from "../helpers/app";
-import { launchBrowser, newContext, screenshotPath } from "../helpers/browser";
+import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { createHandoffRow, openAdminPage } from "../helpers/admin-pages";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { embeddedUrl, mintSessionToken, seedOfflineSession, sendWebhook } from "../helpers/shopify";
+import { seedOfflineSession, sendWebhook } from "../helpers/shopify";
 import {
   connectCustomer,
   importCounts,
@@ -45,14 +46,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function open(path: string, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(browser, { Authorization: `Bearer ${await mintSessionToken()}` });
-  const page = await context.newPage();
-  await page.setViewportSize({ width, height: 900 });
-  const response = await page.goto(await embeddedUrl(app.url, path));
-  expect(response?.status()).toBeLessThan(500);
-  return { context, page };
-}
+const open = (path: string, width = 1280) => openAdminPage(browser, app.url, path, { width });
 
 /** Readable at this width: nothing but a table's own scroller is wider than the window. */
 async function expectNoPageOverflow(page: Page) {
@@ -124,21 +118,7 @@ describe("with imports", () => {
     await sendWebhook(app.url, "fulfillments/create", fulfillment);
     await sendWebhook(app.url, "orders/create", shopifyOrder({ customer: null }));
     await drainJobs(deps);
-    await db.prisma.cartHandoff.create({
-      data: {
-        shop: SHOP,
-        customerId: "7000000001",
-        cartTokenHash: "h",
-        contentHash: "c",
-        externalCartId: "cart-77",
-        idempotencyKey: "k",
-        lineCount: 3,
-        lines: [],
-        state: "created",
-        totalMinor: 4500n,
-        currency: "USD",
-      },
-    });
+    await createHandoffRow(db.prisma, "USD");
     await db.prisma.workerHeartbeat.create({ data: { workerId: "w-test", beatAt: new Date() } });
   }, 120_000);
 

@@ -1,11 +1,11 @@
 // The UI extensions as a deploy would take them: each shopify.extension.toml's targets found and bundled by
-// scripts/ui-extensions.ts (what `npm run lint` runs), under Shopify's size limit, self-contained ESM; the network
+// dev/ui-extensions/bundle.ts (what `npm run lint` runs), under Shopify's size limit, self-contained ESM; the network
 // capability the blocks need declared; every locale carrying the same keys as the default one.
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { bundleUiExtensions, findUiExtensions, SIZE_LIMIT_BYTES } from "../../scripts/ui-extensions";
+import { bundleUiExtensions, findUiExtensions, SIZE_LIMIT_BYTES } from "../../dev/ui-extensions/bundle";
 
 const keysOf = (value: unknown, prefix = ""): string[] =>
   value && typeof value === "object"

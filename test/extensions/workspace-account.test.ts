@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
-import type { BundledExtension } from "../../scripts/ui-extensions";
+import type { BundledExtension } from "../../dev/ui-extensions/bundle";
 import { signalOf } from "../../dev/ui-extensions/shopify-global";
 import { CHROME_USER_AGENT } from "../helpers/browser";
 import { emulatorSettings } from "../helpers/emulator-oauth";

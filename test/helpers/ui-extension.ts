@@ -1,4 +1,4 @@
-// DOM tests of UI extensions: the bundles scripts/ui-extensions.ts makes (the code a store would get, pointed at
+// DOM tests of UI extensions: the bundles dev/ui-extensions/bundle.ts makes (the code a store would get, pointed at
 // the app under test), rendered into a happy-dom window with a `shopify` global (dev/ui-extensions/shopify-global.ts)
 // whose session tokens are minted with the app's secret, like Shopify's. As on the demo's host, the target gets
 // exactly the `shopify` and `navigation` members Shopify's types give it (dev/ui-extensions/target-api.ts,
@@ -13,7 +13,8 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Window } from "happy-dom";
-import { bundleUiExtensions, ROOT, type BundledExtension } from "../../scripts/ui-extensions";
+import { ROOT } from "../../dev/build";
+import { bundleUiExtensions, type BundledExtension } from "../../dev/ui-extensions/bundle";
 import { createShopifyGlobal, signalOf } from "../../dev/ui-extensions/shopify-global";
 import { definePolarisElements, watchUnknownComponents } from "../../dev/ui-extensions/polaris-elements";
 import { strictGlobal, strictShopify } from "../../dev/ui-extensions/strict-api";

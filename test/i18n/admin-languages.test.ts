@@ -8,31 +8,24 @@
 // English-only words does. Data is left out where the page marks it (translate="no": the JSON sent to the service)
 // and the seeded data is names, numbers and ids.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setupServer } from "msw/node";
-import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import type { GrantStore } from "~/service/client.server";
 import { drainJobs } from "~/sync/job-runner.server";
-import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
-import { themeHandlers } from "../../dev/admin-api/themes";
-import { CHROME_USER_AGENT, newContext } from "../helpers/browser";
+import { CHROME_USER_AGENT } from "../helpers/browser";
+import { createDataRequestRow, createHandoffRow, openAdminPage, serveSetupGuideShopify } from "../helpers/admin-pages";
 import { withHarness } from "../helpers/harness";
-import { embeddedUrl, mintSessionToken, sendWebhook, TEST_SHOP } from "../helpers/shopify";
+import { sendWebhook, TEST_SHOP } from "../helpers/shopify";
 import { connectCustomer, settingsFor, shopifyOrder, syncDeps } from "../sync/support";
 import { because, type ReasonDetails, type SyncReasonCode } from "~/sync/reasons";
-import { INVALID_GRANT_REASON } from "~/service/imports.server";
+import { INVALID_GRANT_REASON } from "~/service/client.server";
 import { recordConnectionCheck } from "~/admin/home.server";
 import { saveSettings } from "~/connections/settings.server";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const read = (locale: string): Catalog => JSON.parse(readFileSync(`app/locales/admin/${locale}.json`, "utf8"));
 
-const shopify = setupServer(
-  ...themeHandlers("disabled"),
-  ...customerAccountsHandlers(TEST_SHOP, { version: "CLASSIC", url: `https://${TEST_SHOP}/account` }),
-);
-beforeAll(() => shopify.listen({ onUnhandledRequest: "bypass" }));
-afterAll(() => shopify.close());
+serveSetupGuideShopify();
 
 const h = withHarness({ app: {}, emulator: "sync", browser: true });
 
@@ -91,16 +84,7 @@ async function expectNoEnglish(page: Page, locale: string, what: string) {
   expect.soft(words, `${what} (${locale}): English words on the page`).toEqual([]);
 }
 
-async function openAdmin(path: string, locale: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(h.browser, { Authorization: `Bearer ${await mintSessionToken()}` });
-  const page = await context.newPage();
-  const url = new URL(await embeddedUrl(h.app.url, path));
-  url.searchParams.set("locale", locale);
-  const response = await page.goto(url.toString());
-  expect(response?.status(), path).toBeLessThan(500);
-  await page.waitForLoadState("networkidle");
-  return { context, page };
-}
+const openAdmin = (path: string, locale: string) => openAdminPage(h.browser, h.app.url, path, { locale, idle: true });
 
 const stores = new Map<string, GrantStore>();
 const ids = { imported: "", notConnected: "", noCustomer: "", handoff: "", handoffFailed: "", handoffUnavailable: "" };
@@ -207,23 +191,7 @@ beforeAll(async () => {
   ids.imported = await idOf(imported);
   ids.notConnected = await idOf(unconnected);
   ids.noCustomer = await idOf(guest);
-  ids.handoff = (
-    await h.db.prisma.cartHandoff.create({
-      data: {
-        shop: TEST_SHOP,
-        customerId: "7000000001",
-        cartTokenHash: "h",
-        contentHash: "c",
-        externalCartId: "cart-77",
-        idempotencyKey: "k",
-        lineCount: 3,
-        lines: [],
-        state: "created",
-        totalMinor: 4500n,
-        currency: "EUR",
-      },
-    })
-  ).id;
+  ids.handoff = (await createHandoffRow(h.db.prisma, "EUR")).id;
   // Failed cart handoffs, with the words the click stored: the service's failure, and items no longer for sale.
   const failedHandoff = (externalCartId: string, reasonCode: string, reason: string) =>
     h.db.prisma.cartHandoff.create({
@@ -325,15 +293,7 @@ beforeAll(async () => {
   // The service's settings saved, so that Settings can check the connection.
   expect((await saveSettings(h.db.prisma, TEST_SHOP, settingsFor(h.emulator))).ok).toBe(true);
   await h.db.prisma.workerHeartbeat.create({ data: { workerId: "w-i18n", beatAt: new Date() } });
-  await h.db.prisma.dataRequest.create({
-    data: {
-      shop: TEST_SHOP,
-      customerId: "7000000001",
-      requestId: "dr-1",
-      ordersRequested: [String(imported.id)],
-      export: { customer: { id: "7000000001" } },
-    },
-  });
+  await createDataRequestRow(h.db.prisma, imported.id);
 }, 180_000);
 
 const PAGES = () => [

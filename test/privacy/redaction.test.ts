@@ -20,6 +20,7 @@ import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
 import { resetSyncState, SHOP, syncDeps } from "../sync/support";
 import { startTestEmulator } from "../helpers/emulator";
 import { findEverywhere, fulfillmentWithContactData, newShopper, orderWithContactData, type Shopper } from "./support";
+import { serviceSettingsRow } from "../helpers/service-settings";
 
 const OTHER_SHOP = "other-shop.myshopify.com";
 let db: TestDatabase;
@@ -43,18 +44,7 @@ beforeEach(async () => {
 
 async function configure(shop: string) {
   const s = emulatorSettings(emu.url);
-  await db.prisma.shopSettings.create({
-    data: {
-      shop,
-      environment: s.environment,
-      baseUrl: s.baseUrl,
-      sandboxBaseUrl: s.sandboxBaseUrl,
-      authUrl: s.authUrl,
-      clientId: s.clientId,
-      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), s.clientSecret),
-      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), s.signingSecret),
-    },
-  });
+  await db.prisma.shopSettings.create({ data: serviceSettingsRow(shop, s) });
 }
 
 /** A shopper connected the way the storefront does it: tokens from the emulator's consent, the grant stored encrypted. */

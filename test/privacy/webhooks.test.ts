@@ -8,7 +8,6 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { RunningEmulator } from "../../emulator/server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
-import { bindings, sealFor } from "~/crypto/secret-box.server";
 import { KEPT_BY_SHOP_REDACT, shopScopedModels } from "~/privacy/compliance.server";
 import { refreshTokens, serviceOrigins } from "~/service/client.server";
 import { enqueueJob, leaseJobs } from "~/sync/queue.server";
@@ -27,6 +26,7 @@ import {
 } from "../helpers/shopify";
 import { dataPath, readData } from "../helpers/route-data";
 import { findEverywhere, newShopper, orderWithContactData } from "./support";
+import { serviceSettingsRow } from "../helpers/service-settings";
 
 let db: TestDatabase;
 let app: RunningApp;
@@ -67,15 +67,7 @@ async function configure(shop: string) {
   await db.prisma.shopSettings.upsert({
     where: { shop },
     update: {},
-    create: {
-      shop,
-      authUrl: s.authUrl,
-      baseUrl: s.baseUrl,
-      sandboxBaseUrl: s.sandboxBaseUrl,
-      clientId: s.clientId,
-      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), s.clientSecret),
-      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), s.signingSecret),
-    },
+    create: serviceSettingsRow(shop, { ...s, environment: undefined }),
   });
 }
 

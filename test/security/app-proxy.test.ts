@@ -5,6 +5,7 @@ import { bindings, sealFor } from "~/crypto/secret-box.server";
 import { startApp, type RunningApp } from "../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { proxyUrl, TEST_SHOP } from "../helpers/shopify";
+import { serviceSettingsRow } from "../helpers/service-settings";
 
 const ATTACKER = "7400000001";
 const VICTIM = "7400000002";
@@ -16,15 +17,14 @@ beforeAll(async () => {
   db = await createTestDatabase();
   app = await startApp(db);
   await db.prisma.shopSettings.create({
-    data: {
-      shop: TEST_SHOP,
+    data: serviceSettingsRow(TEST_SHOP, {
       baseUrl: "https://service.example",
       sandboxBaseUrl: "https://sandbox.service.example",
       authUrl: "https://auth.service.example",
       clientId: "client",
-      clientSecretEnc: sealFor(bindings.shopSettings(TEST_SHOP, "clientSecretEnc"), "client-secret"),
-      signingSecretEnc: sealFor(bindings.shopSettings(TEST_SHOP, "signingSecretEnc"), "signing-secret"),
-    },
+      clientSecret: "client-secret",
+      signingSecret: "signing-secret",
+    }),
   });
   await db.prisma.customerGrant.create({
     data: {

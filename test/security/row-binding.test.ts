@@ -19,6 +19,7 @@ import { importOrder, serviceOrigins, type ServiceSettings } from "~/service/cli
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorState, startTestEmulator } from "../helpers/emulator";
 import { connectWorkspace, emulatorSettings } from "../helpers/emulator-oauth";
+import { serviceSettingsRow } from "../helpers/service-settings";
 
 const keyring = parseKeyring(`rb:${randomBytes(32).toString("base64")}`);
 const SHOP = "binding-a.myshopify.com";
@@ -51,18 +52,7 @@ afterAll(async () => {
 });
 
 async function configure(shop: string) {
-  await db.prisma.shopSettings.create({
-    data: {
-      shop,
-      environment: settings.environment,
-      baseUrl: settings.baseUrl,
-      sandboxBaseUrl: settings.sandboxBaseUrl,
-      authUrl: settings.authUrl,
-      clientId: settings.clientId,
-      clientSecretEnc: sealFor(bindings.shopSettings(shop, "clientSecretEnc"), settings.clientSecret, keyring),
-      signingSecretEnc: sealFor(bindings.shopSettings(shop, "signingSecretEnc"), settings.signingSecret, keyring),
-    },
-  });
+  await db.prisma.shopSettings.create({ data: serviceSettingsRow(shop, settings, keyring) });
 }
 
 /** A customer connected for real at the emulator (tokens it honours), stored the way the completion step stores it. */

@@ -12,7 +12,8 @@ import { build } from "esbuild";
 import { parse } from "smol-toml";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { findUiExtensions, ROOT } from "../../scripts/ui-extensions";
+import { ROOT } from "../../dev/build";
+import { findUiExtensions } from "../../dev/ui-extensions/bundle";
 import { targetApi, type TargetApi } from "../../dev/ui-extensions/target-api";
 
 const EXTENSIONS = path.join(ROOT, "extensions");

@@ -6,7 +6,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { configFile, deployAppUrl } from "../../scripts/shopify-cli";
-import { ROOT } from "../../scripts/ui-extensions";
+import { ROOT } from "../../dev/build";
 
 describe("the app's URL in the extensions", () => {
   it("npm run deploy takes it from application_url, and refuses the placeholder of an unlinked app", () => {

@@ -21,7 +21,7 @@ import {
   BULK_RUN_MUTATION,
   bulkOrdersQuery,
 } from "~/sync/bulk-queries.server";
-import { bulkQueryProblems } from "../../dev/admin-api/bulk";
+import { bulkQueryProblems } from "../../dev/admin-api/bulk-query";
 
 /** Every query the app sends, at the largest sizes it sends it with. */
 const APP_QUERIES: { query: string; variables: Record<string, unknown> }[] = [

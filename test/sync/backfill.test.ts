@@ -1,20 +1,16 @@
 // Backfill when a customer connects: their recent orders come from the Admin GraphQL API (MSW stands in for
 // Shopify), page by page, into the same queue; progress is the Backfill row.
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
-import type { RunningEmulator } from "../../emulator/server";
-import type { GrantStore } from "~/service/client.server";
-import type { AdminGraphql } from "~/shopify/admin-api.server";
-import { setDatabase } from "~/db.server";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
 import { drainJobs, startWorker, type SyncDeps } from "~/sync/job-runner.server";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { adminGraphqlViaShopify, seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
-import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
-import { emulatorState, startTestEmulator } from "../helpers/emulator";
+import { TEST_OFFLINE_TOKEN } from "../helpers/shopify";
+import { connectCustomer, importCounts, newId, SHOP } from "./support";
+import { withSyncHarness } from "../helpers/sync-harness";
+import { emulatorState } from "../helpers/emulator";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
 import { DEMO_PRODUCTS, orderHistory, WHOLESALE_CUSTOMER_ID, type PastOrder } from "../../dev/demo-store";
@@ -23,12 +19,6 @@ import { AdminCostBudget } from "~/shopify/admin-cost-budget.server";
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();
 
-let db: TestDatabase;
-let emulator: RunningEmulator;
-let stores: Map<string, GrantStore>;
-let deps: SyncDeps;
-let clock: Clock;
-let adminGraphql: AdminGraphql;
 const CUSTOMER = "7100000001";
 
 interface GqlOrder {
@@ -119,41 +109,14 @@ function serveOrders(orders: GqlOrder[], seen: Record<string, unknown>[], failFi
   );
 }
 
-beforeAll(async () => {
-  mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
-  // Shopify's library takes the global fetch when it is first imported: import it once MSW has replaced it.
-  adminGraphql = await adminGraphqlViaShopify();
-  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-  setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
-  await seedOfflineSession(db.prisma);
-});
-afterEach(() => mock.resetHandlers());
-afterAll(async () => {
-  mock.close();
-  await emulator?.close();
-  await db?.close();
-});
-beforeEach(async () => {
-  await resetSyncState(db.prisma, emulator);
-  stores = new Map();
-  clock = new Clock();
-  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql };
-});
-
-async function settle(rounds = 30) {
-  for (let i = 0; i < rounds; i++) {
-    if ((await drainJobs(deps)) > 0) continue;
-    const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
-    if (!next) return;
-    clock.ms = next.runAt.getTime() + 1;
-  }
-}
+const sync = withSyncHarness({ shopify: mock });
+const settle = (rounds = 30) => sync.settle(rounds);
 
 describe("backfill on connect", () => {
   it("does not send an order snapshot older than what a webhook already brought", async () => {
     const order = { ...gqlOrder(0), updatedAt: "2026-11-20T15:00:00Z" }; // fetched before the edit below
     serveOrders([order], []);
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const lineId = Number(order.lineItems.nodes[0].id.split("/").pop());
     const edited = {
       id: Number(order.id.split("/").pop()),
@@ -173,23 +136,28 @@ describe("backfill on connect", () => {
         },
       ],
     };
-    await recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_UPDATED", eventId: "evt-edit", payload: edited });
+    await recordSyncDelivery(sync.db.prisma, {
+      shop: SHOP,
+      topic: "ORDERS_UPDATED",
+      eventId: "evt-edit",
+      payload: edited,
+    });
     await settle();
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: sync.clock.now() });
     await settle();
-    const state = await emulatorState(emulator);
+    const state = await emulatorState(sync.emulator);
     expect(importCounts(state, "/api/v1/orders").get(String(edited.id))).toBe(1);
     expect((state.orders[0].body as { lines: { quantity: number }[] }).lines[0].quantity).toBe(1);
-    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done" });
+    expect(await sync.db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done" });
   });
 
   it("does not send again an order a webhook already imported in the same version, written with another offset", async () => {
     // Shopify's webhooks write dates in the shop's zone, the Admin API in UTC: same instant, other bytes.
     const order = { ...gqlOrder(1), createdAt: "2026-11-20T17:00:00Z", updatedAt: "2026-11-20T17:30:00Z" };
     serveOrders([order], []);
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const line = order.lineItems.nodes[0];
-    await recordSyncDelivery(db.prisma, {
+    await recordSyncDelivery(sync.db.prisma, {
       shop: SHOP,
       topic: "ORDERS_CREATE",
       eventId: "evt-same-version",
@@ -213,11 +181,11 @@ describe("backfill on connect", () => {
       },
     });
     await settle();
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: sync.clock.now() });
     await settle();
-    const state = await emulatorState(emulator);
+    const state = await emulatorState(sync.emulator);
     expect(importCounts(state, "/api/v1/orders").get(order.id.split("/").pop()!)).toBe(1);
-    expect(await db.prisma.backfill.findFirstOrThrow({ orderBy: { createdAt: "desc" } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findFirstOrThrow({ orderBy: { createdAt: "desc" } })).toMatchObject({
       status: "done",
     });
   });
@@ -228,8 +196,8 @@ describe("backfill on connect", () => {
     serveOrders(orders, seen);
     // One of them already came by webhook (same content): the backfill must not import it twice.
     const first = orders[0];
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    await recordSyncDelivery(db.prisma, {
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
+    await recordSyncDelivery(sync.db.prisma, {
       shop: SHOP,
       topic: "ORDERS_CREATE",
       eventId: "evt-before",
@@ -251,11 +219,15 @@ describe("backfill on connect", () => {
         ],
       },
     });
-    await drainJobs(deps);
+    await drainJobs(sync.deps);
 
-    const result = await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    const result = await onCustomerConnected(
+      sync.db.prisma,
+      { shop: SHOP, customerId: CUSTOMER },
+      { now: sync.clock.now() },
+    );
     expect(result.backfillId).toBeTruthy();
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
       status: "running",
       days: 60,
       total: 0,
@@ -263,31 +235,31 @@ describe("backfill on connect", () => {
     });
 
     // First page only: progress shows 5 of 120 (pages are sized under Shopify's query cost limit).
-    await drainJobs({ ...deps }, { maxRounds: 1, concurrency: 1 });
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
+    await drainJobs({ ...sync.deps }, { maxRounds: 1, concurrency: 1 });
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
       status: "running",
       total: 120,
       queued: 5,
     });
 
     await settle(100);
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: result.backfillId } })).toMatchObject({
       status: "done",
       total: 120,
       queued: 120,
     });
     expect(seen).toHaveLength(24);
-    const since = new Date(clock.ms - 60 * 86_400_000).toISOString().slice(0, 10);
+    const since = new Date(sync.clock.ms - 60 * 86_400_000).toISOString().slice(0, 10);
     expect(String(seen[0].query)).toMatch(new RegExp(`^customer_id:${CUSTOMER} created_at:>='${since}`));
     expect(seen.map((v) => v.after)).toEqual([null, ...Array.from({ length: 23 }, (_, i) => String(5 * (i + 1)))]);
 
-    const state = await emulatorState(emulator);
+    const state = await emulatorState(sync.emulator);
     const counts = importCounts(state, "/api/v1/orders");
     expect(counts.size).toBe(120);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(importCounts(state, "/api/v1/shipments").size).toBe(3);
     expect(state.shipments[0].body).toMatchObject({ carrier: "DHL", tracking_number: "JD0001" });
-    expect(await db.prisma.syncRecord.count({ where: { state: "imported" } })).toBe(123);
+    expect(await sync.db.prisma.syncRecord.count({ where: { state: "imported" } })).toBe(123);
   }, 180_000);
 
   it("fetches every line of an order with more than one page of lines", async () => {
@@ -320,49 +292,49 @@ describe("backfill on connect", () => {
         });
       }),
     );
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: clock.now() });
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: CUSTOMER }, { now: sync.clock.now() });
     await settle();
-    const state = await emulatorState(emulator);
+    const state = await emulatorState(sync.emulator);
     expect((state.orders[0].body as { lines: unknown[] }).lines).toHaveLength(300);
   }, 60_000);
 
   it("imports the demo's wholesale customer, 60 orders of 300 lines, within Shopify's query cost limits, using the bucket it is given", async () => {
     // The demo's own Admin API handlers and order history, pricing and throttling as Shopify does, on the test's
     // clock; the backfill waits on that clock too, so 75,000 points at 100 a second take minutes of it, not of the test's time.
-    const limiter = new QueryCostLimiter({ now: () => clock.ms });
+    const limiter = new QueryCostLimiter({ now: () => sync.clock.ms });
     const CUSTOMER = WHOLESALE_CUSTOMER_ID;
-    const history = orderHistory(clock.now()).filter((o) => o.customerId === CUSTOMER);
+    const history = orderHistory(sync.clock.now()).filter((o) => o.customerId === CUSTOMER);
     expect(history).toHaveLength(60);
     expect(history.every((o) => o.lines.length === 300 && o.fulfillment)).toBe(true);
     mock.use(...orderHandlers({ limiter }));
     const paced: SyncDeps = {
-      ...deps,
-      sleep: async (ms) => void clock.advance(ms),
+      ...sync.deps,
+      sleep: async (ms) => void sync.clock.advance(ms),
       adminBudget: new AdminCostBudget(),
     };
     // Another app process has just emptied the shop's bucket: the first answer is THROTTLED, and waited out.
     limiter.take(SHOP, limiter.maximumAvailable);
-    const started = clock.ms;
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    const started = sync.clock.ms;
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const { backfillId } = await onCustomerConnected(
-      db.prisma,
+      sync.db.prisma,
       { shop: SHOP, customerId: CUSTOMER },
-      { now: clock.now() },
+      { now: sync.clock.now() },
     );
     for (let i = 0; i < 300; i++) {
       if ((await drainJobs(paced)) > 0) continue;
-      const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
+      const next = await sync.db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
       if (!next) break;
-      clock.ms = next.runAt.getTime() + 1;
+      sync.clock.ms = next.runAt.getTime() + 1;
     }
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "done",
       total: 60,
       queued: 60,
       error: null,
     });
-    const state = await emulatorState(emulator);
+    const state = await emulatorState(sync.emulator);
     expect(importCounts(state, "/api/v1/orders").size).toBe(60);
     expect(state.orders.every((o) => (o.body as { lines: unknown[] }).lines.length === 300)).toBe(true);
     expect(importCounts(state, "/api/v1/shipments").size).toBe(60);
@@ -370,101 +342,104 @@ describe("backfill on connect", () => {
     expect(limiter.maxCostExceeded).toBe(0);
     expect(limiter.throttled).toBe(1);
     // The bucket restored 100 points a second from empty: the backfill used most of them.
-    const restored = ((clock.ms - started) / 1000) * limiter.restoreRate;
+    const restored = ((sync.clock.ms - started) / 1000) * limiter.restoreRate;
     expect(limiter.spent).toBeGreaterThan(60 * 300 * 4);
     expect(limiter.spent / restored).toBeGreaterThan(0.8);
   }, 240_000);
 
   it("splits a page Shopify refuses as too costly", async () => {
-    const limiter = new QueryCostLimiter({ now: () => clock.ms });
+    const limiter = new QueryCostLimiter({ now: () => sync.clock.ms });
     const history: PastOrder[] = Array.from({ length: 3 }, (_, i) => ({
       id: String(5_700_000_000 + i),
       name: `#${4000 + i}`,
       customerId: CUSTOMER,
-      createdAt: new Date(clock.ms - (10 - i) * 86_400_000).toISOString(),
+      createdAt: new Date(sync.clock.ms - (10 - i) * 86_400_000).toISOString(),
       lines: [{ id: String(9_400_000_000 + i), product: DEMO_PRODUCTS[0], quantity: 1 }],
       fulfillment: null,
     }));
     mock.use(...orderHandlers({ orders: () => history, limiter }));
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const { backfillId } = await onCustomerConnected(
-      db.prisma,
+      sync.db.prisma,
       { shop: SHOP, customerId: CUSTOMER },
-      { now: clock.now() },
+      { now: sync.clock.now() },
     );
     // A page job as an older version queued it: sizes far over the limit.
-    const job = await db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
+    const job = await sync.db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
     const sizes = { first: 50, lines: 250, fulfillments: 50, fulfillmentLines: 250 };
-    await db.prisma.job.update({ where: { id: job.id }, data: { payload: { ...(job.payload as object), sizes } } });
+    await sync.db.prisma.job.update({
+      where: { id: job.id },
+      data: { payload: { ...(job.payload as object), sizes } },
+    });
     // Its own view of the bucket and the test's clock: nothing of this test's bucket reaches the next ones.
-    deps = { ...deps, sleep: async (ms) => void clock.advance(ms), adminBudget: new AdminCostBudget() };
+    sync.deps = { ...sync.deps, sleep: async (ms) => void sync.clock.advance(ms), adminBudget: new AdminCostBudget() };
     await settle();
     expect(limiter.maxCostExceeded).toBeGreaterThan(0);
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "done",
       queued: 3,
       error: null,
     });
-    expect(importCounts(await emulatorState(emulator), "/api/v1/orders").size).toBe(3);
+    expect(importCounts(await emulatorState(sync.emulator), "/api/v1/orders").size).toBe(3);
   }, 60_000);
 
   it("works against the offline session as production stores it (encrypted at rest)", async () => {
-    const stored = await db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${SHOP}` } });
+    const stored = await sync.db.prisma.session.findUniqueOrThrow({ where: { id: `offline_${SHOP}` } });
     expect(stored.accessToken).not.toContain(TEST_OFFLINE_TOKEN);
     const seen: Record<string, unknown>[] = [];
     serveOrders([gqlOrder(1)], seen); // its handler checks the token Shopify receives is the plain one
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const { backfillId } = await onCustomerConnected(
-      db.prisma,
+      sync.db.prisma,
       { shop: SHOP, customerId: CUSTOMER },
-      { now: clock.now() },
+      { now: sync.clock.now() },
     );
     await settle();
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "done",
       queued: 1,
     });
   });
 
   it("uses the shop's backfill window and retries an Admin API error", async () => {
-    await db.prisma.shopSettings.create({ data: { shop: SHOP, backfillDays: 14 } });
+    await sync.db.prisma.shopSettings.create({ data: { shop: SHOP, backfillDays: 14 } });
     const seen: Record<string, unknown>[] = [];
     serveOrders([gqlOrder(1)], seen, 1);
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const { backfillId } = await onCustomerConnected(
-      db.prisma,
+      sync.db.prisma,
       { shop: SHOP, customerId: CUSTOMER },
-      { now: clock.now() },
+      { now: sync.clock.now() },
     );
-    await drainJobs(deps);
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    await drainJobs(sync.deps);
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "running",
       days: 14,
       error: "Retrying: Shopify Admin API: Throttled",
     });
     await settle();
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "done",
       total: 1,
       queued: 1,
       error: null,
     });
     expect(String(seen[0].query)).toContain(
-      `created_at:>='${new Date(clock.ms - 14 * 86_400_000).toISOString().slice(0, 10)}`,
+      `created_at:>='${new Date(sync.clock.ms - 14 * 86_400_000).toISOString().slice(0, 10)}`,
     );
-    expect((await emulatorState(emulator)).orders).toHaveLength(1);
+    expect((await emulatorState(sync.emulator)).orders).toHaveLength(1);
   }, 60_000);
 
   it("says plainly when Shopify's Admin API cannot be reached", async () => {
     mock.use(admin.query("SyncBackfillOrders", () => HttpResponse.error()));
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const { backfillId } = await onCustomerConnected(
-      db.prisma,
+      sync.db.prisma,
       { shop: SHOP, customerId: CUSTOMER },
-      { now: clock.now() },
+      { now: sync.clock.now() },
     );
-    await drainJobs(deps);
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    await drainJobs(sync.deps);
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "running",
       error: "Retrying: Shopify's Admin API could not be reached",
     });
@@ -477,23 +452,23 @@ describe("a worker stopping during a backfill", () => {
     const limiter = new QueryCostLimiter();
     mock.use(...orderHandlers({ limiter }));
     limiter.take(SHOP, limiter.maximumAvailable);
-    await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
     const { backfillId } = await onCustomerConnected(
-      db.prisma,
+      sync.db.prisma,
       { shop: SHOP, customerId: CUSTOMER },
-      { now: clock.now() },
+      { now: sync.clock.now() },
     );
-    const worker = startWorker({ ...deps, adminBudget: new AdminCostBudget() }, { pollMs: 50 });
+    const worker = startWorker({ ...sync.deps, adminBudget: new AdminCostBudget() }, { pollMs: 50 });
     await vi.waitFor(async () => expect(limiter.throttled).toBeGreaterThan(0), { timeout: 10_000, interval: 20 }); // the page is waiting now
 
     const stopping = Date.now();
     await worker.stop();
     expect(Date.now() - stopping).toBeLessThan(2_000); // not the seconds the page would still have waited
-    const job = await db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
+    const job = await sync.db.prisma.job.findFirstOrThrow({ where: { kind: "backfill" } });
     expect(job).toMatchObject({ status: "queued", leasedBy: null, leaseUntil: null, attempts: 0 });
     expect(job.runAt.getTime()).toBeLessThanOrEqual(Date.now());
     // Not a failure the merchant sees: the backfill is still running, with no error.
-    expect(await db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
+    expect(await sync.db.prisma.backfill.findUniqueOrThrow({ where: { id: backfillId } })).toMatchObject({
       status: "running",
       error: null,
     });

@@ -2,26 +2,22 @@
 // stand-in, dev/admin-api/bulk.ts, runs it as Shopify documents it); its JSONL is read as a stream, lines joined to
 // their orders in any order, each order routed to its customer's backfill; orders of customers who are not
 // connected never reach the database. Every fault Shopify documents ends in a plain reason and a new run.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { http } from "msw";
 import { setupServer } from "msw/node";
-import type { RunningEmulator } from "../../emulator/server";
-import type { GrantStore } from "~/service/client.server";
-import type { AdminGraphql } from "~/shopify/admin-api.server";
-import { setDatabase } from "~/db.server";
 import { onCustomerConnected } from "~/sync/on-connect.server";
-import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
+import { drainJobs } from "~/sync/job-runner.server";
 import { receiveBulkFinish } from "~/sync/bulk-finish.server";
 import { BULK_POLL_MS } from "~/sync/bulk-backfill.server";
 import { bulkOrdersQuery } from "~/sync/bulk-queries.server";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { adminGraphqlViaShopify, seedOfflineSession } from "../helpers/shopify";
 import { env } from "~/env.server";
-import { Clock, connectCustomer, importCounts, newId, resetSyncState, SHOP, syncDeps } from "./support";
-import { emulatorState, startTestEmulator } from "../helpers/emulator";
+import { connectCustomer, importCounts, newId, SHOP } from "./support";
+import { withSyncHarness } from "../helpers/sync-harness";
+import { emulatorState } from "../helpers/emulator";
 import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { orderHandlers } from "../../dev/admin-api/orders";
-import { BulkOperations, bulkQueryProblems, type BulkOptions } from "../../dev/admin-api/bulk";
+import { BulkOperations, type BulkOptions } from "../../dev/admin-api/bulk";
+import { bulkQueryProblems } from "../../dev/admin-api/bulk-query";
 import { DEMO_PRODUCTS, type PastOrder } from "../../dev/demo-store";
 
 const mock = setupServer();
@@ -29,12 +25,6 @@ const APP = "https://app.bulk-test.example";
 const CONNECTED = ["7400000001", "7400000002", "7400000003"];
 const STRANGER = "7400000099"; // has orders in the shop, never connects
 
-let db: TestDatabase;
-let emulator: RunningEmulator;
-let stores: Map<string, GrantStore>;
-let deps: SyncDeps;
-let clock: Clock;
-let adminGraphql: AdminGraphql;
 let orders: PastOrder[];
 let bulk: BulkOperations;
 
@@ -59,11 +49,11 @@ function pastOrders(customerId: string, count: number, lines = 3): PastOrder[] {
 }
 
 function standIn(options: Partial<BulkOptions> = {}) {
-  const limiter = new QueryCostLimiter({ now: () => clock.ms });
+  const limiter = new QueryCostLimiter({ now: () => sync.clock.ms });
   bulk = new BulkOperations({
     orders: () => orders,
     limiter,
-    now: () => clock.ms,
+    now: () => sync.clock.ms,
     webhook: null,
     shuffleWindow: 1000,
     ...options,
@@ -72,53 +62,27 @@ function standIn(options: Partial<BulkOptions> = {}) {
   return bulk;
 }
 
-beforeAll(async () => {
-  mock.listen({ onUnhandledRequest: "bypass" });
-  adminGraphql = await adminGraphqlViaShopify();
-  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-  setDatabase(db);
-  await seedOfflineSession(db.prisma);
-});
-afterEach(() => {
-  bulk?.close();
-  mock.resetHandlers();
-});
-afterAll(async () => {
-  mock.close();
-  await emulator?.close();
-  await db?.close();
-});
-beforeEach(async () => {
-  await resetSyncState(db.prisma, emulator);
-  stores = new Map();
-  clock = new Clock();
-  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql };
+const sync = withSyncHarness({ shopify: mock });
+afterEach(() => bulk?.close());
+beforeEach(() => {
   orders = [...CONNECTED.flatMap((c) => pastOrders(c, 4)), ...pastOrders(STRANGER, 5)];
 });
 
 /** The launch: every customer of CONNECTED connects (the third makes it a bulk backfill for all three). */
 async function launch() {
   for (const c of CONNECTED) {
-    await connectCustomer(db.prisma, emulator, stores, c);
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: c }, { now: clock.now() });
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, c);
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: c }, { now: sync.clock.now() });
   }
 }
 
 /** Runs due jobs; when none is due, moves the clock to the next one (at most `rounds` times). */
-async function settle(rounds = 40, until?: () => Promise<boolean>) {
-  for (let i = 0; i < rounds; i++) {
-    if (until && (await until())) return;
-    if ((await drainJobs(deps)) > 0) continue;
-    const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
-    if (!next) return;
-    clock.ms = next.runAt.getTime() + 1;
-  }
-}
+const settle = (rounds = 40, until?: () => Promise<boolean>) => sync.settle(rounds, { until });
 
 /** Runs jobs until the shop's bulk operation has started (it is then RUNNING at the stand-in). */
 async function untilOperationStarted() {
-  await settle(10, async () => (await db.prisma.bulkRun.count({ where: { operationId: { not: null } } })) > 0);
-  const run = await db.prisma.bulkRun.findFirstOrThrow({ where: { operationId: { not: null } } });
+  await settle(10, async () => (await sync.db.prisma.bulkRun.count({ where: { operationId: { not: null } } })) > 0);
+  const run = await sync.db.prisma.bulkRun.findFirstOrThrow({ where: { operationId: { not: null } } });
   return run.operationId!;
 }
 
@@ -126,9 +90,9 @@ const latestOperation = () => [...bulk.operations.keys()].at(-1)!;
 const idsOf = (customerId: string) => orders.filter((o) => o.customerId === customerId).map((o) => o.id);
 
 async function expectEveryConnectedOrderImportedOnce() {
-  const counts = importCounts(await emulatorState(emulator), "/api/v1/orders");
+  const counts = importCounts(await emulatorState(sync.emulator), "/api/v1/orders");
   for (const c of CONNECTED) for (const id of idsOf(c)) expect(counts.get(id), `order ${id}`).toBe(1);
-  const shipments = importCounts(await emulatorState(emulator), "/api/v1/shipments");
+  const shipments = importCounts(await emulatorState(sync.emulator), "/api/v1/shipments");
   expect(shipments.size).toBe(CONNECTED.length);
   for (const count of shipments.values()) expect(count).toBe(1);
 }
@@ -136,9 +100,9 @@ async function expectEveryConnectedOrderImportedOnce() {
 async function expectNothingOfTheStranger() {
   const ids = idsOf(STRANGER);
   expect(
-    await db.prisma.syncRecord.count({ where: { OR: [{ customerId: STRANGER }, { orderId: { in: ids } }] } }),
+    await sync.db.prisma.syncRecord.count({ where: { OR: [{ customerId: STRANGER }, { orderId: { in: ids } }] } }),
   ).toBe(0);
-  const jobs = await db.prisma.job.findMany({ select: { payload: true } });
+  const jobs = await sync.db.prisma.job.findMany({ select: { payload: true } });
   const text = JSON.stringify(jobs);
   for (const id of ids) expect(text).not.toContain(id);
   expect(text).not.toContain(STRANGER);
@@ -147,38 +111,42 @@ async function expectNothingOfTheStranger() {
 describe("the path a backfill takes", () => {
   it("one customer connecting: paged, as before", async () => {
     standIn();
-    await connectCustomer(db.prisma, emulator, stores, CONNECTED[0]);
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CONNECTED[0] }, { now: clock.now() });
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CONNECTED[0]);
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: CONNECTED[0] }, { now: sync.clock.now() });
     await settle();
     expect(bulk.operations.size).toBe(0);
-    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ path: "paged", status: "done", queued: 4 });
+    expect(await sync.db.prisma.backfill.findFirstOrThrow()).toMatchObject({
+      path: "paged",
+      status: "done",
+      queued: 4,
+    });
   });
 
   it("a launch: one shop-wide bulk operation, routed to each connected customer; other customers' orders never stored", async () => {
     standIn({ webhook: { appUrl: APP, secret: env().SHOPIFY_API_SECRET } });
     mock.use(
-      http.post(`${APP}/webhooks/bulk_operations/finish`, ({ request }) => receiveBulkFinish(db.prisma, request)),
+      http.post(`${APP}/webhooks/bulk_operations/finish`, ({ request }) => receiveBulkFinish(sync.db.prisma, request)),
     );
     await launch();
     const operationId = await untilOperationStarted();
     expect(bulk.operations.size).toBe(1);
     expect(bulk.operations.get(operationId)!.query).toContain("created_at:>=");
     // No paged query was sent for the customers who joined the bulk run.
-    expect(await db.prisma.backfill.count({ where: { path: "bulk" } })).toBe(3);
+    expect(await sync.db.prisma.backfill.count({ where: { path: "bulk" } })).toBe(3);
 
     // Shopify finishes and says so: the run looks at once, long before its next poll.
     await bulk.finish(operationId);
     expect(bulk.delivered[0]).toMatchObject({ admin_graphql_api_id: operationId, status: "completed", type: "query" });
-    const due = await db.prisma.job.findFirstOrThrow({ where: { kind: "bulk_backfill", status: "queued" } });
-    expect(due.runAt.getTime()).toBeLessThan(clock.ms + BULK_POLL_MS / 2);
+    const due = await sync.db.prisma.job.findFirstOrThrow({ where: { kind: "bulk_backfill", status: "queued" } });
+    expect(due.runAt.getTime()).toBeLessThan(sync.clock.ms + BULK_POLL_MS / 2);
     await settle();
 
     await expectEveryConnectedOrderImportedOnce();
     await expectNothingOfTheStranger();
-    const backfills = await db.prisma.backfill.findMany();
+    const backfills = await sync.db.prisma.backfill.findMany();
     for (const b of backfills)
       expect(b).toMatchObject({ path: "bulk", status: "done", total: 4, queued: 4, error: null });
-    const run = await db.prisma.bulkRun.findFirstOrThrow();
+    const run = await sync.db.prisma.bulkRun.findFirstOrThrow();
     expect(run).toMatchObject({ status: "done", shopifyStatus: "COMPLETED", ordersFound: 12, ordersRead: 12 });
   });
 
@@ -188,10 +156,13 @@ describe("the path a backfill takes", () => {
     const operationId = await untilOperationStarted();
     const late = "7400000004";
     orders.push(...pastOrders(late, 2));
-    await connectCustomer(db.prisma, emulator, stores, late);
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: late }, { now: clock.now() });
-    await settle(10, async () => (await db.prisma.backfill.count({ where: { customerId: late, status: "done" } })) > 0);
-    expect(await db.prisma.backfill.findFirstOrThrow({ where: { customerId: late } })).toMatchObject({
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, late);
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: late }, { now: sync.clock.now() });
+    await settle(
+      10,
+      async () => (await sync.db.prisma.backfill.count({ where: { customerId: late, status: "done" } })) > 0,
+    );
+    expect(await sync.db.prisma.backfill.findFirstOrThrow({ where: { customerId: late } })).toMatchObject({
       path: "paged",
       queued: 2,
     });
@@ -201,16 +172,16 @@ describe("the path a backfill takes", () => {
   it("one very large backfill (over 500 orders on its first page's count) moves to the bulk path", async () => {
     standIn();
     orders = pastOrders(CONNECTED[0], 501, 1);
-    await connectCustomer(db.prisma, emulator, stores, CONNECTED[0]);
-    await onCustomerConnected(db.prisma, { shop: SHOP, customerId: CONNECTED[0] }, { now: clock.now() });
+    await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CONNECTED[0]);
+    await onCustomerConnected(sync.db.prisma, { shop: SHOP, customerId: CONNECTED[0] }, { now: sync.clock.now() });
     const operationId = await untilOperationStarted();
-    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ path: "bulk", total: 501, queued: 0 });
-    expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(0); // the first page was not queued
+    expect(await sync.db.prisma.backfill.findFirstOrThrow()).toMatchObject({ path: "bulk", total: 501, queued: 0 });
+    expect(await sync.db.prisma.job.count({ where: { kind: "order" } })).toBe(0); // the first page was not queued
     await bulk.finish(operationId);
-    clock.advance(BULK_POLL_MS + 1);
-    await drainJobs(deps, { maxRounds: 1 }); // the bulk job alone (importing 501 orders is tested elsewhere)
-    expect(await db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done", queued: 501 });
-    expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(501);
+    sync.clock.advance(BULK_POLL_MS + 1);
+    await drainJobs(sync.deps, { maxRounds: 1 }); // the bulk job alone (importing 501 orders is tested elsewhere)
+    expect(await sync.db.prisma.backfill.findFirstOrThrow()).toMatchObject({ status: "done", queued: 501 });
+    expect(await sync.db.prisma.job.count({ where: { kind: "order" } })).toBe(501);
   });
 
   it("the JSONL is shuffled: child lines come before their parents, and every order is still whole", async () => {
@@ -230,7 +201,7 @@ describe("the path a backfill takes", () => {
     expect(lines.length).toBe(Number(view.objectCount));
     await settle();
     await expectEveryConnectedOrderImportedOnce();
-    const state = await emulatorState(emulator);
+    const state = await emulatorState(sync.emulator);
     for (const o of state.orders) expect((o.body as { lines: unknown[] }).lines).toHaveLength(3);
   });
 });
@@ -243,7 +214,7 @@ describe("faults", () => {
     await bulk.finish(operationId);
     await settle();
     await expectEveryConnectedOrderImportedOnce();
-    expect(await db.prisma.backfill.count({ where: { status: "done" } })).toBe(3);
+    expect(await sync.db.prisma.backfill.count({ where: { status: "done" } })).toBe(3);
   });
 
   for (const end of ["FAILED", "CANCELED", "EXPIRED"] as const) {
@@ -265,17 +236,17 @@ describe("faults", () => {
         CANCELED: { code: "bulk_cancelled" },
         EXPIRED: { code: "bulk_expired" },
       }[end];
-      for (const b of await db.prisma.backfill.findMany())
+      for (const b of await sync.db.prisma.backfill.findMany())
         expect(b).toMatchObject({
           status: "running",
           error: expect.stringContaining(words),
           errorDetails: { ...problem, again: true },
         });
-      expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(0);
+      expect(await sync.db.prisma.job.count({ where: { kind: "order" } })).toBe(0);
       await bulk.finish(latestOperation());
       await settle();
       await expectEveryConnectedOrderImportedOnce();
-      expect(await db.prisma.backfill.count({ where: { status: "done", error: null } })).toBe(3);
+      expect(await sync.db.prisma.backfill.count({ where: { status: "done", error: null } })).toBe(3);
     });
   }
 
@@ -289,9 +260,9 @@ describe("faults", () => {
       await launch();
       await bulk.finish(await untilOperationStarted(), { file: fault });
       await settle(10, async () => bulk.operations.size > 1);
-      for (const b of await db.prisma.backfill.findMany())
+      for (const b of await sync.db.prisma.backfill.findMany())
         expect(b).toMatchObject({ status: "running", queued: 0, error: expect.stringContaining(words) });
-      expect(await db.prisma.job.count({ where: { kind: { in: ["order", "shipment"] } } })).toBe(0);
+      expect(await sync.db.prisma.job.count({ where: { kind: { in: ["order", "shipment"] } } })).toBe(0);
       await bulk.finish(latestOperation());
       await settle();
       await expectEveryConnectedOrderImportedOnce();
@@ -305,17 +276,17 @@ describe("faults", () => {
     await bulk.finish(operationId);
     bulk.operations.get(operationId)!.objectCount += 1; // Shopify counted one more object than the file holds
     await settle(10, async () => bulk.operations.size > 1);
-    expect((await db.prisma.backfill.findFirstOrThrow()).error).toContain("ended early");
-    expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(0);
+    expect((await sync.db.prisma.backfill.findFirstOrThrow()).error).toContain("ended early");
+    expect(await sync.db.prisma.job.count({ where: { kind: "order" } })).toBe(0);
   });
 
   it("the result URL expired before it was read: runs again", async () => {
     standIn({ urlTtlMs: 1 });
     await launch();
     await bulk.finish(await untilOperationStarted());
-    clock.advance(10);
+    sync.clock.advance(10);
     await settle(10, async () => bulk.operations.size > 1);
-    expect((await db.prisma.backfill.findFirstOrThrow()).error).toContain("had expired before it was read");
+    expect((await sync.db.prisma.backfill.findFirstOrThrow()).error).toContain("had expired before it was read");
     (bulk as unknown as { options: BulkOptions }).options.urlTtlMs = 7 * 86_400_000;
     await bulk.finish(latestOperation());
     await settle();
@@ -327,7 +298,7 @@ describe("faults", () => {
       standIn({ busyCode });
       const others = [];
       for (let i = 0; i < 5; i++) {
-        const answer = await adminGraphql(
+        const answer = await sync.adminGraphql(
           SHOP,
           "mutation SyncBulkOrders($query: String!) { bulkOperationRunQuery(query: $query, groupObjects: false) { bulkOperation { id } userErrors { code } } }",
           {
@@ -341,7 +312,7 @@ describe("faults", () => {
       }
       await launch();
       await settle(3);
-      const run = await db.prisma.bulkRun.findFirstOrThrow();
+      const run = await sync.db.prisma.bulkRun.findFirstOrThrow();
       expect(run).toMatchObject({ operationId: null, error: expect.stringContaining("most bulk operations") });
       expect(bulk.operations.size).toBe(5);
       await bulk.finish(others[0]); // a slot frees up
@@ -358,7 +329,7 @@ describe("faults", () => {
     await bulk.finish(await untilOperationStarted());
     // The second download (the pass that queues) breaks after its first chunk, as a killed process would.
     let downloads = 0;
-    deps.fetch = async (url, init) => {
+    sync.deps.fetch = async (url, init) => {
       const response = await fetch(url, init);
       if (++downloads !== 2) return response;
       const reader = response.body!.getReader();
@@ -377,7 +348,7 @@ describe("faults", () => {
     await settle();
     await expectEveryConnectedOrderImportedOnce();
     expect(downloads).toBeGreaterThan(2);
-    for (const b of await db.prisma.backfill.findMany()) expect(b).toMatchObject({ status: "done", queued: 4 });
+    for (const b of await sync.db.prisma.backfill.findMany()) expect(b).toMatchObject({ status: "done", queued: 4 });
   });
 
   it("a restart while the operation runs: the new worker polls the same operation", async () => {
@@ -386,7 +357,7 @@ describe("faults", () => {
     const operationId = await untilOperationStarted();
     // The worker that started it is gone; its job is leased by nobody now (handed back at stop), due at the poll.
     await bulk.finish(operationId);
-    clock.advance(BULK_POLL_MS);
+    sync.clock.advance(BULK_POLL_MS);
     await settle();
     expect(bulk.operations.size).toBe(1);
     await expectEveryConnectedOrderImportedOnce();
@@ -397,15 +368,15 @@ describe("faults", () => {
     await launch();
     await bulk.finish(await untilOperationStarted());
     let downloads = 0;
-    deps.fetch = async (url, init) => {
+    sync.deps.fetch = async (url, init) => {
       if (++downloads === 2)
-        await db.prisma.customerGrant.deleteMany({ where: { shop: SHOP, customerId: CONNECTED[1] } });
+        await sync.db.prisma.customerGrant.deleteMany({ where: { shop: SHOP, customerId: CONNECTED[1] } });
       return fetch(url, init);
     };
     await settle();
-    expect(await db.prisma.job.count({ where: { kind: "order" } })).toBe(8);
-    expect(await db.prisma.syncRecord.count({ where: { customerId: CONNECTED[1] } })).toBe(0);
-    expect(await db.prisma.backfill.findFirstOrThrow({ where: { customerId: CONNECTED[1] } })).toMatchObject({
+    expect(await sync.db.prisma.job.count({ where: { kind: "order" } })).toBe(8);
+    expect(await sync.db.prisma.syncRecord.count({ where: { customerId: CONNECTED[1] } })).toBe(0);
+    expect(await sync.db.prisma.backfill.findFirstOrThrow({ where: { customerId: CONNECTED[1] } })).toMatchObject({
       status: "failed",
       error: expect.stringContaining("disconnected"),
     });

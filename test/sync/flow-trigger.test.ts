@@ -2,35 +2,24 @@
 // Admin API client (MSW stands in for Shopify) once per failure episode, with the fields the extension declares,
 // never buyer contact data; the merchant's switch; a Flow call that fails is retried and holds back no import.
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { graphql, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { parse } from "smol-toml";
-import type { RunningEmulator } from "../../emulator/server";
-import type { GrantStore } from "~/service/client.server";
-import type { AdminGraphql } from "~/shopify/admin-api.server";
-import { setDatabase } from "~/db.server";
 import { SHOPIFY_API_VERSION } from "~/shopify/api-version";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { retryRecord } from "~/admin/log-actions.server";
 import { redactCustomer } from "~/privacy/compliance.server";
-import { drainJobs, type SyncDeps } from "~/sync/job-runner.server";
+import { drainJobs } from "~/sync/job-runner.server";
 import { flowPayload } from "~/sync/flow-trigger.server";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { adminGraphqlViaShopify, seedOfflineSession, TEST_OFFLINE_TOKEN } from "../helpers/shopify";
-import { injectFault, startTestEmulator } from "../helpers/emulator";
-import { Clock, connectCustomer, newId, resetSyncState, SHOP, shopifyOrder, syncDeps } from "./support";
+import { TEST_OFFLINE_TOKEN } from "../helpers/shopify";
+import { injectFault } from "../helpers/emulator";
+import { connectCustomer, newId, SHOP, shopifyOrder } from "./support";
+import { withSyncHarness } from "../helpers/sync-harness";
 
 const admin = graphql.link(`https://${SHOP}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`);
 const mock = setupServer();
 const CUSTOMER = "7000000001";
-
-let db: TestDatabase;
-let emulator: RunningEmulator;
-let stores: Map<string, GrantStore>;
-let clock: Clock;
-let deps: SyncDeps;
-let adminGraphql: AdminGraphql;
 
 interface FlowCall {
   handle: unknown;
@@ -53,53 +42,29 @@ function serveFlow(calls: FlowCall[], failFirst = 0) {
   );
 }
 
-beforeAll(async () => {
-  mock.listen({ onUnhandledRequest: "bypass" }); // the emulator is reached for real
-  adminGraphql = await adminGraphqlViaShopify();
-  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-  setDatabase(db); // Shopify's library loads the session through the app's storage, on this database
-  await seedOfflineSession(db.prisma);
-});
-afterEach(() => mock.resetHandlers());
-afterAll(async () => {
-  mock.close();
-  await emulator?.close();
-  await db?.close();
-});
+const sync = withSyncHarness({ shopify: mock });
 beforeEach(async () => {
-  await resetSyncState(db.prisma, emulator);
-  stores = new Map();
-  clock = new Clock();
-  deps = { ...syncDeps(db.prisma, emulator, stores, clock), adminGraphql };
-  await connectCustomer(db.prisma, emulator, stores, CUSTOMER);
+  await connectCustomer(sync.db.prisma, sync.emulator, sync.stores, CUSTOMER);
 });
 
 async function deliver(payload: unknown) {
-  return recordSyncDelivery(db.prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: `evt-${newId()}`, payload });
+  return recordSyncDelivery(sync.db.prisma, { shop: SHOP, topic: "ORDERS_CREATE", eventId: `evt-${newId()}`, payload });
 }
 
 /** Runs the worker until nothing is due (or `until` holds), moving the clock past backoffs. */
-async function settle(rounds = 40, until?: () => Promise<boolean>) {
-  for (let i = 0; i < rounds; i++) {
-    if (until && (await until())) return;
-    if ((await drainJobs(deps, { maxRounds: 1 })) > 0) continue;
-    const next = await db.prisma.job.findFirst({ where: { status: "queued" }, orderBy: { runAt: "asc" } });
-    if (!next) return;
-    clock.ms = next.runAt.getTime() + 1;
-  }
-}
+const settle = (rounds = 40, until?: () => Promise<boolean>) => sync.settle(rounds, { until, maxRounds: 1 });
 
 const orderRecord = (id: number) =>
-  db.prisma.syncRecord.findUniqueOrThrow({
+  sync.db.prisma.syncRecord.findUniqueOrThrow({
     where: { shop_kind_externalId: { shop: SHOP, kind: "order", externalId: String(id) } },
   });
 
 /** An order whose import fails after its retries: the service answers 500 every time, 3 attempts. */
 async function failingOrder() {
   const order = shopifyOrder();
-  await injectFault(emulator, { path: "/api/v1/orders", status: 500, times: 3 });
+  await injectFault(sync.emulator, { path: "/api/v1/orders", status: 500, times: 3 });
   await deliver(order);
-  await db.prisma.job.updateMany({ where: { kind: "order" }, data: { maxAttempts: 3 } });
+  await sync.db.prisma.job.updateMany({ where: { kind: "order" }, data: { maxAttempts: 3 } });
   return order;
 }
 
@@ -157,12 +122,12 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     for (const contact of ["ada@example.com", "Ada", "Lovelace"]) expect(text).not.toContain(contact);
 
     // A merchant's retry that fails again is the same episode: nothing more.
-    await injectFault(emulator, {
+    await injectFault(sync.emulator, {
       path: "/api/v1/orders",
       status: 422,
       body: { error: "invalid_payload", message: "bad line" },
     });
-    expect((await retryRecord(db.prisma, SHOP, record.id, clock.now())).ok).toBe(true);
+    expect((await retryRecord(sync.db.prisma, SHOP, record.id, sync.clock.now())).ok).toBe(true);
     await settle();
     expect(await orderRecord(order.id)).toMatchObject({ state: "failed", reasonCode: "rejected" });
     expect(calls).toHaveLength(1);
@@ -175,13 +140,13 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     await settle();
     expect(calls).toHaveLength(1);
     const { id } = await orderRecord(order.id);
-    await retryRecord(db.prisma, SHOP, id, clock.now()); // the service is fine again
+    await retryRecord(sync.db.prisma, SHOP, id, sync.clock.now()); // the service is fine again
     await settle();
     expect(await orderRecord(order.id)).toMatchObject({ state: "imported", flowNotifiedAt: null });
     expect(calls).toHaveLength(1);
 
     // The order changes and this time the service refuses it: a new episode.
-    await injectFault(emulator, {
+    await injectFault(sync.emulator, {
       path: "/api/v1/orders",
       status: 422,
       body: { error: "invalid_payload", message: "bad line" },
@@ -201,27 +166,27 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
   it("sends nothing when the merchant switched the trigger off", async () => {
     const calls: FlowCall[] = [];
     serveFlow(calls);
-    await db.prisma.shopSettings.create({ data: { shop: SHOP, flowTriggerEnabled: false } });
+    await sync.db.prisma.shopSettings.create({ data: { shop: SHOP, flowTriggerEnabled: false } });
     const order = await failingOrder();
     await settle();
     expect(await orderRecord(order.id)).toMatchObject({ state: "failed" });
     expect(calls).toHaveLength(0);
-    expect(await db.prisma.job.count({ where: { kind: "flow_trigger" } })).toBe(0);
+    expect(await sync.db.prisma.job.count({ where: { kind: "flow_trigger" } })).toBe(0);
   });
 
   it("retries a Flow call that failed, and the sync goes on meanwhile", async () => {
     const calls: FlowCall[] = [];
     serveFlow(calls, 2);
     const order = await failingOrder();
-    const flowJob = () => db.prisma.job.findFirst({ where: { kind: "flow_trigger" } });
+    const flowJob = () => sync.db.prisma.job.findFirst({ where: { kind: "flow_trigger" } });
     // The order fails; its trigger is tried, refused (503) and put back for later.
     await settle(40, async () => ((await flowJob())?.attempts ?? 0) >= 1);
     expect(await flowJob()).toMatchObject({ status: "queued", attempts: 1, orderKey: null, recordId: null });
-    expect((await flowJob())!.runAt.getTime()).toBeGreaterThan(clock.ms);
+    expect((await flowJob())!.runAt.getTime()).toBeGreaterThan(sync.clock.ms);
     // Another order of the same shop imports at once, while the trigger waits for its next try.
     const other = shopifyOrder();
     await deliver(other);
-    await drainJobs(deps);
+    await drainJobs(sync.deps);
     expect(await orderRecord(other.id)).toMatchObject({ state: "imported" });
     expect(calls).toHaveLength(0);
     await settle();
@@ -234,9 +199,9 @@ describe("Shopify Flow trigger: Order import needs attention", () => {
     const calls: FlowCall[] = [];
     serveFlow(calls, 1);
     const order = await failingOrder();
-    const flowJob = () => db.prisma.job.findFirst({ where: { kind: "flow_trigger" } });
+    const flowJob = () => sync.db.prisma.job.findFirst({ where: { kind: "flow_trigger" } });
     await settle(40, async () => ((await flowJob())?.attempts ?? 0) >= 1); // refused once, waiting for its next try
-    await redactCustomer(db.prisma, { shop: SHOP, customerId: CUSTOMER, ordersToRedact: [String(order.id)] });
+    await redactCustomer(sync.db.prisma, { shop: SHOP, customerId: CUSTOMER, ordersToRedact: [String(order.id)] });
     expect(await flowJob()).toMatchObject({ status: "cancelled", payload: {} });
     await settle();
     expect(calls).toHaveLength(0);

@@ -5,13 +5,14 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/server";
-import { bindings, parseKeyring, sealFor } from "~/crypto/secret-box.server";
+import { parseKeyring } from "~/crypto/secret-box.server";
 import { storeGrant } from "~/connections/grant-lifecycle.server";
 import { serviceOrigins } from "~/service/client.server";
 import { recordSyncDelivery } from "~/sync/intake-batcher.server";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 import { importCounts, mintTokens, SHOP, settingsFor, shopifyFulfillment, shopifyOrder } from "./support";
 import { emulatorState, injectFault, startTestEmulator } from "../helpers/emulator";
+import { serviceSettingsRow } from "../helpers/service-settings";
 
 const ROOT = path.resolve(__dirname, "../..");
 const KEYS = `w1:${randomBytes(32).toString("base64")}`;
@@ -81,16 +82,7 @@ describe.runIf(usingPostgres())("worker processes on PostgreSQL", () => {
     [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
     const settings = settingsFor(emulator);
     await db.prisma.shopSettings.create({
-      data: {
-        shop: SHOP,
-        environment: "sandbox",
-        baseUrl: settings.baseUrl,
-        sandboxBaseUrl: settings.sandboxBaseUrl,
-        authUrl: settings.authUrl,
-        clientId: settings.clientId,
-        clientSecretEnc: sealFor(bindings.shopSettings(SHOP, "clientSecretEnc"), settings.clientSecret, keyring),
-        signingSecretEnc: sealFor(bindings.shopSettings(SHOP, "signingSecretEnc"), settings.signingSecret, keyring),
-      },
+      data: serviceSettingsRow(SHOP, { ...settings, environment: "sandbox" }, keyring),
     });
     for (const [i, customerId] of customers.entries()) {
       const workspaceId = i % 2 ? "ws-globex" : "ws-acme";
