@@ -52,5 +52,11 @@ export {
   type UrlProblem,
 } from "./address-policy.server";
 export { ORIGIN_CHANGED_REASON, serviceOrigins, tokensMayGoTo } from "./origins.server";
-export { UNREADABLE_REASON, type GrantStatus, type GrantStore, type GrantTokens, type StoredGrant } from "./grant-store.server";
+export {
+  UNREADABLE_REASON,
+  type GrantStatus,
+  type GrantStore,
+  type GrantTokens,
+  type StoredGrant,
+} from "./grant-store.server";
 export type * from "./schemas";
