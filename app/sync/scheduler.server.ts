@@ -5,7 +5,11 @@
 // (5 left; t seconds until one more), on 429 at least, on every answer when the service is generous. Once the policy is
 // known, requests are held here until the modelled bucket has room, so a backlog drains at the allowed rate instead of
 // bouncing off 429s; `r` corrects the model (another process may share the client). A 429 blocks the client for its
-// `Retry-After` (or `t`), also when no RateLimit header came with it. Before anything is known nothing is held.
+// `Retry-After` (or `t`), also when no RateLimit header came with it. Before the service has said anything, a first
+// wave of FIRST_WAVE requests goes out, then one at the contract's default rate (2 a second) until an answer brings
+// the policy: a client with a backlog learns the policy from several answers at once, never sends a burst the
+// service has not announced, and does not stall if the wave's requests fail. An answer without a policy leaves
+// nothing to hold to: requests are then not held.
 //
 // Waiting requests queue per shop; a free slot goes to the next shop in turn, so one shop's backfill of thousands of
 // orders takes every other turn at most, and another shop's new order waits for one turn, not for the backlog.
@@ -23,8 +27,9 @@
 // in small batches leased from the database (a batch lives a quarter of a second at most, so a slot is spent
 // about when the shared model counted it), what an answer says goes back with the next lease, and a shopper's
 // click is paced by this process's own model (corrected by the answers' `RateLimit`), never waiting on the database,
-// and charged to the shared budget with the next lease. While the
-// policy is known to no process, one request at a time finds it out. When a lease does not answer in time the
+// and charged to the shared budget with the next lease. A policy any process learned (this run or an earlier one)
+// is in the shared row, so a process starts at the service's rate from its first lease; while it is known to no
+// process, the first wave is the shared row's, not each process's. When a lease does not answer in time the
 // process paces itself on a conservative share of the last known rate (the rate over one more than the processes
 // seen drawing on it) until a lease answers again: never unlimited; `service_rate_fallback` says so.
 //
@@ -72,6 +77,8 @@ export interface Policy {
 }
 
 const CONTRACT_POLICY: Policy = { capacity: 40, perSecond: 2 };
+/** Requests sent before the service's first answer: an eighth of the contract's default bucket (see the top). */
+export const FIRST_WAVE = 5;
 
 interface ClientState {
   policy?: Policy;
@@ -103,8 +110,7 @@ interface ClientState {
   /** When the last lease answered, and whether it had room. */
   leasedAt: number;
   leaseHadRoom: boolean;
-  /** Policy unknown everywhere: one request finds it out (`probing` while it is out); `answered`: it came back. */
-  probing: boolean;
+  /** The service answered this client (with or without a policy). */
   answered: boolean;
   /** Slots this process spent per second lately (a moving average), and when it last counted. */
   spentRate: number;
@@ -152,6 +158,8 @@ export class RateScheduler {
   private readonly reserveShare: number;
   private readonly rateShare: number;
   private readonly assumed: Policy;
+  /** The bucket queued requests are held to before the service's first answer: FIRST_WAVE, then its rate. */
+  private readonly firstWave: Policy;
   private shared: SharedRateStore | undefined;
   private readonly leaseTimeoutMs: number;
   private readonly fallbackRetryMs: number;
@@ -166,6 +174,7 @@ export class RateScheduler {
     this.reserveShare = options.interactiveReserve ?? 0.25;
     this.rateShare = options.interactiveShare ?? 0.5;
     this.assumed = options.assumedPolicy ?? CONTRACT_POLICY;
+    this.firstWave = { capacity: FIRST_WAVE + this.headroom, perSecond: this.assumed.perSecond };
   }
 
   /**
@@ -231,7 +240,6 @@ export class RateScheduler {
       state.policy = policy;
       state.pending.policy = policy; // taught to every process with the next lease
     }
-    state.probing = false;
     state.answered = true;
     const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
     if (state.policy && remaining !== undefined) {
@@ -252,14 +260,10 @@ export class RateScheduler {
         this.refill(state); // the other processes hear of it now
       }
     }
-    this.pump(state);
-  }
-
-  /** A request that got no answer (the network failed): a probe for the policy is out no longer. */
-  settle(client: string): void {
-    const state = this.state(client);
-    if (!state.probing) return;
-    state.probing = false;
+    if (state.timer) {
+      clearTimeout(state.timer); // it waited by what was known before this answer (the first wave's pace, say)
+      state.timer = null;
+    }
     this.pump(state);
   }
 
@@ -299,7 +303,6 @@ export class RateScheduler {
         pending: { spent: 0 },
         leasedAt: 0,
         leaseHadRoom: false,
-        probing: false,
         answered: false,
         spentRate: 0,
         spentAt: now,
@@ -335,20 +338,13 @@ export class RateScheduler {
       const now = this.now();
       this.leak(state, now);
       let waitMs = state.blockedUntil - now;
-      const policy = this.effective(state, now);
+      // Nothing said yet: the first wave's bucket (see the top); said without a policy: nothing to hold to.
+      const policy = this.effective(state, now) ?? (state.answered ? undefined : this.firstWave);
       if (waitMs <= 0 && this.drawsShared(state, now)) {
-        if (!this.takeCredit(state, now)) {
-          const unknown = !state.policy && state.leasedAt > 0;
-          if (unknown && state.answered) {
-            // No process knows the policy and the service did not say it: nothing to hold to (as on one process).
-          } else if (unknown && !state.probing)
-            state.probing = true; // one request finds the policy out
-          else if (unknown)
-            return; // its answer (observe, or settle on a failure) pumps again
-          else {
-            waitMs = this.refill(state);
-            if (waitMs <= 0) return; // the lease's answer pumps again
-          }
+        const unknown = !state.policy && state.leasedAt > 0;
+        if (!this.takeCredit(state, now) && !(unknown && state.answered)) {
+          waitMs = this.refill(state);
+          if (waitMs <= 0) return; // the lease's answer pumps again
         }
       } else if (policy) {
         // Queued requests leave the interactive reserve free while shoppers are about (see the top).
@@ -416,7 +412,8 @@ export class RateScheduler {
     // leases whole batches. A shopper's click never leases ahead of itself (a slot it leaves unspent is rate lost
     // for everyone, seconds of it at a slow rate): it spends ahead of the lease, which charges it (tryAcquire).
     const recent = Math.ceil(state.spentRate * (CREDIT_TTL_MS / 1000));
-    const want = state.policy && queued > 0 ? Math.min(batch, Math.max(queued, recent)) : 0;
+    // No process knows the policy: the shared row's first wave (see the top).
+    const want = queued === 0 ? 0 : state.policy ? Math.min(batch, Math.max(queued, recent)) : Math.min(queued, FIRST_WAVE);
     const { spent, ...said } = state.pending;
     state.pending = { spent: 0 };
     // Back from the local share: what this process sent on its own is still in the service's bucket (its local
@@ -429,7 +426,13 @@ export class RateScheduler {
       timer = setTimeout(() => reject(new Error("the rate lease took too long")), this.leaseTimeoutMs);
     });
     void Promise.race([
-      store.lease(client, { want, headroom: this.headroom, spent: spent + carried, ...said }),
+      store.lease(client, {
+        want,
+        headroom: this.headroom,
+        spent: spent + carried,
+        firstWave: { slots: FIRST_WAVE, perSecond: this.assumed.perSecond },
+        ...said,
+      }),
       timeout,
     ])
       .then(
@@ -499,13 +502,7 @@ function limitedFetch(
     if (!LIMITED.test(url.pathname)) return inner(input, init);
     const local = await slot();
     if (local) return local;
-    let response: Response;
-    try {
-      response = await inner(input, init);
-    } catch (error) {
-      scheduler.settle(client);
-      throw error;
-    }
+    const response = await inner(input, init);
     scheduler.observe(client, response.status, response.headers);
     return response;
   };
