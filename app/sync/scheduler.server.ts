@@ -119,9 +119,15 @@ interface ClientState {
   leaseRtt: number;
 }
 
-/** A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. */
+/**
+ * A batch is what the rate allows in 0.2 s, or in one and a half lease round trips when the database answers slower
+ * than that (one lease at a time per client, so a smaller batch would cap the pace at batch / round trip: 20 slots
+ * through a pool busy with 300 jobs' statements, 200 to 1,000 ms a lease, held a 100/s service to 54/s); at least 2,
+ * at most half the bucket. It lives 250 ms.
+ */
 const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
+const ARRIVAL_SPREAD_SECONDS = 0.05;
 
 /** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
 export function parsePolicy(value: string | null): Policy | undefined {
@@ -230,8 +236,11 @@ export class RateScheduler {
     });
   }
 
-  /** Feeds an answer of the service back: its RateLimit headers, and a 429's wait. */
-  observe(client: string, status: number, headers: Headers): void {
+  /**
+   * Feeds an answer of the service back: its RateLimit headers, and a 429's wait. `tookMs`: the time from sending the
+   * request to this answer (the service counted it somewhere in between).
+   */
+  observe(client: string, status: number, headers: Headers, tookMs = 0): void {
     const state = this.state(client);
     const now = this.now();
     this.leak(state, now);
@@ -239,14 +248,17 @@ export class RateScheduler {
     if (policy && (policy.capacity !== state.policy?.capacity || policy.perSecond !== state.policy.perSecond)) {
       state.policy = policy;
       state.pending.policy = policy; // taught to every process with the next lease
+      state.leaseAt = 0; // a lease's wait was reckoned by the first wave's pace
     }
     state.answered = true;
     const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
     if (state.policy && remaining !== undefined) {
-      // The service's count is authoritative, but it does not know requests we sent after this one yet.
-      state.level = Math.max(state.level, state.policy.capacity - remaining);
-      if (this.shared)
-        state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, state.policy.capacity - remaining);
+      // The service's count is authoritative, but it does not know requests we sent after this one yet, and it may
+      // be as old as the request: what it says of now is that count less what leaked since (a 2 s answer's count,
+      // taken as of its arrival, held a 100/s client back for a second of room it had).
+      const floor = state.policy.capacity - remaining - (Math.max(0, tookMs) / 1000) * state.policy.perSecond;
+      state.level = Math.max(state.level, floor);
+      if (this.shared && floor > 0) state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, floor);
     }
     if (status === 429) {
       if (state.policy) state.level = state.policy.capacity;
@@ -315,7 +327,17 @@ export class RateScheduler {
   }
 
   private ceilingOf(policy: Policy): number {
-    return Math.max(1, policy.capacity - this.headroom);
+    return Math.max(1, policy.capacity - this.headroomOf(policy));
+  }
+
+  /**
+   * Requests kept below the capacity: `headroom`, or what the rate sends in ARRIVAL_SPREAD_SECONDS if more. Requests
+   * reach the service some ms after their slots, not all equally late (a busy event loop, a new connection), so
+   * ones granted apart can arrive together: at 100/s with one request of headroom, 1 to 3 in 600 were answered 429,
+   * each blocking the client for a second.
+   */
+  private headroomOf(policy: Policy): number {
+    return Math.max(this.headroom, Math.floor(policy.perSecond * ARRIVAL_SPREAD_SECONDS));
   }
 
   private reserveOf(policy: Policy): number {
@@ -406,7 +428,8 @@ export class RateScheduler {
     if (now < state.leaseAt) return state.leaseAt - now;
     const client = this.keys.get(state)!;
     const policy = state.policy ?? this.assumed;
-    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * BATCH_SECONDS), Math.floor(policy.capacity / 4)));
+    const seconds = Math.max(BATCH_SECONDS, (1.5 * state.leaseRtt) / 1000);
+    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * seconds), Math.floor(policy.capacity / 2)));
     const queued = [...state.lanes.values()].reduce((sum, queue) => sum + queue.length, 0);
     // Slots for what waits, or for what this process spent lately over a batch's life if more: a busy process
     // leases whole batches. A shopper's click never leases ahead of itself (a slot it leaves unspent is rate lost
@@ -428,7 +451,7 @@ export class RateScheduler {
     void Promise.race([
       store.lease(client, {
         want,
-        headroom: this.headroom,
+        headroom: this.headroomOf(policy),
         spent: spent + carried,
         firstWave: { slots: FIRST_WAVE, perSecond: this.assumed.perSecond },
         ...said,
@@ -502,8 +525,9 @@ function limitedFetch(
     if (!LIMITED.test(url.pathname)) return inner(input, init);
     const local = await slot();
     if (local) return local;
+    const sent = performance.now();
     const response = await inner(input, init);
-    scheduler.observe(client, response.status, response.headers);
+    scheduler.observe(client, response.status, response.headers, performance.now() - sent);
     return response;
   };
 }
