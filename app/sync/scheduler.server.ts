@@ -120,10 +120,12 @@ interface ClientState {
 }
 
 /**
- * A batch is what the rate allows in 0.2 s, or in one and a half lease round trips when the database answers slower
- * than that (one lease at a time per client, so a smaller batch would cap the pace at batch / round trip: 20 slots
- * through a pool busy with 300 jobs' statements, 200 to 1,000 ms a lease, held a 100/s service to 54/s); at least 2,
- * at most half the bucket. It lives 250 ms.
+ * A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. A process
+ * drawing alone takes what the rate allows in one and a half lease round trips if the database answers slower than
+ * that, up to half the bucket: one lease is out at a time, so a smaller batch caps the pace at batch / round trip (20
+ * slots through a pool busy with 300 jobs' statements, 200 to 1,000 ms a lease, held a 100/s service to 54/s). Not
+ * beside other processes: their batches, each counted when leased and sent a round trip later, would reach the
+ * service together (4 processes at 15/s: 12 of 462 answered 429 with batches of 7, none with 3).
  */
 const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
@@ -428,8 +430,10 @@ export class RateScheduler {
     if (now < state.leaseAt) return state.leaseAt - now;
     const client = this.keys.get(state)!;
     const policy = state.policy ?? this.assumed;
-    const seconds = Math.max(BATCH_SECONDS, (1.5 * state.leaseRtt) / 1000);
-    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * seconds), Math.floor(policy.capacity / 2)));
+    const alone = state.peers <= 1;
+    const seconds = alone ? Math.max(BATCH_SECONDS, (1.5 * state.leaseRtt) / 1000) : BATCH_SECONDS;
+    const most = Math.floor(policy.capacity / (alone ? 2 : 4));
+    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * seconds), most));
     const queued = [...state.lanes.values()].reduce((sum, queue) => sum + queue.length, 0);
     // Slots for what waits, or for what this process spent lately over a batch's life if more: a busy process
     // leases whole batches. A shopper's click never leases ahead of itself (a slot it leaves unspent is rate lost
