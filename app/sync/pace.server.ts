@@ -117,7 +117,9 @@ export class Pace {
     for (const [client, sentAt] of this.firstSent) {
       const age = (now - sentAt) / 1000;
       if (age < SLOW_FIRST_ANSWER_SECONDS) continue;
-      target += (this.options.rateOf(client) ?? this.preparedPerSecond()) * age;
+      // At most one connection's worth: jobs beyond what the first answer's policy lets out at once only queue in
+      // the pool ahead of the rate's leases.
+      target += Math.min(JOBS_PER_CONNECTION, (this.options.rateOf(client) ?? this.preparedPerSecond()) * age);
     }
     // Half as many again as the product, and two: answers and jobs vary, slots come in batches, and a job too many
     // only waits for its slot in the scheduler, while a job too few leaves the rate unused.

@@ -130,6 +130,8 @@ interface ClientState {
 const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
 const ARRIVAL_SPREAD_SECONDS = 0.05;
+/** An answer this slow is a slow service's, not a busy process's late reading of it. */
+const SLOW_ANSWER_MS = 500;
 
 /** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
 export function parsePolicy(value: string | null): Policy | undefined {
@@ -247,6 +249,7 @@ export class RateScheduler {
     const now = this.now();
     this.leak(state, now);
     const policy = parsePolicy(headers.get("ratelimit-policy"));
+    const learned = !state.answered || (policy !== undefined && state.policy === undefined);
     if (policy && (policy.capacity !== state.policy?.capacity || policy.perSecond !== state.policy.perSecond)) {
       state.policy = policy;
       state.pending.policy = policy; // taught to every process with the next lease
@@ -255,10 +258,12 @@ export class RateScheduler {
     state.answered = true;
     const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
     if (state.policy && remaining !== undefined) {
-      // The service's count is authoritative, but it does not know requests we sent after this one yet, and it may
-      // be as old as the request: what it says of now is that count less what leaked since (a 2 s answer's count,
-      // taken as of its arrival, held a 100/s client back for a second of room it had).
-      const floor = state.policy.capacity - remaining - (Math.max(0, tookMs) / 1000) * state.policy.perSecond;
+      // The service's count is authoritative, but it does not know requests we sent after this one yet. A slow
+      // answer's count is as old as its request (the contract checks the rate before the work): what it says of now
+      // is that count less what leaked since (taken as of its arrival, a 2 s answer's count held a 100/s client back
+      // a second). A fast answer's is taken as of now, the safe side when a busy process reads its answers late.
+      const aged = tookMs >= SLOW_ANSWER_MS ? (tookMs / 1000) * state.policy.perSecond : 0;
+      const floor = state.policy.capacity - remaining - aged;
       state.level = Math.max(state.level, floor);
       if (this.shared && floor > 0) state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, floor);
     }
@@ -274,8 +279,8 @@ export class RateScheduler {
         this.refill(state); // the other processes hear of it now
       }
     }
-    if (state.timer) {
-      clearTimeout(state.timer); // it waited by what was known before this answer (the first wave's pace, say)
+    if (learned && state.timer) {
+      clearTimeout(state.timer); // it waited by what was known before this answer (the first wave's pace)
       state.timer = null;
     }
     this.pump(state);
