@@ -8,25 +8,10 @@
 // connection serves JOBS_PER_CONNECTION jobs for each second a job lasts: a service answering in 2 s, 100 jobs a
 // connection, and a pool of 5 serves the 300 jobs 100/s asks for, not a fixed 250.
 //
-// Before a client's first answer its answer time is unknown, but it is at least as long as the first request has
-// been out: once that is half a second (a slow service), the age stands for it, so the worker has jobs ready (their statements done, waiting for a slot) when the
-// answer comes, instead of starting them then. The rate it is multiplied by is the service's if known (its policy
-// kept in PostgreSQL from an earlier run), else what the pool prepares (JOBS_PER_CONNECTION a connection a second);
-// the scheduler holds those jobs to the rate (a first wave until the policy is known). Against a service answering in
-// 2 s, the jobs the first answer's policy lets out at once are ready by then: leased and prepared after it, they took
-// 2 to 3 s more (docs/performance.md).
-//
 // A struggling service (5xx, timeouts, connections failing) is not one to press harder because it answers slowly:
 // such an answer halves the limit and its time is not learned; the limit then grows back by a tenth a second while
 // answers are healthy. Answers that only say "not now" (429) or "no" (4xx) are healthy: the rate handles those.
 import { workerConcurrency } from "../lib/metrics.server";
-
-/**
- * A first answer slower than this is a slow service's, worth preparing jobs for. A faster one comes before jobs
- * prepared for it would be ready: on a loaded machine they only queued in the pool ahead of the rate's leases (a 0.1 s
- * service drained 600 orders in 16 to 20 s instead of 11 to 14 s, 4 processes at 15/s sent 9 a second).
- */
-export const SLOW_FIRST_ANSWER_SECONDS = 0.5;
 
 /** Jobs per pool connection and second of a job's call: its statements take a few ms of a job that mostly waits. */
 export const JOBS_PER_CONNECTION = 50;
@@ -47,8 +32,6 @@ const average = (before: number | undefined, sample: number) =>
 
 export class Pace {
   private readonly latency = new Map<string, number>();
-  /** When a client's first request went out, until its first healthy answer. */
-  private readonly firstSent = new Map<string, number>();
   /** A job's own time beside its service call (its statements, its turn on the CPU), and its wait for a slot. */
   private jobSeconds: number | undefined;
   private callSeconds: number | undefined;
@@ -63,11 +46,6 @@ export class Pace {
     this.last = options.min;
   }
 
-  /** A request to `client` goes out now. */
-  sending(client: string): void {
-    if (!this.latency.has(client) && !this.firstSent.has(client)) this.firstSent.set(client, this.now());
-  }
-
   /** One answer of the service to `client`: its time, and whether the service was struggling. */
   observe(client: string, seconds: number, struggling: boolean): void {
     if (struggling) {
@@ -75,7 +53,6 @@ export class Pace {
       this.cut = { limit, at: this.now() };
       return;
     }
-    this.firstSent.delete(client);
     this.latency.set(client, average(this.latency.get(client), seconds));
     this.callSeconds = average(this.callSeconds, seconds);
   }
@@ -97,12 +74,6 @@ export class Pace {
     return Math.max(min, Math.min(max, connections * perConnection));
   }
 
-  /** Jobs the pool prepares a second (no pool: memory's ceiling). */
-  private preparedPerSecond(): number {
-    const { connections, max } = this.options;
-    return connections === undefined ? max : connections * JOBS_PER_CONNECTION;
-  }
-
   /** Jobs to run at once now. */
   limit(): number {
     // A slot is held for the service's answer and the job's own work; waiting for the rate is not a reason for more.
@@ -111,15 +82,6 @@ export class Pace {
     for (const [client, seconds] of this.latency) {
       const rate = this.options.rateOf(client);
       if (rate !== undefined) target += rate * (seconds + own);
-    }
-    // No answer yet: the first request's age for the answer time, once it is a slow one (see the top).
-    const now = this.now();
-    for (const [client, sentAt] of this.firstSent) {
-      const age = (now - sentAt) / 1000;
-      if (age < SLOW_FIRST_ANSWER_SECONDS) continue;
-      // At most one connection's worth: jobs beyond what the first answer's policy lets out at once only queue in
-      // the pool ahead of the rate's leases.
-      target += Math.min(JOBS_PER_CONNECTION, (this.options.rateOf(client) ?? this.preparedPerSecond()) * age);
     }
     // Half as many again as the product, and two: answers and jobs vary, slots come in batches, and a job too many
     // only waits for its slot in the scheduler, while a job too few leaves the rate unused.
@@ -142,7 +104,6 @@ export class Pace {
 export function pacedFetch(pace: Pace, client: string, inner: typeof fetch): typeof fetch {
   return async (input, init) => {
     const started = performance.now();
-    pace.sending(client);
     try {
       const response = await inner(input, init);
       pace.observe(client, (performance.now() - started) / 1000, response.status >= 500);

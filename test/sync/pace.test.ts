@@ -17,34 +17,6 @@ describe("the worker's pace", () => {
     expect(p.limit()).toBe(4); // no rate known: nothing to multiply
   });
 
-  it("before the first answer, takes the first request's age for the answer time, so jobs are ready when it comes", () => {
-    let now = 0;
-    let rate: number | undefined;
-    const p = new Pace({ min: 4, max: 1000, connections: 5, rateOf: () => rate, now: () => now });
-    expect(p.limit()).toBe(4); // nothing sent yet
-    p.sending("svc");
-    now += 200;
-    expect(p.limit()).toBe(4); // an answer may well come before jobs prepared for it would be ready
-    now += 300;
-    // A slow one: no policy known, what the pool prepares meanwhile (5 connections x 50 a second x 0.5 s = 125),
-    // at most one connection's worth (50), x 1.5, and two.
-    expect(p.limit()).toBe(77);
-    now += 1_500;
-    expect(p.limit()).toBe(77);
-    rate = 100; // the first answer: 100 a second, in 2 s
-    p.observe("svc", 2, false);
-    expect(p.limit()).toBe(302);
-
-    // The policy known from an earlier run (the shared row): the rate's share of the wait instead.
-    now = 0;
-    const warm = new Pace({ min: 4, max: 1000, connections: 5, rateOf: () => 100, now: () => now });
-    warm.sending("svc");
-    now += 400;
-    expect(warm.limit()).toBe(4); // not slow yet
-    now += 200;
-    expect(warm.limit()).toBe(77); // 100/s x 0.6 s, at most 50, x 1.5, and two
-  });
-
   it("follows rate x answer time: 100/s answering in 2 s keeps about 300 in flight, in 0.1 s about 17", () => {
     const slow = pace(100, { min: 4, max: 1000 }).p;
     slow.observe("svc", 2, false);
