@@ -124,8 +124,8 @@ interface ClientState {
  * drawing alone takes what the rate allows in one and a half lease round trips if the database answers slower than
  * that, up to half the bucket: one lease is out at a time, so a smaller batch caps the pace at batch / round trip (20
  * slots through a pool busy with 300 jobs' statements, 200 to 1,000 ms a lease, held a 100/s service to 54/s). Not
- * beside other processes: their batches, each counted when leased and sent a round trip later, would reach the
- * service together (4 processes at 15/s: 12 of 462 answered 429 with batches of 7, none with 3).
+ * beside other processes: their batches, each counted when leased and sent a round trip later, could reach the
+ * service together.
  */
 const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
@@ -445,7 +445,8 @@ export class RateScheduler {
     // for everyone, seconds of it at a slow rate): it spends ahead of the lease, which charges it (tryAcquire).
     const recent = Math.ceil(state.spentRate * (CREDIT_TTL_MS / 1000));
     // No process knows the policy: the shared row's first wave (see the top).
-    const want = queued === 0 ? 0 : state.policy ? Math.min(batch, Math.max(queued, recent)) : Math.min(queued, FIRST_WAVE);
+    const want =
+      queued === 0 ? 0 : state.policy ? Math.min(batch, Math.max(queued, recent)) : Math.min(queued, FIRST_WAVE);
     const { spent, ...said } = state.pending;
     state.pending = { spent: 0 };
     // Back from the local share: what this process sent on its own is still in the service's bucket (its local

@@ -136,10 +136,12 @@ describe.runIf(usingPostgres())("the service's rate shared through PostgreSQL", 
         status: 201,
         headers: { "ratelimit-policy": '"default";q=100;w=1', ratelimit: '"default";r=90;t=0' },
       });
-    const slowService = (who: string): typeof fetch => () => {
-      sent.push(who);
-      return new Promise<Response>((resolve) => waiting.push(() => resolve(answer())));
-    };
+    const slowService =
+      (who: string): typeof fetch =>
+      () => {
+        sent.push(who);
+        return new Promise<Response>((resolve) => waiting.push(() => resolve(answer())));
+      };
     const send = (scheduler: RateScheduler, who: string, count: number) => {
       const fetch = scheduledFetch(scheduler, client, "shop-a.myshopify.com", slowService(who));
       return Array.from({ length: count }, () => fetch("https://slow.example/api/v1/orders", { method: "POST" }));
