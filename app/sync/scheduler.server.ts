@@ -117,6 +117,8 @@ interface ClientState {
   spentAt: number;
   /** A lease's round trip, averaged (ms). */
   leaseRtt: number;
+  /** When the first lease answered (0: none yet). */
+  firstLeasedAt: number;
 }
 
 /**
@@ -124,12 +126,13 @@ interface ClientState {
  * drawing alone takes what the rate allows in one and a half lease round trips if the database answers slower than
  * that, up to half the bucket: one lease is out at a time, so a smaller batch caps the pace at batch / round trip (20
  * slots through a pool busy with 300 jobs' statements, 200 to 1,000 ms a lease, held a 100/s service to 54/s). Not
- * beside other processes: their batches, each counted when leased and sent a round trip later, could reach the
- * service together.
+ * beside other processes (seen over its first 2 s of leases, so processes started together count each other): their
+ * batches, each counted when leased and sent a round trip later, could reach the service together.
  */
 const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
 const ARRIVAL_SPREAD_SECONDS = 0.05;
+const ALONE_AFTER_MS = 2_000;
 
 /** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
 export function parsePolicy(value: string | null): Policy | undefined {
@@ -319,6 +322,7 @@ export class RateScheduler {
         spentRate: 0,
         spentAt: now,
         leaseRtt: 0,
+        firstLeasedAt: 0,
       };
       this.keys.set(state, client);
       this.clients.set(client, state);
@@ -428,7 +432,9 @@ export class RateScheduler {
     if (now < state.leaseAt) return state.leaseAt - now;
     const client = this.keys.get(state)!;
     const policy = state.policy ?? this.assumed;
-    const alone = state.peers <= 1;
+    // Alone: no other process drew lately, as seen by leases over ALONE_AFTER_MS (processes started together
+    // register with their first leases).
+    const alone = state.peers <= 1 && state.firstLeasedAt > 0 && now - state.firstLeasedAt >= ALONE_AFTER_MS;
     const seconds = alone ? Math.max(BATCH_SECONDS, (1.5 * state.leaseRtt) / 1000) : BATCH_SECONDS;
     const most = Math.floor(policy.capacity / (alone ? 2 : 4));
     const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * seconds), most));
@@ -470,6 +476,7 @@ export class RateScheduler {
           if (lease.policy) state.policy = lease.policy;
           state.peers = lease.peers;
           state.leasedAt = at;
+          if (state.firstLeasedAt === 0) state.firstLeasedAt = at;
           state.leaseHadRoom = lease.waitMs <= 0;
           if (lease.granted > 0) {
             state.credits = (at > state.creditsUntil ? 0 : state.credits) + lease.granted;
