@@ -5,7 +5,11 @@
 // (5 left; t seconds until one more), on 429 at least, on every answer when the service is generous. Once the policy is
 // known, requests are held here until the modelled bucket has room, so a backlog drains at the allowed rate instead of
 // bouncing off 429s; `r` corrects the model (another process may share the client). A 429 blocks the client for its
-// `Retry-After` (or `t`), also when no RateLimit header came with it. Before anything is known nothing is held.
+// `Retry-After` (or `t`), also when no RateLimit header came with it. Before the service has said anything, a first
+// wave of FIRST_WAVE requests goes out, then one at the contract's default rate (2 a second) until an answer brings
+// the policy: a client with a backlog learns the policy from several answers at once, never sends a burst the
+// service has not announced, and does not stall if the wave's requests fail. An answer without a policy leaves
+// nothing to hold to: requests are then not held.
 //
 // Waiting requests queue per shop; a free slot goes to the next shop in turn, so one shop's backfill of thousands of
 // orders takes every other turn at most, and another shop's new order waits for one turn, not for the backlog.
@@ -23,8 +27,9 @@
 // in small batches leased from the database (a batch lives a quarter of a second at most, so a slot is spent
 // about when the shared model counted it), what an answer says goes back with the next lease, and a shopper's
 // click is paced by this process's own model (corrected by the answers' `RateLimit`), never waiting on the database,
-// and charged to the shared budget with the next lease. While the
-// policy is known to no process, one request at a time finds it out. When a lease does not answer in time the
+// and charged to the shared budget with the next lease. A policy any process learned (this run or an earlier one)
+// is in the shared row, so a process starts at the service's rate from its first lease; while it is known to no
+// process, the first wave is the shared row's, not each process's. When a lease does not answer in time the
 // process paces itself on a conservative share of the last known rate (the rate over one more than the processes
 // seen drawing on it) until a lease answers again: never unlimited; `service_rate_fallback` says so.
 //
@@ -72,6 +77,8 @@ export interface Policy {
 }
 
 const CONTRACT_POLICY: Policy = { capacity: 40, perSecond: 2 };
+/** Requests sent before the service's first answer: an eighth of the contract's default bucket (see the top). */
+export const FIRST_WAVE = 5;
 
 interface ClientState {
   policy?: Policy;
@@ -103,19 +110,29 @@ interface ClientState {
   /** When the last lease answered, and whether it had room. */
   leasedAt: number;
   leaseHadRoom: boolean;
-  /** Policy unknown everywhere: one request finds it out (`probing` while it is out); `answered`: it came back. */
-  probing: boolean;
+  /** The service answered this client (with or without a policy). */
   answered: boolean;
   /** Slots this process spent per second lately (a moving average), and when it last counted. */
   spentRate: number;
   spentAt: number;
   /** A lease's round trip, averaged (ms). */
   leaseRtt: number;
+  /** When the first lease answered (0: none yet). */
+  firstLeasedAt: number;
 }
 
-/** A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. */
+/**
+ * A batch is what the rate allows in 0.2 s (at least 2, at most a quarter of the bucket); it lives 250 ms. A process
+ * drawing alone takes what the rate allows in one and a half lease round trips if the database answers slower than
+ * that, up to half the bucket: one lease is out at a time, so a smaller batch caps the pace at batch / round trip (20
+ * slots through a pool busy with 300 jobs' statements, 200 to 1,000 ms a lease, held a 100/s service to 54/s). Not
+ * beside other processes (seen over its first 2 s of leases, so processes started together count each other): their
+ * batches, each counted when leased and sent a round trip later, could reach the service together.
+ */
 const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
+const ARRIVAL_SPREAD_SECONDS = 0.05;
+const ALONE_AFTER_MS = 2_000;
 
 /** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
 export function parsePolicy(value: string | null): Policy | undefined {
@@ -152,6 +169,8 @@ export class RateScheduler {
   private readonly reserveShare: number;
   private readonly rateShare: number;
   private readonly assumed: Policy;
+  /** The bucket queued requests are held to before the service's first answer: FIRST_WAVE, then its rate. */
+  private readonly firstWave: Policy;
   private shared: SharedRateStore | undefined;
   private readonly leaseTimeoutMs: number;
   private readonly fallbackRetryMs: number;
@@ -166,6 +185,7 @@ export class RateScheduler {
     this.reserveShare = options.interactiveReserve ?? 0.25;
     this.rateShare = options.interactiveShare ?? 0.5;
     this.assumed = options.assumedPolicy ?? CONTRACT_POLICY;
+    this.firstWave = { capacity: FIRST_WAVE + this.headroom, perSecond: this.assumed.perSecond };
   }
 
   /**
@@ -227,18 +247,21 @@ export class RateScheduler {
     const now = this.now();
     this.leak(state, now);
     const policy = parsePolicy(headers.get("ratelimit-policy"));
+    const learned = !state.answered || (policy !== undefined && state.policy === undefined);
     if (policy && (policy.capacity !== state.policy?.capacity || policy.perSecond !== state.policy.perSecond)) {
       state.policy = policy;
       state.pending.policy = policy; // taught to every process with the next lease
+      state.leaseAt = 0; // a lease's wait was reckoned by the first wave's pace
     }
-    state.probing = false;
     state.answered = true;
     const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
     if (state.policy && remaining !== undefined) {
-      // The service's count is authoritative, but it does not know requests we sent after this one yet.
-      state.level = Math.max(state.level, state.policy.capacity - remaining);
-      if (this.shared)
-        state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, state.policy.capacity - remaining);
+      // The service's count is authoritative, but it does not know requests we sent after this one yet. Taken as of
+      // now, not aged by the request's time: aged, the model ran ahead of the service when requests granted apart
+      // reached it together (one run against a 2 s service: 29 of 629 answered 429).
+      const floor = state.policy.capacity - remaining;
+      state.level = Math.max(state.level, floor);
+      if (this.shared && floor > 0) state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, floor);
     }
     if (status === 429) {
       if (state.policy) state.level = state.policy.capacity;
@@ -252,14 +275,10 @@ export class RateScheduler {
         this.refill(state); // the other processes hear of it now
       }
     }
-    this.pump(state);
-  }
-
-  /** A request that got no answer (the network failed): a probe for the policy is out no longer. */
-  settle(client: string): void {
-    const state = this.state(client);
-    if (!state.probing) return;
-    state.probing = false;
+    if (learned && state.timer) {
+      clearTimeout(state.timer); // it waited by what was known before this answer (the first wave's pace)
+      state.timer = null;
+    }
     this.pump(state);
   }
 
@@ -299,11 +318,11 @@ export class RateScheduler {
         pending: { spent: 0 },
         leasedAt: 0,
         leaseHadRoom: false,
-        probing: false,
         answered: false,
         spentRate: 0,
         spentAt: now,
         leaseRtt: 0,
+        firstLeasedAt: 0,
       };
       this.keys.set(state, client);
       this.clients.set(client, state);
@@ -312,7 +331,17 @@ export class RateScheduler {
   }
 
   private ceilingOf(policy: Policy): number {
-    return Math.max(1, policy.capacity - this.headroom);
+    return Math.max(1, policy.capacity - this.headroomOf(policy));
+  }
+
+  /**
+   * Requests kept below the capacity: `headroom`, or what the rate sends in ARRIVAL_SPREAD_SECONDS if more. Requests
+   * reach the service some ms after their slots, not all equally late (a busy event loop, a new connection), so
+   * ones granted apart can arrive together: at 100/s with one request of headroom, 1 to 3 in 600 were answered 429,
+   * each blocking the client for a second.
+   */
+  private headroomOf(policy: Policy): number {
+    return Math.max(this.headroom, Math.floor(policy.perSecond * ARRIVAL_SPREAD_SECONDS));
   }
 
   private reserveOf(policy: Policy): number {
@@ -335,20 +364,13 @@ export class RateScheduler {
       const now = this.now();
       this.leak(state, now);
       let waitMs = state.blockedUntil - now;
-      const policy = this.effective(state, now);
+      // Nothing said yet: the first wave's bucket (see the top); said without a policy: nothing to hold to.
+      const policy = this.effective(state, now) ?? (state.answered ? undefined : this.firstWave);
       if (waitMs <= 0 && this.drawsShared(state, now)) {
-        if (!this.takeCredit(state, now)) {
-          const unknown = !state.policy && state.leasedAt > 0;
-          if (unknown && state.answered) {
-            // No process knows the policy and the service did not say it: nothing to hold to (as on one process).
-          } else if (unknown && !state.probing)
-            state.probing = true; // one request finds the policy out
-          else if (unknown)
-            return; // its answer (observe, or settle on a failure) pumps again
-          else {
-            waitMs = this.refill(state);
-            if (waitMs <= 0) return; // the lease's answer pumps again
-          }
+        const unknown = !state.policy && state.leasedAt > 0;
+        if (!this.takeCredit(state, now) && !(unknown && state.answered)) {
+          waitMs = this.refill(state);
+          if (waitMs <= 0) return; // the lease's answer pumps again
         }
       } else if (policy) {
         // Queued requests leave the interactive reserve free while shoppers are about (see the top).
@@ -410,13 +432,20 @@ export class RateScheduler {
     if (now < state.leaseAt) return state.leaseAt - now;
     const client = this.keys.get(state)!;
     const policy = state.policy ?? this.assumed;
-    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * BATCH_SECONDS), Math.floor(policy.capacity / 4)));
+    // Alone: no other process drew lately, as seen by leases over ALONE_AFTER_MS (processes started together
+    // register with their first leases).
+    const alone = state.peers <= 1 && state.firstLeasedAt > 0 && now - state.firstLeasedAt >= ALONE_AFTER_MS;
+    const seconds = alone ? Math.max(BATCH_SECONDS, (1.5 * state.leaseRtt) / 1000) : BATCH_SECONDS;
+    const most = Math.floor(policy.capacity / (alone ? 2 : 4));
+    const batch = Math.max(2, Math.min(Math.ceil(policy.perSecond * seconds), most));
     const queued = [...state.lanes.values()].reduce((sum, queue) => sum + queue.length, 0);
     // Slots for what waits, or for what this process spent lately over a batch's life if more: a busy process
     // leases whole batches. A shopper's click never leases ahead of itself (a slot it leaves unspent is rate lost
     // for everyone, seconds of it at a slow rate): it spends ahead of the lease, which charges it (tryAcquire).
     const recent = Math.ceil(state.spentRate * (CREDIT_TTL_MS / 1000));
-    const want = state.policy && queued > 0 ? Math.min(batch, Math.max(queued, recent)) : 0;
+    // No process knows the policy: the shared row's first wave (see the top).
+    const want =
+      queued === 0 ? 0 : state.policy ? Math.min(batch, Math.max(queued, recent)) : Math.min(queued, FIRST_WAVE);
     const { spent, ...said } = state.pending;
     state.pending = { spent: 0 };
     // Back from the local share: what this process sent on its own is still in the service's bucket (its local
@@ -429,7 +458,13 @@ export class RateScheduler {
       timer = setTimeout(() => reject(new Error("the rate lease took too long")), this.leaseTimeoutMs);
     });
     void Promise.race([
-      store.lease(client, { want, headroom: this.headroom, spent: spent + carried, ...said }),
+      store.lease(client, {
+        want,
+        headroom: this.headroomOf(policy),
+        spent: spent + carried,
+        firstWave: { slots: FIRST_WAVE, perSecond: this.assumed.perSecond },
+        ...said,
+      }),
       timeout,
     ])
       .then(
@@ -441,6 +476,7 @@ export class RateScheduler {
           if (lease.policy) state.policy = lease.policy;
           state.peers = lease.peers;
           state.leasedAt = at;
+          if (state.firstLeasedAt === 0) state.firstLeasedAt = at;
           state.leaseHadRoom = lease.waitMs <= 0;
           if (lease.granted > 0) {
             state.credits = (at > state.creditsUntil ? 0 : state.credits) + lease.granted;
@@ -499,13 +535,7 @@ function limitedFetch(
     if (!LIMITED.test(url.pathname)) return inner(input, init);
     const local = await slot();
     if (local) return local;
-    let response: Response;
-    try {
-      response = await inner(input, init);
-    } catch (error) {
-      scheduler.settle(client);
-      throw error;
-    }
+    const response = await inner(input, init);
     scheduler.observe(client, response.status, response.headers);
     return response;
   };

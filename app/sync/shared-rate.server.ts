@@ -4,7 +4,7 @@
 // so processes' clocks never disagree about it) with what any process learned of it: the policy
 // (`RateLimit-Policy`), a floor from `RateLimit`'s remaining count, a `Retry-After` block. A process takes slots
 // from it in batches (`lease`): one statement grants up to `want` slots that fit under the ceiling, learns and
-// teaches in the same round trip, and names how many processes drew on the budget lately (the fallback's share,
+// teaches in the same round trip (while no process knows the policy, a first wave of a few slots), and names how many processes drew on the budget lately (the fallback's share,
 // app/sync/scheduler.server.ts). The scheduler spends a batch within a fraction of a second, so no request costs a
 // round trip of its own. On PGlite (one process) nothing of this runs: the scheduler's own model is the budget.
 import type { PrismaClient } from "@prisma/client";
@@ -31,6 +31,11 @@ export interface LeaseRequest {
   spent?: number;
   /** Slots granted earlier and not used after all (Shopify's requested minus actual query cost): given back. */
   refunded?: number;
+  /**
+   * While no process knows the policy: at most `slots` granted before an answer teaches it, leaking at `perSecond`
+   * (the scheduler's first wave, shared by every process). Without it nothing is granted until the policy is known.
+   */
+  firstWave?: { slots: number; perSecond: number };
 }
 
 export interface Lease {
@@ -99,15 +104,17 @@ cur AS (
 lvl AS (
   SELECT cur.*,
          GREATEST(COALESCE(${request.floorLevel ?? null}::float8, 0),
-                  GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, 0))
+                  GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, ${request.firstWave?.perSecond ?? null}::float8, 0))
                     - ${request.refunded ?? 0}::float8)
            + ${request.spent ?? 0}::float8 AS now_level,
-         GREATEST(1, COALESCE(cur.cap, 0) - ${request.headroom}::float8) AS ceiling
+         CASE WHEN cur.cap IS NULL THEN ${request.firstWave?.slots ?? null}::float8
+              ELSE GREATEST(1, cur.cap - ${request.headroom}::float8) END AS ceiling,
+         COALESCE(cur.rate, ${request.firstWave?.perSecond ?? null}::float8) AS pace
   FROM cur
 ),
 dec AS (
   SELECT lvl.*,
-         CASE WHEN lvl.cap IS NULL OR lvl.rate IS NULL OR COALESCE(lvl.blocked, 0) > lvl.t THEN 0
+         CASE WHEN lvl.ceiling IS NULL OR lvl.pace IS NULL OR COALESCE(lvl.blocked, 0) > lvl.t THEN 0
               ELSE LEAST(${want}::int, GREATEST(0, FLOOR(lvl.ceiling - lvl.now_level)))::int END AS granted
   FROM lvl
 ),
@@ -116,12 +123,13 @@ upd AS (
   SET "capacity" = dec.cap, "perSecond" = dec.rate, "level" = dec.now_level + dec.granted, "atMs" = dec.t,
       "blockedUntilMs" = dec.blocked
   FROM dec WHERE b."clientKey" = dec."clientKey"
-  RETURNING dec.granted, dec.cap, dec.rate, dec.now_level + dec.granted AS level, dec.ceiling, dec.blocked, dec.t
+  RETURNING dec.granted, dec.cap, dec.rate, dec.pace, dec.now_level + dec.granted AS level, dec.ceiling, dec.blocked,
+            dec.t
 )
 SELECT upd.granted, upd.cap AS "capacity", upd.rate AS "perSecond", upd.level,
        GREATEST(COALESCE(upd.blocked, 0) - upd.t,
-                CASE WHEN upd.rate IS NULL THEN 0
-                     ELSE (upd.level + GREATEST(${want}::int, 1) - upd.ceiling) / upd.rate * 1000 END, 0)
+                CASE WHEN upd.pace IS NULL OR upd.ceiling IS NULL THEN 0
+                     ELSE (upd.level + GREATEST(${want}::int, 1) - upd.ceiling) / upd.pace * 1000 END, 0)
          AS "waitMs",
        (SELECT count(*) FROM "ServiceRateHolder" h, clock
          WHERE h."clientKey" = ${client} AND h."seenAtMs" > clock.t - 30000 AND h."holder" <> ${holder})::int

@@ -25,6 +25,10 @@ interface Drained {
   /** From the drain's start to the first request the service received, and from its last answer to the end. */
   firstSeconds: number;
   tailSeconds: number;
+  /** Where the time went, from the drain's start: each request's arrival at the service (its answer's time less
+   * the answer delay for an accepted one; a 429 answers at once), the first answer, and when a tenth, half and all of
+   * the accepted requests had arrived. */
+  profile: string;
   /** Accepted imports per second once the bucket's first burst was used. */
   sustained: number;
   calls: number;
@@ -74,11 +78,23 @@ async function drain(
     for (let i = 0; i < options.workers; i++) children.push(await startNode("scripts/bench/worker-child.ts", [], env));
     const started = Date.now();
     const jobs = await queueOrders(app.prisma, options.orders);
+    const queued = Date.now();
     const ended = await waitDone(app.prisma, jobs, 300_000);
     if (process.env.BENCH_TRACE) for (const child of children) process.stderr.write(child.output());
     const calls = emulatorInternals(emulator).store.requests.filter((r) => r.path === "/api/v1/orders");
     const accepted = calls.filter((r) => r.status === 201).map((r) => Date.parse(r.at));
     const after = accepted.slice(Math.min(options.perSecond, accepted.length - 2));
+    const sentAt = calls
+      .map((r) => Date.parse(r.at) - (r.status === 201 ? (options.latencyMs ?? 0) : 0) - started)
+      .sort((a, b) => a - b);
+    const acceptedSent = calls
+      .filter((r) => r.status === 201)
+      .map((r) => Date.parse(r.at) - (options.latencyMs ?? 0) - started)
+      .sort((a, b) => a - b);
+    const at = (ms: number | undefined) => (ms === undefined ? "-" : `${(ms / 1000).toFixed(1)} s`);
+    const share = (f: number) => acceptedSent[Math.max(0, Math.ceil(acceptedSent.length * f) - 1)];
+    const firstWave = sentAt.filter((t) => t < sentAt[0] + 250).length;
+    const profile = `queued ${at(queued - started)}, first request sent ${at(sentAt[0])} (${firstWave} within 0.25 s of it), first answer ${at(calls.length ? Date.parse(calls[0].at) - started : undefined)}, 10 % sent ${at(share(0.1))}, 50 % ${at(share(0.5))}, all ${at(acceptedSent[acceptedSent.length - 1])}, end ${at(ended - started)}`;
     const created = new Map<string, number>();
     for (const r of calls)
       if (r.status === 201 && !r.replayed && r.external_id)
@@ -87,6 +103,7 @@ async function drain(
       seconds: (ended - started) / 1000,
       firstSeconds: calls.length ? (Date.parse(calls[0].at) - started) / 1000 : NaN,
       tailSeconds: calls.length ? (ended - Date.parse(calls[calls.length - 1].at)) / 1000 : NaN,
+      profile,
       sustained: (after.length - 1) / Math.max(0.001, (after[after.length - 1] - after[0]) / 1000),
       calls: calls.length,
       refused: calls.filter((r) => r.status === 429).length,
@@ -117,7 +134,7 @@ export const scaleBench: Bench = {
       const ideal = N / RATE;
       const share429 = run.refused / Math.max(1, run.calls);
       ctx.log(
-        `  ${run.seconds.toFixed(1)} s (${(run.seconds / ideal).toFixed(2)}x N/rate), ${run.refused}/${run.calls} 429, ${run.sustained.toFixed(1)}/s after the burst, first request after ${run.firstSeconds.toFixed(1)} s, last answer ${run.tailSeconds.toFixed(1)} s before the end`,
+        `  ${run.seconds.toFixed(1)} s (${(run.seconds / ideal).toFixed(2)}x N/rate), ${run.refused}/${run.calls} 429, ${run.sustained.toFixed(1)}/s after the burst, first request after ${run.firstSeconds.toFixed(1)} s, last answer ${run.tailSeconds.toFixed(1)} s before the end; ${run.profile}`,
       );
       rows.push(
         ratioRow({
@@ -155,7 +172,7 @@ export const scaleBench: Bench = {
       const ideal = M / FAST + latency;
       const share429 = run.refused / Math.max(1, run.calls);
       ctx.log(
-        `  ${run.seconds.toFixed(1)} s (${(run.seconds / ideal).toFixed(2)}x N/rate + latency), ${run.refused}/${run.calls} 429`,
+        `  ${run.seconds.toFixed(1)} s (${(run.seconds / ideal).toFixed(2)}x N/rate + latency), ${run.refused}/${run.calls} 429; ${run.profile}`,
       );
       rows.push(
         ratioRow({

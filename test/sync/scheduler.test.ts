@@ -1,7 +1,7 @@
 // The rate scheduler: paces each service client to the budget its answers announce, takes shops in turn, and
 // still waits out a bare Retry-After.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RateScheduler } from "~/sync/scheduler.server";
+import { FIRST_WAVE, RateScheduler } from "~/sync/scheduler.server";
 
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date("2026-11-27T12:00:00Z") });
@@ -28,11 +28,28 @@ function ask(
 }
 
 describe("rate scheduler", () => {
-  it("sends nothing held back until the service announces a budget", async () => {
-    const scheduler = new RateScheduler();
+  it("before the service has said anything, sends a first wave, then the contract's rate until an answer says more", async () => {
+    const scheduler = new RateScheduler({ headroom: 0 });
     const log: { lane: string; at: number }[] = [];
-    await Promise.all(ask(scheduler, "svc A", "shop-1", 100, log));
-    expect(log.every((g) => g.at === 0)).toBe(true);
+    const granted = ask(scheduler, "svc A", "shop-1", 100, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log.length).toBe(FIRST_WAVE); // several at once, not one: no burst the service has not announced
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(log.length).toBe(FIRST_WAVE + 2); // the contract's default rate, 2 a second, while no answer comes back
+    // The first answer announces 10 a second with room for 3 more: the rest go at that pace, never faster.
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=3;t=0' }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log.length).toBe(FIRST_WAVE + 2 + 3);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(log.length).toBe(FIRST_WAVE + 2 + 3 + 10);
+    // An answer without a policy leaves nothing to hold to.
+    const other: { lane: string; at: number }[] = [];
+    const free = ask(scheduler, "svc B", "shop-1", 20, other);
+    scheduler.observe("svc B", 201, answer({}));
+    await Promise.all(free);
+    expect(other.length).toBe(20);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(granted);
   });
 
   it("holds each client to the budget its RateLimit headers announce, independently of other clients", async () => {
@@ -41,6 +58,7 @@ describe("rate scheduler", () => {
     scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=0;t=1' }));
     const a: { lane: string; at: number }[] = [];
     const b: { lane: string; at: number }[] = [];
+    scheduler.observe("svc B", 201, answer({})); // the other client's service announces no limit
     const granted = [...ask(scheduler, "svc A", "shop-1", 20, a), ...ask(scheduler, "svc B", "shop-1", 20, b)];
     await vi.advanceTimersByTimeAsync(2_100);
     await Promise.all(granted);

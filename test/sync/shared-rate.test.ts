@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { registry } from "~/lib/metrics.server";
-import { clientKeyOf, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
+import { clientKeyOf, FIRST_WAVE, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
 import { postgresRateStore } from "~/sync/shared-rate.server";
 import type { RunningEmulator } from "../../emulator/server";
 import { emulatorInternals } from "../../emulator/server";
@@ -124,6 +124,57 @@ describe.runIf(usingPostgres())("the service's rate shared through PostgreSQL", 
       proxy?.restore();
       await proxy?.close();
       await emulator.close();
+    }
+  });
+  it("before any process knows the policy, the processes together send one first wave; a policy known from an earlier run lets a new process start with a batch", async () => {
+    // A service that answers only when told to (a slow one), announcing 100 a second with room for 90.
+    const client = `https://slow.example ${randomUUID()}`;
+    const sent: string[] = [];
+    const waiting: Array<() => void> = [];
+    const answer = () =>
+      new Response("{}", {
+        status: 201,
+        headers: { "ratelimit-policy": '"default";q=100;w=1', ratelimit: '"default";r=90;t=0' },
+      });
+    const slowService =
+      (who: string): typeof fetch =>
+      () => {
+        sent.push(who);
+        return new Promise<Response>((resolve) => waiting.push(() => resolve(answer())));
+      };
+    const send = (scheduler: RateScheduler, who: string, count: number) => {
+      const fetch = scheduledFetch(scheduler, client, "shop-a.myshopify.com", slowService(who));
+      return Array.from({ length: count }, () => fetch("https://slow.example/api/v1/orders", { method: "POST" }));
+    };
+    const [one, two, three] = [await connect(), await connect(), await connect()];
+    const first = new RateScheduler({ shared: postgresRateStore(one.prisma, "cold-1") });
+    const second = new RateScheduler({ shared: postgresRateStore(two.prisma, "cold-2") });
+    const cold = send(first, "first", 20);
+    await new Promise((r) => setTimeout(r, 200));
+    cold.push(...send(second, "second", 20));
+    await new Promise((r) => setTimeout(r, 300));
+    // Nothing announced yet: several requests find the policy out, not one, and not a wave per process.
+    expect(sent.filter((who) => who === "first").length).toBeGreaterThan(1);
+    expect(sent.length).toBeLessThanOrEqual(FIRST_WAVE);
+    // The first answers announce the policy: the rest go out at its rate, not at the first wave's.
+    const answerAll = setInterval(() => waiting.splice(0).forEach((release) => release()), 20);
+    try {
+      await Promise.all(cold);
+      expect(sent.length).toBe(40);
+
+      // A process started later finds the policy in the shared row: no first wave to wait out.
+      sent.length = 0;
+      clearInterval(answerAll);
+      await new Promise((r) => setTimeout(r, 1_100)); // the shared bucket empties
+      const later = new RateScheduler({ shared: postgresRateStore(three.prisma, "warm-3") });
+      const warm = send(later, "later", 30);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(sent.length).toBeGreaterThan(FIRST_WAVE);
+      waiting.splice(0).forEach((release) => release());
+      await Promise.all(warm);
+    } finally {
+      clearInterval(answerAll);
+      waiting.splice(0).forEach((release) => release());
     }
   });
 });
