@@ -14,7 +14,7 @@ import { retryAfterSeconds, takeShopperBudget, type ShopperAction } from "../lib
 import { authenticate, unauthenticated } from "../shopify.server";
 import { verifyAppProxy, type ProxyRequest } from "../shopify/app-proxy.server";
 import { onCustomerConnected } from "../sync/on-connect.server";
-import { handoffGate } from "../sync/scheduler.server";
+import { handoffGate } from "../service/client.server";
 import { shopperAdmin, type CallerArgs } from "./shopper-admin.server";
 
 export interface AppProxyShopper extends ProxyRequest {

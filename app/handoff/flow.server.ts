@@ -52,7 +52,7 @@ export interface HandoffSettings {
 export const DEFAULT_SHOP_PER_MINUTE = 120;
 
 /**
- * The service's rate budget, shared with the imports (app/sync/scheduler.server.ts): a slot for this handoff now
+ * The service's rate budget, shared with the imports (app/service/rate-limiter.server.ts): a slot for this handoff now
  * with the fetch to send it through, or a refusal with the wait. Never queues: a shopper is waiting.
  */
 export interface ServiceGate {

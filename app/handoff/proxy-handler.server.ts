@@ -31,7 +31,7 @@ export interface ProxyHandlerDeps {
   /** The Storefront API for the cart's market prices (docs/continue-cart-prices.md); absent: base prices. */
   storefrontFor?: (shop: string) => StorefrontGraphql;
   service?: ServiceDepsOverrides;
-  /** The service's rate budget, shared with the imports (app/sync/scheduler.server.ts, handoffGate). */
+  /** The service's rate budget, shared with the imports (app/service/rate-limiter.server.ts, handoffGate). */
   gate?: ServiceGate;
   /** The socket's peer address (server/request-handler.ts puts it in the load context). */
   peer?: string;

@@ -132,7 +132,7 @@ export const importLagSeconds = histogram(
   ["kind"],
 );
 
-// The service (app/service/address-policy.server.ts: every request it is sent; app/sync/scheduler.server.ts).
+// The service (app/service/address-policy.server.ts: every request it is sent; app/service/rate-limiter.server.ts).
 export const serviceRequests = counter(
   "service_requests_total",
   'Requests sent to the service, by endpoint and status (the HTTP status, or timeout / network_error); 429s are status="429".',

@@ -7,7 +7,7 @@ import type { Database } from "../db/connect.server";
 import { env } from "../env.server";
 import { housekeepingTask } from "../privacy/housekeeping.server";
 import { Pace } from "../sync/pace.server";
-import { serviceScheduler } from "../sync/scheduler.server";
+import { serviceScheduler } from "../service/client.server";
 import { startWorker, type RunningWorker, type WorkerOptions } from "../sync/job-runner.server";
 import { createSyncDeps } from "./worker-deps.server";
 

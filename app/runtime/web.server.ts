@@ -13,7 +13,7 @@ import { onShopAuthenticated } from "../shopify.server";
 import { createSyncIntake, type SyncIntake } from "../sync/intake.server";
 import { createOperations, type Operations } from "./operations.server";
 import { startSyncWorker } from "./sync-worker.server";
-import { shareServiceRate } from "../sync/scheduler.server";
+import { shareServiceRate } from "../sync/shared-rate.server";
 
 export interface WebProcessOptions {
   /** The database to use (tests pass theirs); by default the configured one is opened, once. */

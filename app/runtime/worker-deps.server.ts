@@ -18,13 +18,8 @@ import { logger } from "../lib/logger.server";
 import { unauthenticated } from "../shopify.server";
 import { adminGraphqlVia } from "../shopify/admin-api.server";
 import type { SyncDeps, SyncLogger } from "../sync/job-context.server";
-import {
-  clientKeyOf,
-  scheduledFetch,
-  serviceScheduler,
-  shareServiceRate,
-  type RateScheduler,
-} from "../sync/scheduler.server";
+import { clientKeyOf, scheduledFetch, serviceScheduler, type RateScheduler } from "../service/client.server";
+import { shareServiceRate } from "../sync/shared-rate.server";
 import { pacedFetch, type Pace } from "../sync/pace.server";
 
 /** Worker logs: ids, kinds, states and failure kinds only — never tokens, secrets or payload bodies. */
@@ -36,7 +31,7 @@ export function createSyncDeps(
 ): SyncDeps {
   const log = options.logger ?? syncLog();
   // One rate budget per service client for this whole process, shared with Continue cart's handoffs
-  // (app/sync/scheduler.server.ts, serviceScheduler); requests queue in it per shop (fairness).
+  // (app/service/rate-limiter.server.ts, serviceScheduler); requests queue in it per shop (fairness).
   // On PostgreSQL that budget is the one every process shares (app/sync/shared-rate.server.ts).
   if (options.scheduler === undefined && options.postgres) shareServiceRate(prisma);
   const scheduler = options.scheduler ?? serviceScheduler();

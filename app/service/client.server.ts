@@ -60,3 +60,14 @@ export {
   type StoredGrant,
 } from "./grant-store.server";
 export type * from "./schemas";
+export { CONTRACT_POLICY, FIRST_WAVE, parsePolicy, parseRateLimit, type Policy } from "./rate-headers";
+export { RateScheduler, type RateSchedulerOptions } from "./rate-limiter.server";
+export {
+  clientKeyOf,
+  handoffGate,
+  interactiveSlot,
+  scheduledFetch,
+  serviceScheduler,
+  type InteractiveSlot,
+} from "./rate-limited-fetch.server";
+export type { Lease, LeaseRequest, SharedPolicy, SharedRateStore } from "./shared-rate-store";

@@ -5,52 +5,14 @@
 // (`RateLimit-Policy`), a floor from `RateLimit`'s remaining count, a `Retry-After` block. A process takes slots
 // from it in batches (`lease`): one statement grants up to `want` slots that fit under the ceiling, learns and
 // teaches in the same round trip (while no process knows the policy, a first wave of a few slots), and names how many processes drew on the budget lately (the fallback's share,
-// app/sync/scheduler.server.ts). The scheduler spends a batch within a fraction of a second, so no request costs a
+// app/service/rate-limiter.server.ts). The scheduler spends a batch within a fraction of a second, so no request costs a
 // round trip of its own. On PGlite (one process) nothing of this runs: the scheduler's own model is the budget.
 import type { PrismaClient } from "@prisma/client";
 import { Prisma } from "@prisma/client";
+import { randomUUID } from "node:crypto";
 import { rawQuery } from "../db/sql.server";
-
-export interface SharedPolicy {
-  capacity: number;
-  perSecond: number;
-}
-
-export interface LeaseRequest {
-  /** Slots wanted now (0: only learn and teach). */
-  want: number;
-  /** Requests of headroom kept below the capacity. */
-  headroom: number;
-  /** A policy this process learned from an answer since its last lease. */
-  policy?: SharedPolicy;
-  /** The bucket's level an answer's `RateLimit` implies, as of now. */
-  floorLevel?: number;
-  /** A 429's wait, from now. */
-  blockedForMs?: number;
-  /** Slots this process spent ahead of this lease (a shopper's click): charged whatever the room. */
-  spent?: number;
-  /** Slots granted earlier and not used after all (Shopify's requested minus actual query cost): given back. */
-  refunded?: number;
-  /**
-   * While no process knows the policy: at most `slots` granted before an answer teaches it, leaking at `perSecond`
-   * (the scheduler's first wave, shared by every process). Without it nothing is granted until the policy is known.
-   */
-  firstWave?: { slots: number; perSecond: number };
-}
-
-export interface Lease {
-  granted: number;
-  policy?: SharedPolicy;
-  /** The shared level after the grant, and the wait until as many slots as wanted are free (0: room now). */
-  level: number;
-  waitMs: number;
-  /** Processes that drew on this budget within the last 30 s (this one included). */
-  peers: number;
-}
-
-export interface SharedRateStore {
-  lease(client: string, request: LeaseRequest): Promise<Lease>;
-}
+import { serviceScheduler, type SharedRateStore } from "../service/client.server";
+import { sharedAdminBudget } from "../shopify/admin-cost-budget.server";
 
 interface LeaseRow {
   granted: number;
@@ -150,4 +112,19 @@ FROM upd`,
       };
     },
   };
+}
+
+let sharedWith: PrismaClient | undefined;
+
+/**
+ * On PostgreSQL (several processes may run): this process's scheduler draws on the one budget per client that every
+ * process shares through `prisma`'s database, and its Admin API queries on the one cost ledger per shop. Called by the process's wiring (app/runtime); once per database.
+ */
+export function shareServiceRate(prisma: PrismaClient): void {
+  if (sharedWith === prisma) return;
+  sharedWith = prisma;
+  const store = postgresRateStore(prisma, `${process.pid}-${randomUUID().slice(0, 8)}`);
+  serviceScheduler().share(store);
+  // Shopify's Admin API cost bucket per shop, on the same primitive (docs/decisions/0014).
+  sharedAdminBudget.share(store);
 }

@@ -7,7 +7,7 @@ import { openDatabase } from "../../app/db/connect.server";
 import { createSyncDeps } from "../../app/runtime/worker-deps.server";
 import { startWorker } from "../../app/sync/job-runner.server";
 import { workerPace } from "../../app/runtime/sync-worker.server";
-import { serviceScheduler } from "../../app/sync/scheduler.server";
+import { serviceScheduler } from "../../app/service/client.server";
 
 const db = process.env.BENCH_PGLITE_DIR
   ? openDatabase({ dataDir: process.env.BENCH_PGLITE_DIR })

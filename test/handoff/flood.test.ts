@@ -25,7 +25,7 @@ import {
   serviceOrigins,
   type ServiceSettings,
 } from "~/service/client.server";
-import { clientKeyOf, interactiveSlot, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
+import { clientKeyOf, interactiveSlot, RateScheduler, scheduledFetch } from "~/service/client.server";
 import { emulatorState } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";

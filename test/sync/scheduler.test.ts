@@ -1,7 +1,7 @@
 // The rate scheduler: paces each service client to the budget its answers announce, takes shops in turn, and
 // still waits out a bare Retry-After.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FIRST_WAVE, RateScheduler } from "~/sync/scheduler.server";
+import { FIRST_WAVE, RateScheduler } from "~/service/client.server";
 
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date("2026-11-27T12:00:00Z") });

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { registry } from "~/lib/metrics.server";
-import { clientKeyOf, FIRST_WAVE, RateScheduler, scheduledFetch } from "~/sync/scheduler.server";
+import { clientKeyOf, FIRST_WAVE, RateScheduler, scheduledFetch } from "~/service/client.server";
 import { postgresRateStore } from "~/sync/shared-rate.server";
 import type { RunningEmulator } from "../../emulator/server";
 import { emulatorInternals } from "../../emulator/server";

@@ -23,7 +23,7 @@
 //   token bucket), so the queue drains at no less than the rest of it, whatever the flood. With nothing queued,
 //   interactive requests may use the whole rate; with no interactive traffic, the queue uses the whole bucket.
 //
-// On PostgreSQL every process draws on one budget per client (`share`, app/sync/shared-rate.server.ts): slots come
+// On PostgreSQL every process draws on one budget per client (`share`, a SharedRateStore: app/sync/shared-rate.server.ts): slots come
 // in small batches leased from the database (a batch lives a quarter of a second at most, so a slot is spent
 // about when the shared model counted it), what an answer says goes back with the next lease, and a shopper's
 // click is paced by this process's own model (corrected by the answers' `RateLimit`), never waiting on the database,
@@ -33,20 +33,11 @@
 // process paces itself on a conservative share of the last known rate (the rate over one more than the processes
 // seen drawing on it) until a lease answers again: never unlimited; `service_rate_fallback` says so.
 //
-// Below the scheduler: the service client's fetch routed through it (scheduledFetch for the worker's imports,
-// interactiveSlot for a shopper's click), and the one scheduler of this process (serviceScheduler), with Continue
-// cart's way into it (handoffGate) (docs/security.md).
-import {
-  interactiveRefused,
-  schedulerWaitSeconds,
-  serviceRateFallback,
-  serviceRateLeases,
-} from "../lib/metrics.server";
-import { guardedFetch, policyFromEnv, serviceBaseUrl, type ServiceSettings } from "../service/client.server";
-import { randomUUID } from "node:crypto";
-import type { PrismaClient } from "@prisma/client";
-import { sharedAdminBudget } from "../shopify/admin-cost-budget.server";
-import { postgresRateStore, type LeaseRequest, type SharedRateStore } from "./shared-rate.server";
+// The service client's fetch routed through it, and the process's one scheduler: ./rate-limited-fetch.server.ts.
+// One file: every path (queue, lease, interactive share, fallback) moves the same per-client state.
+import { serviceRateFallback, serviceRateLeases } from "../lib/metrics.server";
+import { CONTRACT_POLICY, FIRST_WAVE, parsePolicy, parseRateLimit, retryAfterMs, type Policy } from "./rate-headers";
+import type { LeaseRequest, SharedRateStore } from "./shared-rate-store";
 
 export interface RateSchedulerOptions {
   now?: () => number;
@@ -70,15 +61,6 @@ export interface RateSchedulerOptions {
   /** How long the local share holds before a lease is tried again (default 1 s). */
   fallbackRetryMs?: number;
 }
-
-export interface Policy {
-  capacity: number;
-  perSecond: number;
-}
-
-const CONTRACT_POLICY: Policy = { capacity: 40, perSecond: 2 };
-/** Requests sent before the service's first answer: an eighth of the contract's default bucket (see the top). */
-export const FIRST_WAVE = 5;
 
 interface ClientState {
   policy?: Policy;
@@ -133,32 +115,6 @@ const BATCH_SECONDS = 0.2;
 const CREDIT_TTL_MS = 250;
 const ARRIVAL_SPREAD_SECONDS = 0.05;
 const ALONE_AFTER_MS = 2_000;
-
-/** `"default";q=40;w=20` → { capacity 40, 2/s }. Only the first policy item is read; malformed is ignored. */
-export function parsePolicy(value: string | null): Policy | undefined {
-  const q = value?.match(/;\s*q=(\d+(?:\.\d+)?)/);
-  const w = value?.match(/;\s*w=(\d+(?:\.\d+)?)/);
-  if (!q || !w) return undefined;
-  const capacity = Number(q[1]);
-  const window = Number(w[1]);
-  if (!(capacity > 0) || !(window > 0) || capacity > 1e6) return undefined;
-  return { capacity, perSecond: capacity / window };
-}
-
-/** `"default";r=5;t=3` → remaining 5, 3 s. */
-export function parseRateLimit(value: string | null): { remaining?: number; resetSeconds?: number } {
-  const r = value?.match(/;\s*r=(\d+)/);
-  const t = value?.match(/;\s*t=(\d+)/);
-  return { remaining: r ? Number(r[1]) : undefined, resetSeconds: t ? Number(t[1]) : undefined };
-}
-
-/** Retry-After in delta-seconds or as an HTTP-date; undefined when absent or unreadable. */
-function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (!value) return undefined;
-  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 export class RateScheduler {
   private readonly clients = new Map<string, ClientState>();
@@ -513,119 +469,3 @@ export class RateScheduler {
     return 0;
   }
 }
-
-// The service client's fetch, routed through the scheduler: each request to a rate-limited endpoint waits for its
-// slot, and every answer's RateLimit headers go back to the scheduler. The service client itself is unchanged (its
-// own retries pass through here too, so a retry also waits for a slot).
-/** The service's rate-limited endpoints (the OAuth endpoints are not limited). */
-const LIMITED = /^\/api\/v1\//;
-
-/**
- * `inner`, with every request to a rate-limited endpoint sent only once `slot` allows it (a Response from `slot` is
- * answered instead, nothing sent) and every answer's RateLimit headers fed back to the scheduler.
- */
-function limitedFetch(
-  scheduler: RateScheduler,
-  client: string,
-  inner: typeof fetch,
-  slot: () => Promise<void> | Response | undefined,
-): typeof fetch {
-  return async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!LIMITED.test(url.pathname)) return inner(input, init);
-    const local = await slot();
-    if (local) return local;
-    const response = await inner(input, init);
-    scheduler.observe(client, response.status, response.headers);
-    return response;
-  };
-}
-
-export function scheduledFetch(
-  scheduler: RateScheduler,
-  client: string,
-  lane: string,
-  inner: typeof fetch = (i, o) => globalThis.fetch(i, o),
-  onWait?: (seconds: number) => void,
-): typeof fetch {
-  return limitedFetch(scheduler, client, inner, async () => {
-    const asked = performance.now();
-    await scheduler.acquire(client, lane);
-    const waited = (performance.now() - asked) / 1000;
-    schedulerWaitSeconds.series().observe(waited);
-    onWait?.(waited);
-  });
-}
-
-/** One budget per client id at one service origin. */
-export const clientKeyOf = (baseUrl: string, clientId: string) => `${new URL(baseUrl).origin} ${clientId}`;
-
-export type InteractiveSlot = { ok: true; fetch: typeof fetch } | { ok: false; retryAfterMs: number };
-
-/**
- * For a caller that must not wait in line (a shopper on the Continue cart button): a slot now, with a fetch that
- * sends its first request on it and feeds every answer back; or a refusal with the wait. A retry inside that fetch
- * asks for a slot again and, refused, gets a local 429 with Retry-After (nothing is sent), which the service
- * client treats like the service's own.
- */
-export function interactiveSlot(
-  scheduler: RateScheduler,
-  client: string,
-  inner: typeof fetch = (i, o) => globalThis.fetch(i, o),
-): InteractiveSlot {
-  const first = scheduler.tryAcquire(client);
-  if (!first.ok) {
-    interactiveRefused.series().inc();
-    return first;
-  }
-  let held = true;
-  const fetch = limitedFetch(scheduler, client, inner, () => {
-    if (held) {
-      held = false; // the slot granted above
-      return undefined;
-    }
-    const slot = scheduler.tryAcquire(client);
-    if (slot.ok) return undefined;
-    interactiveRefused.series().inc();
-    const headers = { "content-type": "application/json", "retry-after": String(Math.ceil(slot.retryAfterMs / 1000)) };
-    return new Response(JSON.stringify({ error: "rate_limited" }), { status: 429, headers });
-  });
-  return { ok: true, fetch };
-}
-
-let shared: RateScheduler | undefined;
-
-/**
- * The process's one rate budget per service client, shared by the sync worker's imports (when it runs in this
- * process) and the storefront's Continue cart handoffs: the service limits the client, not the caller, so a flood of
- * handoffs must take its slots from the same budget or it would earn the shop 429s that hold its imports back.
- */
-export function serviceScheduler(): RateScheduler {
-  shared ??= new RateScheduler();
-  return shared;
-}
-
-let sharedWith: PrismaClient | undefined;
-
-/**
- * On PostgreSQL (several processes may run): this process's scheduler draws on the one budget per client that every
- * process shares through `prisma`'s database, and its Admin API queries on the one cost ledger per shop. Called by the process's wiring (app/runtime); once per database.
- */
-export function shareServiceRate(prisma: PrismaClient): void {
-  if (sharedWith === prisma) return;
-  sharedWith = prisma;
-  const store = postgresRateStore(prisma, `${process.pid}-${randomUUID().slice(0, 8)}`);
-  serviceScheduler().share(store);
-  // Shopify's Admin API cost bucket per shop, on the same primitive (docs/decisions/0014).
-  sharedAdminBudget.share(store);
-}
-
-/** Continue cart's way into that budget: a slot now or a refusal (never a wait), through the same address guard as every call. */
-export const handoffGate = {
-  open: (settings: ServiceSettings, inner?: typeof fetch): InteractiveSlot =>
-    interactiveSlot(
-      serviceScheduler(),
-      clientKeyOf(serviceBaseUrl(settings), settings.clientId),
-      inner ?? guardedFetch(policyFromEnv()),
-    ),
-};
