@@ -57,23 +57,12 @@ export async function saveSettings(
   }
   const changedSecrets: ("clientSecret" | "signingSecret")[] = [];
   const secretData: Record<string, string | Date> = {};
-  if (data.clientSecret) {
-    secretData.clientSecretEnc = sealFor(
-      bindings.shopSettings(shop, "clientSecretEnc"),
-      data.clientSecret,
-      options.keyring,
-    );
-    secretData.clientSecretChangedAt = now;
-    changedSecrets.push("clientSecret");
-  }
-  if (data.signingSecret) {
-    secretData.signingSecretEnc = sealFor(
-      bindings.shopSettings(shop, "signingSecretEnc"),
-      data.signingSecret,
-      options.keyring,
-    );
-    secretData.signingSecretChangedAt = now;
-    changedSecrets.push("signingSecret");
+  // A secret left empty keeps the stored one; a new one is sealed to its shop and column.
+  for (const secret of ["clientSecret", "signingSecret"] as const) {
+    if (!data[secret]) continue;
+    secretData[`${secret}Enc`] = sealFor(bindings.shopSettings(shop, `${secret}Enc`), data[secret], options.keyring);
+    secretData[`${secret}ChangedAt`] = now;
+    changedSecrets.push(secret);
   }
   const plain = {
     environment: data.environment,
