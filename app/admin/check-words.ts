@@ -2,7 +2,7 @@
 // check. Worded from the finding kept with it (CheckFinding); in English, and for a check made before findings were
 // kept, the English line stored with it. Hosts, statuses and code-like errors are data. Client-safe.
 import type { Translator } from "../i18n/translate";
-import type { CheckFinding } from "../connections/settings.server";
+import type { CheckFinding } from "../connections/settings-check.server";
 
 const CODES = new Set<CheckFinding["code"]>([
   "incomplete",

@@ -1,8 +1,8 @@
 // The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import type { PrismaClient } from "@prisma/client";
-import { isServiceConfigured } from "../connections/settings.server";
-import type { CheckFinding } from "../connections/settings.server";
+import { isServiceConfigured } from "../connections/settings-loader.server";
+import type { CheckFinding } from "../connections/settings-check.server";
 import { readSections, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";

@@ -10,7 +10,7 @@ import type { AdminGraphql } from "../shopify/admin-api.server";
 import { accountRootOf } from "./account-root.server";
 import { disconnectGrant } from "./grant-lifecycle.server";
 import { startConnect } from "./oauth-start.server";
-import { loadServiceSettingsOrNull } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings-loader.server";
 
 export type AccountConnectStart =
   | { ok: true; authorizationUrl: string }

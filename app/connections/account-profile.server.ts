@@ -7,7 +7,7 @@ import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import { getCustomerConnection } from "./grant-lifecycle.server";
 import type { ConnectResultCode } from "./oauth-common.server";
-import { loadServiceSettingsOrNull } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings-loader.server";
 
 /** How this customer's latest Connect attempt ended, when it ended lately: what the account pages tell them. */
 export interface LatestAttempt {

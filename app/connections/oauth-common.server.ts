@@ -19,7 +19,7 @@ import { sha256 } from "../lib/hash";
 import type { PrismaClient } from "@prisma/client";
 import type { ServiceDepsOverrides, ServiceSettings, TokenSet } from "../service/client.server";
 import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.server";
-import { loadServiceSettings } from "./settings.server";
+import { loadServiceSettings } from "./settings-loader.server";
 import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
 
 export const STATE_TTL_MS = 10 * 60 * 1000;

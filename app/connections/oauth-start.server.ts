@@ -6,7 +6,7 @@ import { bindings, openFor, sealFor, type Keyring } from "../crypto/secret-box.s
 import { resultMessage } from "./connect-page.server";
 import { callbackUrl, STATE_RETENTION_MS, STATE_TTL_MS } from "./oauth-common.server";
 import { DEFAULT_PROXY_PREFIX } from "../shopify/app-proxy.server";
-import { loadServiceSettingsOrNull } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings-loader.server";
 
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]+/g;

@@ -17,7 +17,7 @@ import {
 import { randomUUID } from "node:crypto";
 import { bindings, openFor, openOptional, sealFor, type Keyring } from "../crypto/secret-box.server";
 import type { Db } from "../db/sql.server";
-import { loadServiceSettingsOrNull } from "./settings.server";
+import { loadServiceSettingsOrNull } from "./settings-loader.server";
 import { backoffMs } from "../lib/backoff";
 
 export type TokenHint = "refresh_token" | "access_token";

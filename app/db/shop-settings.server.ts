@@ -8,7 +8,7 @@ import { Prisma, type ShopSettings } from "@prisma/client";
 import { rawQuery, type Db } from "./sql.server";
 
 /**
- * The columns the service client's settings are built from (app/connections/settings.server.ts), secrets
+ * The columns the service client's settings are built from (app/connections/settings-loader.server.ts), secrets
  * encrypted: the service section without its "changed on" dates. The hot paths read these in SQL (SERVICE_ROW).
  */
 const SERVICE_COLUMNS = [
@@ -23,7 +23,7 @@ const SERVICE_COLUMNS = [
 
 /** The columns of each section (prisma/schema.prisma, model ShopSettings). */
 export const SECTIONS = {
-  /** The Merchant Integration Service connection (app/connections/settings.server.ts); secrets encrypted. */
+  /** The Merchant Integration Service connection (app/connections/settings-store.server.ts); secrets encrypted. */
   service: [...SERVICE_COLUMNS, "clientSecretChangedAt", "signingSecretChangedAt"],
   /** The last "Check connection" (app/admin/home.server.ts). */
   check: ["lastCheckAt", "lastCheckOk", "lastCheckMessage", "lastCheckDetails"],

@@ -2,7 +2,7 @@
 // ShopSettings beside the service settings; validated here so the settings page stays thin.
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { loadServiceSettingsOrNull } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings-loader.server";
 import { readHandoffRow, readSections, writeSection } from "../db/shop-settings.server";
 import type { HandoffSettings } from "./flow.server";
 

@@ -5,7 +5,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Keyring } from "../crypto/secret-box.server";
 import type { PeriodicTask } from "../sync/job-runner.server";
-import { loadServiceSettingsOrNull } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings-loader.server";
 import {
   pendingToken,
   queueRevocations,

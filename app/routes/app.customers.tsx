@@ -21,7 +21,7 @@ import { readForm } from "../lib/form.server";
 import { authenticate } from "../shopify.server";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { disconnectGrant, listGrants } from "../connections/grant-lifecycle.server";
-import { loadServiceSettingsOrNull } from "../connections/settings.server";
+import { loadServiceSettingsOrNull } from "../connections/settings-loader.server";
 import { pageTitle } from "../lib/page-title";
 import { customerWords } from "../admin/reason-words";
 import { useI18n } from "../components/i18n";

@@ -8,7 +8,7 @@ import { env } from "../env.server";
 import { isResultCode, renderConnectPage, renderSignInPage } from "../connections/connect-page.server";
 import { getCustomerConnection } from "../connections/grant-lifecycle.server";
 import { startConnect } from "../connections/oauth-start.server";
-import { getSettingsView } from "../connections/settings.server";
+import { getSettingsView } from "../connections/settings-view.server";
 
 // Storefront {proxy path}/connect (/apps/workspace/connect unless the merchant changed it) through the app proxy:
 // `shop` and `logged_in_customer_id` are Shopify's, checked by app/callers/app-proxy.server.ts; nothing else in the

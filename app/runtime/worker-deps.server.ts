@@ -12,7 +12,7 @@ import {
   type GrantStore,
   type ServiceSettings,
 } from "../service/client.server";
-import { loadServiceSettings } from "../connections/settings.server";
+import { loadServiceSettings } from "../connections/settings-loader.server";
 import { grantStoreFor } from "../connections/prisma-grant-store.server";
 import { logger } from "../lib/logger.server";
 import { unauthenticated } from "../shopify.server";

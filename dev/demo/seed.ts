@@ -4,7 +4,8 @@
 import type { PrismaClient } from "@prisma/client";
 import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
-import { CONFIRM_ORIGIN_FIELD, saveSettings } from "../../app/connections/settings.server";
+import { CONFIRM_ORIGIN_FIELD } from "../../app/connections/settings-form.server";
+import { saveSettings } from "../../app/connections/settings-store.server";
 import { EncryptedSessionStorage } from "../../app/crypto/encrypted-session-storage.server";
 import type { ClientConfig } from "../../emulator/config";
 

@@ -30,7 +30,7 @@ export async function benchHandoff({ prisma, shop, apiSecret, measure }: Handoff
   const { memoryBudgets } = await import("../../app/lib/shared-budget.server");
   const { handleContinueCart } = await import("../../app/handoff/proxy-handler.server");
   const { CART_VARIANTS_QUERY } = await import("../../app/handoff/resolver.server");
-  const { saveSettings } = await import("../../app/connections/settings.server");
+  const { saveSettings } = await import("../../app/connections/settings-store.server");
 
   const saved = await saveSettings(prisma, shop, {
     environment: "sandbox",

@@ -13,7 +13,7 @@
 //   paused, unknown order, loading, the error with Try again.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { setSyncPaused } from "~/sync/status.server";
 import { expectAccessible } from "../helpers/axe";
 import { newContext } from "../helpers/browser";

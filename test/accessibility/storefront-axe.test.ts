@@ -6,7 +6,7 @@
 // the refused form; and the OAuth callback's own error page on the app's domain.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { DEMO_CUSTOMERS } from "../../dev/demo-store";
 import { expectAccessible } from "../helpers/axe";
 import { newContext } from "../helpers/browser";

@@ -5,7 +5,9 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { SERVICE_SETTINGS_FORM } from "../helpers/service-settings";
 import { SHOP } from "../sync/support";
 import { loadHome, recordConnectionCheck } from "~/admin/home.server";
-import { getSettingsView, loadServiceSettings, saveSettings } from "~/connections/settings.server";
+import { loadServiceSettings } from "~/connections/settings-loader.server";
+import { saveSettings } from "~/connections/settings-store.server";
+import { getSettingsView } from "~/connections/settings-view.server";
 import { startWorker } from "~/sync/job-runner.server";
 
 let db: TestDatabase;

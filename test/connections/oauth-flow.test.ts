@@ -10,7 +10,8 @@ import { startConnect } from "~/connections/oauth-start.server";
 import { completeConnect } from "~/connections/storefront-completion.server";
 import { renderConnectPage, escapeForLiquid } from "~/connections/connect-page.server";
 import { bindings, openFor, parseKeyring } from "~/crypto/secret-box.server";
-import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
+import { checkServiceConnection } from "~/connections/settings-check.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 

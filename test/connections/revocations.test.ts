@@ -9,7 +9,7 @@ import { startConnect } from "~/connections/oauth-start.server";
 import { handleOAuthCallback } from "~/connections/oauth-callback.server";
 import { completeConnect } from "~/connections/storefront-completion.server";
 import { disconnectGrant, storeGrant } from "~/connections/grant-lifecycle.server";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
 import { housekeepingTask, runHousekeeping } from "~/privacy/housekeeping.server";
 import { drainRevocations, MAX_ATTEMPTS, queueRevocations } from "~/connections/revocations.server";

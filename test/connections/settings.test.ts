@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadServiceSettings } from "~/connections/settings.server";
+import { loadServiceSettings } from "~/connections/settings-loader.server";
 import { keyIdOf, parseKeyring } from "~/crypto/secret-box.server";
 import { CHROME_USER_AGENT, newContext, screenshotPath } from "../helpers/browser";
 import { withHarness } from "../helpers/harness";

@@ -11,7 +11,7 @@ import { adminApiHandlers } from "../../dev/admin-api/handlers";
 import { storefrontApiHandlers } from "../../dev/storefront-api/handlers";
 import type { CartState } from "../../dev/storefront/cart-page";
 import type { RunningEmulator } from "../../emulator/server";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { parseKeyring } from "~/crypto/secret-box.server";
 import { listHandoffs } from "~/handoff/records.server";
 import { saveHandoffSettings } from "~/handoff/settings.server";

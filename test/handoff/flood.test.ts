@@ -12,7 +12,7 @@ import { QueryCostLimiter } from "../../dev/admin-api/cost";
 import { adminApiHandlers } from "../../dev/admin-api/handlers";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator, type RunningEmulator } from "../../emulator/server";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { setDatabase } from "~/db.server";
 import { continueCart, INTERACTIVE_SERVICE_DEPS, IP_POLICY, type FlowResult } from "~/handoff/flow.server";
 import { Budget, DEFAULT_MAX_KEYS } from "~/lib/budget";

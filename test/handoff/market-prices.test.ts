@@ -8,7 +8,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCatalog } from "../../dev/admin-api/catalog";
 import { adminApiHandlers } from "../../dev/admin-api/handlers";
 import { storefrontApiHandlers, type StorefrontCarts } from "../../dev/storefront-api/handlers";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { marketPrices } from "~/handoff/market-prices.server";
 import { emulatorState, resetEmulator } from "../helpers/emulator";
 import { emulatorSettings } from "../helpers/emulator-oauth";

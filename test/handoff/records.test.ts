@@ -1,7 +1,7 @@
 // The click path's SQL (settings read, prior-handoff lookup, the record insert) on both databases: what it writes
 // is what the merchant's list reads back, reuse follows expiry, and prices become exact minor units.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { listHandoffs, priorHandoffs, recordOutcome, recordRefusal, type RecordFacts } from "~/handoff/records.server";
 import { toMinorUnits } from "~/handoff/resolver.server";
 import { DEFAULT_EXPIRY_SECONDS, loadHandoffSettings, saveHandoffSettings } from "~/handoff/settings.server";

@@ -10,7 +10,7 @@ import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../dev/admin-api/demo";
 import { adminApiHandlers } from "../../dev/admin-api/handlers";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { newContext } from "../helpers/browser";
 import { emulatorSettings } from "../helpers/emulator-oauth";
 import { withHarness } from "../helpers/harness";

@@ -12,7 +12,7 @@ import path from "node:path";
 import { setupServer } from "msw/node";
 import type { BrowserContext, Frame, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { customerAccountsHandlers } from "../../dev/admin-api/handlers";
 import {
   createCustomerAccountPages,

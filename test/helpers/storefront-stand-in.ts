@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { demoCatalog } from "../../dev/admin-api/demo";
 import { adminApiHandlers } from "../../dev/admin-api/handlers";
 import { createStandIn } from "../../dev/storefront/server";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { emulatorSettings } from "./emulator-oauth";
 import { withHarness } from "./harness";
 import { TEST_API_KEY, TEST_API_SECRET, TEST_SHOP } from "./shopify";

@@ -20,7 +20,7 @@ import { connectCustomer, settingsFor, shopifyOrder, syncDeps } from "../sync/su
 import { because, type ReasonDetails, type SyncReasonCode } from "~/sync/reasons";
 import { INVALID_GRANT_REASON } from "~/service/client.server";
 import { recordConnectionCheck } from "~/admin/home.server";
-import { saveSettings } from "~/connections/settings.server";
+import { saveSettings } from "~/connections/settings-store.server";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const read = (locale: string): Catalog => JSON.parse(readFileSync(`app/locales/admin/${locale}.json`, "utf8"));

@@ -11,7 +11,8 @@ import { disconnectGrant, listGrants, storeGrant } from "~/connections/grant-lif
 import { proofHash } from "~/connections/oauth-common.server";
 import { createPrismaGrantStore, UNREADABLE_REASON } from "~/connections/prisma-grant-store.server";
 import { drainRevocations, queueRevocations } from "~/connections/revocations.server";
-import { checkServiceConnection, loadServiceSettings } from "~/connections/settings.server";
+import { checkServiceConnection } from "~/connections/settings-check.server";
+import { loadServiceSettings } from "~/connections/settings-loader.server";
 import { completeConnect } from "~/connections/storefront-completion.server";
 import { EncryptedSessionStorage } from "~/crypto/encrypted-session-storage.server";
 import { bindings, parseKeyring, sealFor, SecretBoxError } from "~/crypto/secret-box.server";

@@ -3,7 +3,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkServiceConnection, saveSettings } from "~/connections/settings.server";
+import { checkServiceConnection } from "~/connections/settings-check.server";
+import { saveSettings } from "~/connections/settings-store.server";
 import { guardedFetch, type AddressPolicy } from "~/service/client.server";
 import { guardedLookup } from "~/service/address-policy.server";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

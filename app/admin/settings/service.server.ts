@@ -1,19 +1,19 @@
 // Settings → the service card (intent "save"): the merchant's service addresses and credentials, secrets
-// write-only (app/connections/settings.server.ts); a save wakes the imports that waited for settings. Only the
+// write-only (app/connections/settings-store.server.ts); a save wakes the imports that waited for settings. Only the
 // browser-safe view goes back to the page.
 import type { PrismaClient } from "@prisma/client";
 import {
   CONFIRM_ORIGIN_FIELD,
-  getSettingsView,
-  saveSettings,
   SETTINGS_FIELDS,
   type FieldErrors,
   type FieldProblems,
-  type SettingsView,
-} from "../../connections/settings.server";
+} from "../../connections/settings-form.server";
+import { saveSettings } from "../../connections/settings-store.server";
+import { getSettingsView, type SettingsView } from "../../connections/settings-view.server";
 import { onSettingsSaved } from "../../sync/on-settings-saved.server";
 
-export type { FieldErrors, FieldProblems, SecretStatus, SettingsView } from "../../connections/settings.server";
+export type { FieldErrors, FieldProblems } from "../../connections/settings-form.server";
+export type { SecretStatus, SettingsView } from "../../connections/settings-view.server";
 
 export type ServiceSaved =
   | { intent: "save"; ok: true; settings: SettingsView; changedSecrets: string[] }
