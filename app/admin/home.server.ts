@@ -1,12 +1,16 @@
 // The home page: the shop's sync health at a glance, imports and failures per day, and the setup guide for a new
 // merchant. Read-only counts over indexed columns, scoped by shop; no Remix.
 import type { PrismaClient } from "@prisma/client";
+import { customerAccountsOf } from "../connections/account-root.server";
 import { isServiceConfigured } from "../connections/settings-loader.server";
 import type { CheckFinding } from "../connections/settings-check.server";
 import { readSections, writeSection } from "../db/shop-settings.server";
 import { ts } from "../db/sql.server";
+import type { AdminGraphql } from "../shopify/admin-api.server";
 import { HEARTBEAT_STALE_MS } from "../sync/heartbeat.server";
+import { loadBackfills } from "./backfills.server";
 import { hasRunningWork } from "./log.server";
+import { embedStatus, themeEditorLinks, type EmbedStatus } from "./theme-setup.server";
 
 export interface DayCount {
   day: string; // YYYY-MM-DD (UTC)
@@ -137,6 +141,37 @@ export async function loadHome(prisma: PrismaClient, shop: string, now = new Dat
       { id: "import", done: !!anyImport },
     ],
     busy,
+  };
+}
+
+/**
+ * Everything the home page shows: the counts, the latest backfills, the published theme's app embed (through the
+ * Admin API, read_themes; "unknown" on any failure or after 3 s) and where "Connect workspace" goes.
+ */
+export async function loadHomePage(prisma: PrismaClient, shop: string, adminGraphql: AdminGraphql, apiKey: string) {
+  const [home, backfills, embed] = await Promise.all([
+    loadHome(prisma, shop),
+    loadBackfills(prisma, shop),
+    Promise.race([
+      embedStatus(adminGraphql, shop),
+      new Promise<EmbedStatus>((resolve) => setTimeout(() => resolve({ state: "unknown", why: "timeout" }), 3000)),
+    ]),
+  ]);
+  // The theme step is done once the embed is on (read from the theme) or a customer connected through the block.
+  const setup = home.setup.map((s) => (s.id === "theme" ? { ...s, done: s.done || embed.state === "on" } : s));
+  const links = themeEditorLinks(shop, apiKey);
+  // Which customer accounts the store has decides where "Connect workspace" goes; asked only while that step is open.
+  const themeStepOpen = setup.some((s) => s.id === "theme" && !s.done);
+  const accounts = themeStepOpen ? await customerAccountsOf(shop, adminGraphql) : { version: null };
+  const surface = accountSurfaceOf(accounts.version);
+  return {
+    shop,
+    home: { ...home, setup },
+    backfills,
+    embed,
+    links,
+    surface,
+    busy: home.busy || backfills.some((b) => b.status === "running"),
   };
 }
 

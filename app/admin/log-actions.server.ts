@@ -6,7 +6,8 @@ import type { PrismaClient } from "@prisma/client";
 import { requeueJob } from "../sync/queue.server";
 import { notifyWorkers } from "../sync/signal.server";
 import { RETRYABLE_STATES } from "../sync/states";
-import type { LogFilter } from "./log-query.server";
+import { setSyncPaused } from "../sync/status.server";
+import { parseLogFilter, type LogFilter } from "./log-query.server";
 import { walkLog } from "./log.server";
 import { translator, type Translator } from "../i18n/translate";
 import type { MessageKey } from "../i18n/catalog";
@@ -195,4 +196,33 @@ export async function resolveRecords(
   const rest = wanted.length - count;
   const more = rest ? ` ${t("action.resolve.rest", { count: rest })}` : "";
   return { ok: true, message: `${t("action.resolve.done", { count })}${more}` };
+}
+
+/**
+ * The sync log page's form: pause or resume the shop's sync, retry or resolve the selected records (`id`) or every
+ * record the view's filter matches (`all=1`, `filter` the view's query, hostile until parsed).
+ */
+export async function logPageAction(
+  prisma: PrismaClient,
+  shop: string,
+  form: FormData,
+  words: Translator,
+): Promise<ActionResult> {
+  const intent = form.get("intent");
+  const ids = form.getAll("id").filter((v): v is string => typeof v === "string");
+  const filter = parseLogFilter(new URLSearchParams(String(form.get("filter") ?? "").slice(0, 2000)));
+  const all = form.get("all") === "1";
+  if (intent === "pause" || intent === "resume") {
+    const { ok } = await setSyncPaused(prisma, shop, intent === "pause");
+    return { ok, message: words.t(intent === "pause" ? "log.pausedToast" : "log.resumedToast") };
+  }
+  if (intent === "retry")
+    return all
+      ? retryMatching(prisma, shop, filter, undefined, words)
+      : retrySelected(prisma, shop, ids, undefined, words);
+  if (intent === "resolve")
+    return all
+      ? resolveMatching(prisma, shop, filter, undefined, words)
+      : resolveRecords(prisma, shop, ids, undefined, words);
+  return { ok: false, message: words.t("action.unknown") };
 }

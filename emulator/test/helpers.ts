@@ -163,9 +163,7 @@ export function authorizeQuery(p: AuthorizeParams & { challenge?: string } = {})
     code_challenge_method: "S256",
   });
   for (const [k, v] of Object.entries(p)) {
-    if (k === "challenge") continue;
-    if (v === undefined) continue;
-    q.set(k, v);
+    if (k !== "challenge" && v !== undefined) q.set(k, v);
   }
   return q;
 }
@@ -206,10 +204,9 @@ export async function getCode(
   return { code, verifier, redirectUri: form.get("redirect_uri")! };
 }
 
-export const SECRETS: Record<string, string> = {
-  "sandbox-client": "sandbox-client-secret",
-  "other-client": "other secret:with+chars",
-};
+export const SECRETS: Record<string, string> = Object.fromEntries(
+  TEST_CONFIG.clients.map((c) => [c.client_id, c.client_secret]),
+);
 
 export function basic(clientId: string, secret: string): string {
   const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
@@ -311,10 +308,7 @@ export async function postImport(
   });
 }
 
-export async function errorOf(res: Response): Promise<string> {
-  const body = (await res.json()) as { error: string };
-  return body.error;
-}
+export const errorOf = async (res: Response): Promise<string> => ((await res.json()) as { error: string }).error;
 
 export async function state(t: TestEmulator) {
   const res = await fetch(`${t.url}/_emulator/state`);
