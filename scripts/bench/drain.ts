@@ -5,13 +5,12 @@
 //  - with the rate limit off, 1 and 2 worker processes: imports per second, against the emulator's own speed.
 // The emulator runs in this process; orders are queued directly through the intake's group commit.
 import { randomUUID } from "node:crypto";
-import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
-import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator } from "../../emulator/server";
+import { queueOrders, waitDone } from "./intake-backlog";
 import { connectShops } from "./connected-shops";
-import { appEnv, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import { appEnv, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 import { measuredLoad } from "./load";
 
 // A worker process tuned for throughput, as a deployment that scales workers would set it (.env.example): jobs
@@ -23,26 +22,6 @@ const WORKER_SETTINGS = {
 const BIG = "backfill-shop.myshopify.com";
 const SMALL = "other-shop.myshopify.com";
 const CUSTOMER = "7000000001";
-
-async function queueOrders(prisma: PrismaClient, shop: string, count: number): Promise<string[]> {
-  const batcher = createIntakeBatcher(prisma, { maxItems: 200 });
-  const results = await Promise.all(
-    Array.from({ length: count }, () =>
-      batcher.submit({ shop, topic: "orders/create", eventId: randomUUID(), payload: JSON.parse(orderBody()) }),
-    ),
-  );
-  return results.map((r) => r.jobId!);
-}
-
-async function waitDone(prisma: PrismaClient, jobIds: string[], timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const done = await prisma.job.count({ where: { id: { in: jobIds }, status: { in: ["done", "failed"] } } });
-    if (done === jobIds.length) return Date.now();
-    if (Date.now() - started > timeoutMs) throw new Error(`drain timed out: ${done}/${jobIds.length}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Run {
   seconds: number;

@@ -8,14 +8,12 @@
 // BENCH_SCALE_ORDERS (default 450) and BENCH_PACE_ORDERS (default 600) set the backlogs; BENCH_SCALE_WORKERS
 // (default 1,2,4,8) and BENCH_PACE_LATENCIES (default 0.1,0.5,2) the rows. The issue's figures before the change
 // (today's tree, 300 orders each) are in docs/performance.md.
-import { randomUUID } from "node:crypto";
-import type { PrismaClient } from "@prisma/client";
 import { openDatabase } from "../../app/db/connect.server";
-import { createIntakeBatcher } from "../../app/sync/intake-batcher.server";
 import { DEFAULT_CONFIG } from "../../emulator/config";
 import { emulatorInternals, startEmulator } from "../../emulator/server";
+import { queueOrders, waitDone } from "./intake-backlog";
 import { connectShops } from "./connected-shops";
-import { appEnv, orderBody, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
+import { appEnv, ratioRow, startNode, throwawayDatabase, type Bench, type Child, type Row } from "./common";
 
 const SHOP = "scale-shop.myshopify.com";
 const CUSTOMER = "7000000001";
@@ -38,26 +36,6 @@ interface Drained {
   rss: number;
 }
 
-async function queueOrders(prisma: PrismaClient, count: number): Promise<string[]> {
-  const batcher = createIntakeBatcher(prisma, { maxItems: 200 });
-  const results = await Promise.all(
-    Array.from({ length: count }, () =>
-      batcher.submit({ shop: SHOP, topic: "orders/create", eventId: randomUUID(), payload: JSON.parse(orderBody()) }),
-    ),
-  );
-  return results.map((r) => r.jobId!);
-}
-
-async function waitDone(prisma: PrismaClient, jobIds: string[], timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const done = await prisma.job.count({ where: { id: { in: jobIds }, status: { in: ["done", "failed"] } } });
-    if (done === jobIds.length) return Date.now();
-    if (Date.now() - started > timeoutMs) throw new Error(`drain timed out: ${done}/${jobIds.length}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** `orders` queued at once, drained by `workers` worker processes against the emulator at `perSecond`. */
 async function drain(
   adminUrl: string,
@@ -77,7 +55,7 @@ async function drain(
     await connectShops(app.prisma, emulator, [SHOP], CUSTOMER, env.ENCRYPTION_KEYS);
     for (let i = 0; i < options.workers; i++) children.push(await startNode("scripts/bench/worker-child.ts", [], env));
     const started = Date.now();
-    const jobs = await queueOrders(app.prisma, options.orders);
+    const jobs = await queueOrders(app.prisma, SHOP, options.orders);
     const queued = Date.now();
     const ended = await waitDone(app.prisma, jobs, 300_000);
     if (process.env.BENCH_TRACE) for (const child of children) process.stderr.write(child.output());
