@@ -29,8 +29,10 @@ export async function loadServiceSettings(
   prisma: PrismaClient,
   shop: string,
   keyring?: Keyring,
+  options: { row?: ServiceSettingsRow | null } = {},
 ): Promise<ServiceSettings | null> {
-  return serviceSettingsFromRow(shop, await readServiceRow(prisma, shop), keyring);
+  const row = options.row !== undefined ? options.row : await readServiceRow(prisma, shop);
+  return serviceSettingsFromRow(shop, row, keyring);
 }
 
 /**

@@ -89,7 +89,16 @@ const selectList = (columns: readonly string[]) => Prisma.raw(columns.map((colum
 const SERVICE_ROW = selectList(SERVICE_COLUMNS);
 const HANDOFF_ROW = selectList([...SERVICE_COLUMNS, ...SECTIONS.handoff]);
 
-/** The service section as stored, for each import job (through the driver: rawQuery). */
+/**
+ * The service section of `alias` (a "ShopSettings" row joined in a hot statement: the queue's lease) as one JSON
+ * value, null when the shop has no row: the same ServiceSettingsRow readServiceRow gives (every column a string).
+ */
+export const serviceRowJson = (alias: string) =>
+  Prisma.raw(
+    `CASE WHEN ${alias}.shop IS NULL THEN NULL ELSE jsonb_build_object(${SERVICE_COLUMNS.map((column) => `'${column}', ${alias}."${column}"`).join(", ")}) END`,
+  );
+
+/** The service section as stored, for an import job the lease did not read it for (through the driver: rawQuery). */
 export async function readServiceRow(db: Db, shop: string): Promise<ServiceSettingsRow | null> {
   const [row] = await rawQuery<ServiceSettingsRow>(
     db,

@@ -63,7 +63,7 @@ export function createSyncDeps(
   return {
     prisma,
     logger: log,
-    loadSettings: (shop) => loadServiceSettings(prisma, shop),
+    loadSettings: (shop, row) => loadServiceSettings(prisma, shop, undefined, { row }),
     grantStore: (grant) => {
       const store = grantStoreFor(
         prisma,

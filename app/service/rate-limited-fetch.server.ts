@@ -27,8 +27,9 @@ function limitedFetch(
     if (!LIMITED.test(url.pathname)) return inner(input, init);
     const local = await slot();
     if (local) return local;
+    const sent = scheduler.mark(client);
     const response = await inner(input, init);
-    scheduler.observe(client, response.status, response.headers);
+    scheduler.observe(client, response.status, response.headers, sent);
     return response;
   };
 }

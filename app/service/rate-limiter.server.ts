@@ -101,6 +101,14 @@ interface ClientState {
   leaseRtt: number;
   /** When the first lease answered (0: none yet). */
   firstLeasedAt: number;
+  /** Slots this process took so far (queued, leased and interactive alike): an answer's `RateLimit` is aged by it. */
+  taken: number;
+}
+
+/** When a request was sent, and how many slots its process had taken by then (`RateScheduler.mark`). */
+export interface SendMark {
+  at: number;
+  taken: number;
 }
 
 /**
@@ -166,6 +174,7 @@ export class RateScheduler {
     waitMs = Math.max(waitMs, ((state.level + 1 - this.ceilingOf(local)) / local.perSecond) * 1000);
     if (waitMs > 0) return { ok: false, retryAfterMs: Math.ceil(waitMs) };
     state.level += 1;
+    state.taken += 1;
     if (this.shared) state.pending.spent += 1;
     state.interactiveTokens = Math.max(0, state.interactiveTokens - 1);
     return { ok: true };
@@ -183,6 +192,13 @@ export class RateScheduler {
     return state.policy.perSecond / (this.shared ? state.peers : 1);
   }
 
+  /** This process's part of the requests the service allows `client` at once (its bucket), as far as known. */
+  burstOf(client: string): number | undefined {
+    const state = this.clients.get(client);
+    if (!state?.policy) return undefined;
+    return state.policy.capacity / (this.shared ? state.peers : 1);
+  }
+
   /** Resolves when `client` may send one request for `lane` (the shop); that request then counts against the budget. */
   acquire(client: string, lane: string): Promise<void> {
     const state = this.state(client);
@@ -197,8 +213,13 @@ export class RateScheduler {
     });
   }
 
-  /** Feeds an answer of the service back: its RateLimit headers, and a 429's wait. */
-  observe(client: string, status: number, headers: Headers): void {
+  /** Marks a request's send (before it goes out): its answer's `RateLimit` is then read as of that moment. */
+  mark(client: string): SendMark {
+    return { at: this.now(), taken: this.state(client).taken };
+  }
+
+  /** Feeds an answer of the service back: its RateLimit headers, and a 429's wait (`sent`: the request's mark). */
+  observe(client: string, status: number, headers: Headers, sent?: SendMark): void {
     const state = this.state(client);
     const now = this.now();
     this.leak(state, now);
@@ -212,10 +233,13 @@ export class RateScheduler {
     state.answered = true;
     const { remaining, resetSeconds } = parseRateLimit(headers.get("ratelimit"));
     if (state.policy && remaining !== undefined) {
-      // The service's count is authoritative, but it does not know requests we sent after this one yet. Taken as of
-      // now, not aged by the request's time: aged, the model ran ahead of the service when requests granted apart
-      // reached it together (one run against a 2 s service: 29 of 629 answered 429).
-      const floor = state.policy.capacity - remaining;
+      // The service's count is authoritative as of when it counted this request: since its send the bucket leaked,
+      // and this process took more slots (each counted, as the service will count it). Read as of now instead, a
+      // slow service's every answer pinned the bucket full: against one answering in 2 s at 100/s, answers counted
+      // 2 s earlier held the pace to a fifth for 2 s at a time (and aged without the slots taken since, the model
+      // ran ahead of the service: 29 of 629 answered 429).
+      const aged = sent ? ((now - sent.at) / 1000) * state.policy.perSecond - (state.taken - sent.taken) : 0;
+      const floor = Math.min(state.policy.capacity, state.policy.capacity - remaining - aged);
       state.level = Math.max(state.level, floor);
       if (this.shared && floor > 0) state.pending.floorLevel = Math.max(state.pending.floorLevel ?? 0, floor);
     }
@@ -279,6 +303,7 @@ export class RateScheduler {
         spentAt: now,
         leaseRtt: 0,
         firstLeasedAt: 0,
+        taken: 0,
       };
       this.keys.set(state, client);
       this.clients.set(client, state);
@@ -342,6 +367,7 @@ export class RateScheduler {
         return;
       }
       if (policy) state.level += 1; // unknown policy: nothing to count against yet
+      state.taken += 1; // a leased credit's slot too
       const queue = state.lanes.get(lane)!;
       const grant = queue.shift()!;
       state.turn.shift();

@@ -155,7 +155,7 @@ export async function runImportJob(deps: Resolved, job: Job, kind: SyncKind) {
     }
   }
 
-  const settings = await deps.loadSettings(job.shop);
+  const settings = await deps.loadSettings(job.shop, (job as LeasedJob).serviceRow);
   if (!settings) return wait(deps, job, record, "settings_missing", WAIT_FOR_SETTINGS_MS);
 
   const hash = contentHash(mapped.request);

@@ -4,6 +4,7 @@ import type { AdminCostBudget } from "../shopify/admin-cost-budget.server";
 import type { PrismaClient } from "@prisma/client";
 import type { GrantStore, ImportOutcome, ServiceSettings } from "../service/client.server";
 import type { AdminGraphql } from "../shopify/admin-api.server";
+import type { ServiceSettingsRow } from "../db/shop-settings.server";
 
 /** The ordering customer's grant, as the job reads it to decide where the order goes (routeCustomer). */
 export interface RoutedGrant {
@@ -38,8 +39,11 @@ export interface SyncDeps {
   now?: () => Date;
   random?: () => number;
   logger?: SyncLogger;
-  /** The shop's decrypted service settings, or null when not configured. */
-  loadSettings: (shop: string) => Promise<ServiceSettings | null>;
+  /**
+   * The shop's decrypted service settings, or null when not configured; from `row` when the job's lease read the
+   * stored columns already (null: the shop has no settings row).
+   */
+  loadSettings: (shop: string, row?: ServiceSettingsRow | null) => Promise<ServiceSettings | null>;
   /** The GrantStore over one CustomerGrant row (decrypting tokens). */
   grantStore: (grant: RoutedGrant) => GrantStore;
   importOrder: ImportFn;

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { rawQuery, ts } from "../db/sql.server";
 import { formatUtcTime } from "../lib/dates";
 import { Prisma, type Job, type SyncRecord } from "@prisma/client";
-import { completeJob, failJob, jobRef, rescheduleJob } from "./queue.server";
+import { completeJob, failJob, jobRef, rescheduleJob, type LeasedJob } from "./queue.server";
 import { importFailures, imports } from "../lib/metrics.server";
 import type { Resolved } from "./job-context.server";
 import { because, type FailureFacts, type ReasonDetails, type SyncReasonCode } from "./reasons";
@@ -69,15 +69,27 @@ export async function transition(
  * Every column of a SyncRecord, from the schema, its timestamps read as UTC instants (`rawQuery`: the same Dates
  * through the driver and through Prisma).
  */
+const RECORD_FIELDS = Prisma.dmmf.datamodel.models
+  .find((model) => model.name === "SyncRecord")!
+  .fields.filter((field) => field.kind !== "object");
 const RECORD_COLUMNS = Prisma.raw(
-  Prisma.dmmf.datamodel.models
-    .find((model) => model.name === "SyncRecord")!
-    .fields.filter((field) => field.kind !== "object")
-    .map((field) =>
-      field.type === "DateTime" ? `"${field.name}" AT TIME ZONE 'UTC' AS "${field.name}"` : `"${field.name}"`,
-    )
-    .join(", "),
+  RECORD_FIELDS.map((field) =>
+    field.type === "DateTime" ? `"${field.name}" AT TIME ZONE 'UTC' AS "${field.name}"` : `"${field.name}"`,
+  ).join(", "),
 );
+
+/**
+ * A SyncRecord the lease read as JSON (`to_jsonb`, LeasedJob.recordRow): its timestamps come as text without a zone
+ * (the columns hold UTC), read here as the same instants RECORD_COLUMNS gives.
+ */
+function recordFromJson(row: Record<string, unknown>): SyncRecord {
+  const record: Record<string, unknown> = {};
+  for (const field of RECORD_FIELDS) {
+    const value = row[field.name] ?? null;
+    record[field.name] = field.type === "DateTime" && typeof value === "string" ? new Date(`${value}Z`) : value;
+  }
+  return record as unknown as SyncRecord;
+}
 
 /** The job's record: the one the intake created with it, or found or created by its Shopify id. */
 export async function ensureRecord(
@@ -87,8 +99,14 @@ export async function ensureRecord(
   externalId: string,
   orderId: string,
 ): Promise<SyncRecord> {
-  // SQL throughout (docs/decisions/0002): this runs for every job. Reading the intake's record writes nothing.
-  if (job.recordId) {
+  // SQL throughout (docs/decisions/0002): this runs for every job. Reading the intake's record writes nothing; the
+  // lease read it already (LeasedJob.recordRow) unless the job came another way.
+  const leased = (job as LeasedJob).recordRow;
+  if (job.recordId && leased) {
+    const own = recordFromJson(leased);
+    if (own.id === job.recordId && own.shop === job.shop && own.kind === kind && own.externalId === externalId) return own;
+  }
+  if (job.recordId && leased === undefined) {
     const [own] = await rawQuery<SyncRecord>(
       deps.prisma,
       Prisma.sql`SELECT ${RECORD_COLUMNS} FROM "SyncRecord" WHERE id = ${job.recordId} AND shop = ${job.shop} AND kind = ${kind} AND "externalId" = ${externalId}`,
