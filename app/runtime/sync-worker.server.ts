@@ -15,13 +15,7 @@ import { createSyncDeps } from "./worker-deps.server";
 export function workerPace(db: Database, min: number = env().WORKER_CONCURRENCY): Pace {
   const max = Math.max(min, env().WORKER_MAX_CONCURRENCY);
   const scheduler = serviceScheduler();
-  return new Pace({
-    min,
-    max,
-    connections: db.pool().max,
-    rateOf: (client) => scheduler.ratePerSecond(client),
-    burstOf: (client) => scheduler.burstOf(client),
-  });
+  return new Pace({ min, max, connections: db.pool().max, rateOf: (client) => scheduler.ratePerSecond(client) });
 }
 
 export function startSyncWorker(

@@ -192,13 +192,6 @@ export class RateScheduler {
     return state.policy.perSecond / (this.shared ? state.peers : 1);
   }
 
-  /** This process's part of the requests the service allows `client` at once (its bucket), as far as known. */
-  burstOf(client: string): number | undefined {
-    const state = this.clients.get(client);
-    if (!state?.policy) return undefined;
-    return state.policy.capacity / (this.shared ? state.peers : 1);
-  }
-
   /** Resolves when `client` may send one request for `lane` (the shop); that request then counts against the budget. */
   acquire(client: string, lane: string): Promise<void> {
     const state = this.state(client);

@@ -21,8 +21,6 @@ export interface PaceOptions {
   max: number;
   /** The service's rate per client as this process may use it (the scheduler's knowledge). */
   rateOf: (client: string) => number | undefined;
-  /** The service's bucket per client as this process may use it: requests it allows at once beside the rate. */
-  burstOf?: (client: string) => number | undefined;
   /** The database pool's connections (the ceiling follows it); none: only `max`. */
   connections?: number;
   now?: () => number;
@@ -81,19 +79,13 @@ export class Pace {
     // A slot is held for the service's answer and the job's own work; waiting for the rate is not a reason for more.
     const own = Math.max(0, (this.jobSeconds ?? 0) - (this.callSeconds ?? 0) - (this.waitSeconds ?? 0));
     let target = 0;
-    let burst = 0;
     for (const [client, seconds] of this.latency) {
       const rate = this.options.rateOf(client);
-      if (rate === undefined) continue;
-      target += rate * (seconds + own);
-      burst += this.options.burstOf?.(client) ?? 0;
+      if (rate !== undefined) target += rate * (seconds + own);
     }
     // Half as many again as the product, and two: answers and jobs vary, slots come in batches, and a job too many
-    // only waits for its slot in the scheduler, while a job too few leaves the rate unused. And the bucket: a full
-    // bucket's burst is in flight for an answer's time on top of the rate's requests (at 100/s, bucket 100, answers
-    // in 2 s: 300 sent within 2 s), so without it the jobs meant to wait for slots were all in flight, and when the
-    // burst came back the scheduler ran dry while new jobs read their rows.
-    let limit = Math.ceil(target * 1.5 - 1e-9) + Math.floor(burst) + 2; // (less float noise: 100/s x 2 s x 1.5 is 300, not 301)
+    // only waits for its slot in the scheduler, while a job too few leaves the rate unused.
+    let limit = Math.ceil(target * 1.5 - 1e-9) + 2; // (less float noise: 100/s x 2 s x 1.5 is 300, not 301)
     if (this.cut) {
       const recovered = this.cut.limit * Math.pow(1.1, (this.now() - this.cut.at) / 1000);
       if (recovered >= limit) this.cut = undefined;

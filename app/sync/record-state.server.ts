@@ -104,7 +104,8 @@ export async function ensureRecord(
   const leased = (job as LeasedJob).recordRow;
   if (job.recordId && leased) {
     const own = recordFromJson(leased);
-    if (own.id === job.recordId && own.shop === job.shop && own.kind === kind && own.externalId === externalId) return own;
+    if (own.id === job.recordId && own.shop === job.shop && own.kind === kind && own.externalId === externalId)
+      return own;
   }
   if (job.recordId && leased === undefined) {
     const [own] = await rawQuery<SyncRecord>(

@@ -7,6 +7,9 @@ import { driverOf, rawQuery } from "~/db/sql.server";
 import { resolve } from "~/sync/job-context.server";
 import { ensureRecord } from "~/sync/record-state.server";
 import { routeCustomer } from "~/sync/import-job.server";
+import { leaseJobs } from "~/sync/queue.server";
+import { loadServiceSettings } from "~/connections/settings-loader.server";
+import { SERVICE_SETTINGS_FORM, serviceSettingsRow } from "../helpers/service-settings";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db";
 
 const backends = usingPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
@@ -59,6 +62,45 @@ describe.each(backends)("import job statements through the driver on %s", (backe
     expect(driver).toHaveBeenCalledTimes(1);
     expect(read).toEqual(await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: created.id } }));
     expect(read.importedAt?.toISOString()).toBe("2026-11-22T00:00:00.001Z");
+  });
+
+  it("takes a leased job's record and the shop's settings from the lease: no statement of its own for either", async () => {
+    const leaseShop = "lease-read.myshopify.com";
+    const created = await db.prisma.syncRecord.create({
+      data: {
+        shop: leaseShop,
+        kind: "order",
+        externalId: "2001",
+        orderId: "2001",
+        state: "failed",
+        reasonCode: "rejected",
+        reasonDetails: { detail: "line 1: quantity", failure: { kind: "rejected", status: 422 } },
+        attempts: 2,
+        sourceUpdatedAt: new Date("2026-11-20T15:15:03.123Z"),
+        lastAttemptAt: new Date("2026-11-21T23:59:59.999Z"),
+      },
+    });
+    await db.prisma.shopSettings.create({
+      data: serviceSettingsRow(leaseShop, { ...SERVICE_SETTINGS_FORM, environment: "sandbox" }),
+    });
+    await db.prisma.job.create({ data: { shop: leaseShop, kind: "order", payload: {}, recordId: created.id } });
+    process.env.TZ = "Pacific/Kiritimati";
+    const [leased] = await leaseJobs(db.prisma, { workerId: "driver-test", limit: 1 });
+    const driver = vi.spyOn(driverOf(db.prisma)!, "query");
+    const deps = resolve({ prisma: db.prisma } as Parameters<typeof resolve>[0]);
+    const read = await ensureRecord(deps, leased, "order", "2001", "2001");
+    const settings = await loadServiceSettings(db.prisma, leaseShop, undefined, { row: leased.serviceRow });
+    expect(driver).not.toHaveBeenCalled();
+    // The same record and settings as reading them on their own, times and JSON alike.
+    expect(read).toEqual(await db.prisma.syncRecord.findUniqueOrThrow({ where: { id: created.id } }));
+    expect(settings).toEqual(await loadServiceSettings(db.prisma, leaseShop));
+    expect(settings).toMatchObject({ clientSecret: "client-secret-1", signingSecret: "signing-secret-1" });
+    // A shop without settings: the lease says so (null), and the job waits for settings as before.
+    await db.prisma.job.create({ data: { shop: "no-settings.myshopify.com", kind: "order", payload: {} } });
+    const [bare] = await leaseJobs(db.prisma, { workerId: "driver-test", limit: 1 });
+    expect(bare.serviceRow).toBeNull();
+    expect(bare.recordRow).toBeNull();
+    expect(await loadServiceSettings(db.prisma, bare.shop, undefined, { row: bare.serviceRow })).toBeNull();
   });
 
   it("creates a missing record through the driver, and reads the customer's grant", async () => {

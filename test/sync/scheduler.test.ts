@@ -81,6 +81,34 @@ describe("rate scheduler", () => {
     expect(log[5].at).toBeGreaterThanOrEqual(100);
   });
 
+  it("reads a slow answer's remaining count as of the request's send, plus the slots taken since", async () => {
+    const scheduler = new RateScheduler({ headroom: 0 });
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=10;t=0' }));
+    await Promise.all(ask(scheduler, "svc A", "shop-1", 10, [])); // the bucket full
+    // A request sent now is answered 2 s later: the service counted it with the bucket full (r=0), and has leaked
+    // 20 since. Read as of the answer, it said "full" again, and every slow answer held the pace to a trickle.
+    const sent = scheduler.mark("svc A");
+    await vi.advanceTimersByTimeAsync(2_000);
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=0;t=1' }), sent);
+    const after: { lane: string; at: number }[] = [];
+    const free = ask(scheduler, "svc A", "shop-1", 10, after);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(after.map((g) => g.at)).toEqual(Array(10).fill(0));
+    await Promise.all(free);
+
+    // Another process filled 8 of the bucket when this one's request was counted (r=2), and this one has taken 5
+    // slots since: the service's bucket is full now, though this process's model says 5.
+    await vi.advanceTimersByTimeAsync(2_000);
+    const other = scheduler.mark("svc A");
+    await Promise.all(ask(scheduler, "svc A", "shop-1", 5, []));
+    scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=2;t=0' }), other);
+    const next: { lane: string; at: number }[] = [];
+    const waiting = ask(scheduler, "svc A", "shop-1", 1, next);
+    await vi.advanceTimersByTimeAsync(150);
+    await Promise.all(waiting);
+    expect(next[0].at).toBeGreaterThanOrEqual(100); // not at once: 8 + 5 is past the bucket
+  });
+
   it("takes shops in turn: a backlog of one shop does not hold back another shop's request", async () => {
     const scheduler = new RateScheduler({ headroom: 0 });
     scheduler.observe("svc A", 201, answer({ ...POLICY_10_PER_S, ratelimit: '"default";r=0;t=1' }));
