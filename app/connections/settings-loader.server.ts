@@ -23,7 +23,8 @@ export function isServiceConfigured<R extends ServiceSettingsRow>(
 /**
  * The decrypted settings the service client takes, read fresh from the database (no caching, so a rotated secret
  * applies to the next call), or null when the shop has not configured the service. Throws SecretBoxError when a
- * stored secret cannot be decrypted (e.g. its key was removed from ENCRYPTION_KEYS).
+ * stored secret cannot be decrypted (e.g. its key was removed from ENCRYPTION_KEYS). `row`: the stored columns
+ * when the caller read them already (an import job's lease; null: the shop has no settings row).
  */
 export async function loadServiceSettings(
   prisma: PrismaClient,

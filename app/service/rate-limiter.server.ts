@@ -1,15 +1,15 @@
 // Sends to the service at the rate it allows, fairly between shops.
 //
 // The service gives each client (client id at one base URL) a leaky bucket and says so in its answers:
-// `RateLimit-Policy: "default";q=40;w=20` (40 requests, refilled over 20 s: 2/s) and `RateLimit: "default";r=5;t=3`
-// (5 left; t seconds until one more), on 429 at least, on every answer when the service is generous. Once the policy is
+// `RateLimit-Policy: "default";q=40;w=20` (40 requests, refilled over 20 s: 2/s) and `RateLimit: "default";r=5;t=3` (5
+// left; t seconds until one more), on 429 at least, on every answer when the service is generous. Once the policy is
 // known, requests are held here until the modelled bucket has room, so a backlog drains at the allowed rate instead of
-// bouncing off 429s; `r` corrects the model (another process may share the client). A 429 blocks the client for its
-// `Retry-After` (or `t`), also when no RateLimit header came with it. Before the service has said anything, a first
-// wave of FIRST_WAVE requests goes out, then one at the contract's default rate (2 a second) until an answer brings
-// the policy: a client with a backlog learns the policy from several answers at once, never sends a burst the
-// service has not announced, and does not stall if the wave's requests fail. An answer without a policy leaves
-// nothing to hold to: requests are then not held.
+// bouncing off 429s; `r`, read as of the request's send, corrects the model (another process may share the client). A
+// 429 blocks the client for its `Retry-After` (or `t`), also when no RateLimit header came with it. Before the service
+// has said anything, a first wave of FIRST_WAVE requests goes out, then one at the contract's default rate (2 a second)
+// until an answer brings the policy: a client with a backlog learns the policy from several answers at once, never
+// sends a burst the service has not announced, and does not stall if the wave's requests fail. An answer without a
+// policy leaves nothing to hold to: requests are then not held.
 //
 // Waiting requests queue per shop; a free slot goes to the next shop in turn, so one shop's backfill of thousands of
 // orders takes every other turn at most, and another shop's new order waits for one turn, not for the backlog.
