@@ -82,17 +82,14 @@ export function openDatabase(options: OpenOptions = configured()): Database {
   if (options.url) {
     const url = options.url;
     const ready = migratePostgres(url, options.migrationsDir).then(() => undefined);
-    // One pool for Prisma and the driver-level statements, and one connection beside it for the rate leases
-    // (laneQuery): a process holds `poolSize` + 1 connections in all.
+    // One pool for Prisma and the driver-level statements, so a process holds `poolSize` connections in all.
     const max = options.poolSize ?? 10;
     const pool = new pg.Pool({ connectionString: url, max });
-    const lane = new pg.Pool({ connectionString: url, max: 1 });
     // An idle connection the server closed (restart, failover) is dropped by the pool and replaced on demand; without
     // a listener its 'error' would end the process (Prisma listens only while it is connected).
-    for (const each of [pool, lane])
-      each.on("error", (error) => logger("db").warn({ err: error.message }, "idle database connection lost"));
+    pool.on("error", (error) => logger("db").warn({ err: error.message }, "idle database connection lost"));
     const prisma = gateOn(ready, new PrismaClient({ adapter: new PrismaPg(pool) }));
-    attachDriver(prisma, { pool, lane }, ready);
+    attachDriver(prisma, { pool }, ready);
     return {
       prisma,
       kind: "postgres",
@@ -100,7 +97,7 @@ export function openDatabase(options: OpenOptions = configured()): Database {
       pool: () => ({ max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async close() {
         await prisma.$disconnect();
-        for (const each of [pool, lane]) if (!each.ended) await each.end();
+        if (!pool.ended) await pool.end();
       },
     };
   }

@@ -17,8 +17,6 @@ interface Driver {
 }
 
 const drivers = new WeakMap<object, Driver>();
-/** A connection of its own beside the pool, for statements that must not queue behind it (`laneQuery`). */
-const lanes = new WeakMap<object, Driver>();
 
 /**
  * Makes `prisma`'s statements through rawQuery go to the driver underneath it (openDatabase, for every client it
@@ -27,19 +25,17 @@ const lanes = new WeakMap<object, Driver>();
  */
 export function attachDriver(
   prisma: PrismaClient,
-  via: { pool: pg.Pool; lane?: pg.Pool } | { pglite: PGlite },
+  via: { pool: pg.Pool } | { pglite: PGlite },
   ready: Promise<void>,
 ): void {
-  const poolDriver = (pool: pg.Pool): Driver => ({
-    async query<T>(text: string, values: unknown[], name?: string) {
-      await ready;
-      return (await pool.query({ text, values, name })).rows as T[];
-    },
-  });
-  if ("pool" in via && via.lane) lanes.set(prisma, poolDriver(via.lane));
   const driver: Driver =
     "pool" in via
-      ? poolDriver(via.pool)
+      ? {
+          async query<T>(text: string, values: unknown[], name?: string) {
+            await ready;
+            return (await via.pool.query({ text, values, name })).rows as T[];
+          },
+        }
       : {
           async query<T>(text: string, params: unknown[]) {
             await ready;
@@ -64,14 +60,4 @@ export const driverOf = (db: Db): Driver | undefined => drivers.get(db);
 export function rawQuery<T>(db: Db, statement: Prisma.Sql, name?: string): Promise<T[]> {
   const driver = drivers.get(db);
   return driver ? driver.query<T>(statement.text, statement.values, name) : db.$queryRaw<T[]>(statement);
-}
-
-/**
- * rawQuery on the process's lane: one connection of its own, so a short statement others wait on (the service's
- * rate lease) does not queue behind the pool's jobs (with 300 imports finishing at once, a lease waited 250 ms and
- * the sends it gates stopped meanwhile). Where there is no lane (PGlite, a transaction), rawQuery's path.
- */
-export function laneQuery<T>(db: Db, statement: Prisma.Sql, name?: string): Promise<T[]> {
-  const lane = lanes.get(db);
-  return lane ? lane.query<T>(statement.text, statement.values, name) : rawQuery<T>(db, statement, name);
 }

@@ -10,7 +10,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { Prisma } from "@prisma/client";
 import { randomUUID } from "node:crypto";
-import { laneQuery } from "../db/sql.server";
+import { rawQuery } from "../db/sql.server";
 import { serviceScheduler, type SharedRateStore } from "../service/client.server";
 import { sharedAdminBudget } from "../shopify/admin-cost-budget.server";
 
@@ -32,12 +32,12 @@ export function postgresRateStore(prisma: PrismaClient, holder: string): SharedR
   return {
     async lease(client, request) {
       if (!created.has(client)) {
-        await laneQuery(
+        await rawQuery(
           prisma,
           Prisma.sql`INSERT INTO "ServiceRateBudget" ("clientKey") VALUES (${client}) ON CONFLICT DO NOTHING`,
         );
         // Processes long gone (each start is a new holder): forgotten after an hour.
-        await laneQuery(
+        await rawQuery(
           prisma,
           Prisma.sql`DELETE FROM "ServiceRateHolder"
             WHERE "seenAtMs" < EXTRACT(EPOCH FROM clock_timestamp()) * 1000 - 3600000`,
@@ -45,7 +45,7 @@ export function postgresRateStore(prisma: PrismaClient, holder: string): SharedR
         created.add(client);
       }
       const want = Math.max(0, Math.floor(request.want));
-      const [row] = await laneQuery<LeaseRow>(
+      const [row] = await rawQuery<LeaseRow>(
         prisma,
         Prisma.sql`
 WITH clock AS (SELECT EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS t),

@@ -2,10 +2,8 @@
 // and holder) draw on one budget in PostgreSQL, so together they send at the rate the service announces instead
 // of each at the whole of it; and when the database is away a process paces itself on a share of the last known
 // rate (never unlimited) and says so in its metrics.
-import { Prisma } from "@prisma/client";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { rawQuery } from "~/db/sql.server";
 import { registry } from "~/lib/metrics.server";
 import { clientKeyOf, FIRST_WAVE, RateScheduler, scheduledFetch } from "~/service/client.server";
 import { postgresRateStore } from "~/sync/shared-rate.server";
@@ -79,22 +77,6 @@ describe.runIf(usingPostgres())("the service's rate shared through PostgreSQL", 
     } finally {
       await emulator.close();
     }
-  });
-
-  it("a lease does not queue behind the process's busy pool: it has a connection of its own", async () => {
-    const one = await connect(); // a pool of 2
-    const store = postgresRateStore(one.prisma, "process-busy");
-    await store.lease("svc busy", { want: 0, headroom: 1 }); // its row made
-    // Every pool connection busy for 1.5 s (as when hundreds of imports finish at once), and more waiting.
-    const busy = Array.from({ length: 4 }, () => rawQuery(one.prisma, Prisma.sql`SELECT pg_sleep(1.5)`));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const asked = Date.now();
-    const lease = await store.lease("svc busy", { want: 1, headroom: 1, policy: { capacity: 10, perSecond: 10 } });
-    const waited = Date.now() - asked;
-    await Promise.all(busy);
-    expect(lease.granted).toBe(1);
-    // Through the pool it would wait for two of the sleeps (3 s): the sends its slots gate would stop meanwhile.
-    expect(waited).toBeLessThan(1_000);
   });
 
   it("with the database away, a process paces itself on a share of the last known rate and says so", async () => {
