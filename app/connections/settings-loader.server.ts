@@ -1,6 +1,5 @@
 // The decrypted service settings the client takes, and the one rule for "the service is configured". Nothing here
 // caches: every request reads the row again, so a replaced secret is used from the next request on.
-import type { PrismaClient } from "@prisma/client";
 import type { Db } from "../db/sql.server";
 import type { ServiceSettings } from "../service/client.server";
 import { bindings, openFor, SecretBoxError, type Keyring } from "../crypto/secret-box.server";
@@ -27,12 +26,12 @@ export function isServiceConfigured<R extends ServiceSettingsRow>(
  * when the caller read them already (an import job's lease; null: the shop has no settings row).
  */
 export async function loadServiceSettings(
-  prisma: PrismaClient,
+  db: Db,
   shop: string,
   keyring?: Keyring,
   options: { row?: ServiceSettingsRow | null } = {},
 ): Promise<ServiceSettings | null> {
-  const row = options.row !== undefined ? options.row : await readServiceRow(prisma, shop);
+  const row = options.row !== undefined ? options.row : await readServiceRow(db, shop);
   return serviceSettingsFromRow(shop, row, keyring);
 }
 
@@ -48,9 +47,9 @@ export async function loadServiceSettingsOrNull(
   shop: string,
   options: { keyring?: Keyring; row?: ServiceSettingsRow | null } = {},
 ): Promise<ServiceSettings | null> {
-  const row = "row" in options ? (options.row ?? null) : await readServiceRow(db, shop);
+  const row = "row" in options ? (options.row ?? null) : undefined;
   try {
-    return serviceSettingsFromRow(shop, row, options.keyring);
+    return await loadServiceSettings(db, shop, options.keyring, { row });
   } catch (err) {
     if (err instanceof SecretBoxError) return null;
     throw err;
