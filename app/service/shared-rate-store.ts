@@ -18,8 +18,20 @@ export interface LeaseRequest {
   blockedForMs?: number;
   /** Slots this process spent ahead of this lease (a shopper's click): charged whatever the room. */
   spent?: number;
-  /** Slots granted earlier and not used after all (Shopify's requested minus actual query cost): given back. */
+  /** Slots granted earlier and not used after all: given back to the level. */
   refunded?: number;
+  /**
+   * Grants are held by this process, apart from the level, until `released` (the Admin API's cost ledger: a query
+   * holds its requested cost while in flight; the level, like Shopify's bucket, never restores below empty, so
+   * points in flight counted in it leaked away while the bucket was full and the query was on its way).
+   */
+  hold?: boolean;
+  /** Points held without a check (a query sent while nobody knows the bucket's size). */
+  held?: number;
+  /** Held points given back (the query answered, refused or never sent). */
+  released?: number;
+  /** What an answered query cost, added to the level (an answer's own level, `floorLevel`, wins when higher). */
+  arrived?: number;
   /**
    * While no process knows the policy: at most `slots` granted before an answer teaches it, leaking at `perSecond`
    * (the scheduler's first wave, shared by every process). Without it nothing is granted until the policy is known.

@@ -25,7 +25,10 @@ export interface CostLedger {
       headroom: number;
       policy?: { capacity: number; perSecond: number };
       floorLevel?: number;
-      refunded?: number;
+      hold?: boolean;
+      held?: number;
+      released?: number;
+      arrived?: number;
     },
   ): Promise<{ granted: number; policy?: { capacity: number; perSecond: number }; level: number }>;
 }
@@ -69,9 +72,9 @@ export class AdminCostBudget {
 
   /**
    * Takes `cost` points of the shop's bucket from the shared ledger, waiting for them as they restore (at most
-   * `maxWaitMs`: then the points taken are given back and the wait is returned). Returns the points taken (0 when
-   * no answer has said the bucket's size yet: the query goes, and its answer teaches it), or undefined without a
-   * shared ledger or with the database away (the caller goes by this process's view).
+   * `maxWaitMs`: then the points taken are given back and the wait is returned). Returns the points taken (while no answer
+   * has said the bucket's size, the single-query maximum, counted without waiting), or undefined without a shared
+   * ledger or with the database away (the caller goes by this process's view).
    */
   async reserve(
     shop: string,
@@ -97,11 +100,21 @@ export class AdminCostBudget {
         const lease = await store.lease(ledgerKey(shop), {
           want,
           headroom: 0,
-          refunded: taken > need ? taken - need : undefined,
+          hold: true,
+          released: taken > need ? taken - need : undefined,
         });
         if (taken > need) taken = need;
+        if (!lease.policy) {
+          // No answer has said the bucket's size yet: the query goes, held at the most any query may cost until
+          // its answer (settle). Sent uncounted, one that reached Shopify late, after the other process had
+          // learned the size and spent the bucket to its floor, was answered THROTTLED.
+          const first = await store.lease(ledgerKey(shop), { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
+          if (!first.policy) return { taken: SINGLE_QUERY_MAX_COST };
+          // Another process learned the size meanwhile: this query waits its turn like any other.
+          await store.lease(ledgerKey(shop), { want: 0, headroom: 0, released: SINGLE_QUERY_MAX_COST });
+          continue;
+        }
         taken += lease.granted;
-        if (!lease.policy) return { taken };
         capacity = lease.policy.capacity;
         if (taken >= needNow()) return { taken };
         const waitMs = Math.max(
@@ -109,12 +122,13 @@ export class AdminCostBudget {
           ((lease.level + (needNow() - taken) - lease.policy.capacity) / Math.max(1, lease.policy.perSecond)) * 1000,
         );
         if (waitMs > maxWaitMs) {
-          if (taken > 0) await store.lease(ledgerKey(shop), { want: 0, headroom: 0, refunded: taken });
+          if (taken > 0) await store.lease(ledgerKey(shop), { want: 0, headroom: 0, released: taken });
           return { busyMs: Math.ceil(waitMs) };
         }
         adminThrottleWaitSeconds.series().inc(waitMs / 1000);
-        const costKnown = Number.isFinite(typeof cost === "function" ? cost() : cost);
-        await sleep(Math.min(waitMs, costKnown ? 20_000 : 1_000));
+        // Asked again within a second: the level falls faster than it restores when queries held in flight answer
+        // (a query sent before anyone knew the size holds the single-query maximum: 11 s of waiting at 100 a second).
+        await sleep(Math.min(waitMs, 1_000));
       }
     } catch {
       // The database slow or away: this process's own view (never no pacing at all).
@@ -122,7 +136,10 @@ export class AdminCostBudget {
     }
   }
 
-  /** Teaches the shared ledger what an answer said: the bucket's size and level, the points not used after all. */
+  /**
+   * Teaches the shared ledger what an answer said (the bucket's size and level) and gives back the points the query
+   * held in flight: what it cost joins the level.
+   */
   async settle(shop: string, taken: number, cost: QueryCost | undefined): Promise<void> {
     const store = this.shared;
     if (!store) return;
@@ -134,7 +151,8 @@ export class AdminCostBudget {
         headroom: 0,
         policy: s ? { capacity: s.maximumAvailable, perSecond: s.restoreRate } : undefined,
         floorLevel: s ? Math.max(0, s.maximumAvailable - s.currentlyAvailable) : undefined,
-        refunded: Math.max(0, taken - actual),
+        released: taken,
+        arrived: actual,
       });
     } catch {
       // The answer is taught by the next one.
@@ -189,6 +207,9 @@ export class AdminCostBudget {
 
 const ledgerKey = (shop: string) => `shopify-admin:${shop}`;
 
+/** Shopify refuses any query whose requested cost is over this (MAX_COST_EXCEEDED): no query spends more. */
+const SINGLE_QUERY_MAX_COST = 1000;
+
 function validStatus(s: ThrottleStatus | undefined): ThrottleStatus | undefined {
   if (!s || typeof s !== "object") return undefined;
   const { maximumAvailable, currentlyAvailable, restoreRate } = s;
@@ -209,6 +230,21 @@ export interface BudgetedDeps {
 }
 
 const MAX_THROTTLED_RETRIES = 8;
+
+/** Sends a query holding `taken` points; a query that never got an answer gives them back (the next answer's level corrects). */
+async function sentWithin(
+  budget: AdminCostBudget,
+  shop: string,
+  taken: number | undefined,
+  send: () => Promise<unknown>,
+): Promise<GraphqlAnswer | undefined> {
+  try {
+    return (await send()) as GraphqlAnswer | undefined;
+  } catch (error) {
+    if (taken) await budget.settle(shop, taken, undefined);
+    throw error;
+  }
+}
 
 // The same query with the same sizes asks for the same cost each time.
 const costKey = (query: string, variables: Record<string, unknown>) =>
@@ -241,7 +277,7 @@ export async function budgetedQuery(
       const wait = budget.waitMs(shop, budget.lastRequested(key), deps.now().getTime());
       if (wait > 0) await waited(Math.min(wait, 20_000));
     }
-    const answer = ((await deps.adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
+    const answer = (await sentWithin(budget, shop, taken, () => deps.adminGraphql(shop, query, variables))) ?? {};
     const cost = answer.extensions?.cost;
     budget.observe(shop, key, cost, deps.now().getTime());
     if (taken !== undefined) await budget.settle(shop, taken, cost);
@@ -285,7 +321,7 @@ export function forShopper(
       if (wait > 0) await sleep(wait);
       budget.spend(shop, cost, now());
     }
-    const answer = ((await adminGraphql(shop, query, variables)) ?? {}) as GraphqlAnswer;
+    const answer = (await sentWithin(budget, shop, reserved?.taken, () => adminGraphql(shop, query, variables))) ?? {};
     budget.observe(shop, key, answer.extensions?.cost, now());
     if (reserved) await budget.settle(shop, reserved.taken, answer.extensions?.cost);
     return answer;

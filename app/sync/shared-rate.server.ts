@@ -14,6 +14,9 @@ import { rawQuery } from "../db/sql.server";
 import { serviceScheduler, type SharedRateStore } from "../service/client.server";
 import { sharedAdminBudget } from "../shopify/admin-cost-budget.server";
 
+/** Points a process holds count for a minute after it last drew on the budget (then it is taken to be gone). */
+const HOLD_EXPIRES_MS = 60_000;
+
 interface LeaseRow {
   granted: number;
   capacity: number | null;
@@ -45,6 +48,7 @@ export function postgresRateStore(prisma: PrismaClient, holder: string): SharedR
         created.add(client);
       }
       const want = Math.max(0, Math.floor(request.want));
+      const hold = request.hold ?? false;
       const [row] = await rawQuery<LeaseRow>(
         prisma,
         Prisma.sql`
@@ -60,15 +64,20 @@ cur AS (
          COALESCE(${request.policy?.perSecond ?? null}::float8, b."perSecond") AS rate,
          b."level", b."atMs",
          GREATEST(b."blockedUntilMs", clock.t + ${request.blockedForMs ?? null}::float8) AS blocked,
-         clock.t
+         b."held", clock.t
   FROM "ServiceRateBudget" b, clock WHERE b."clientKey" = ${client} FOR UPDATE OF b
 ),
 lvl AS (
   SELECT cur.*,
          GREATEST(COALESCE(${request.floorLevel ?? null}::float8, 0),
                   GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, ${request.firstWave?.perSecond ?? null}::float8, 0))
-                    - ${request.refunded ?? 0}::float8)
+                    - ${request.refunded ?? 0}::float8 + ${request.arrived ?? 0}::float8)
            + ${request.spent ?? 0}::float8 AS now_level,
+         -- Held by other processes (a process gone for a minute holds nothing), and by this one after what it gives back.
+         COALESCE((SELECT sum((e.value->>0)::float8) FROM jsonb_each(cur."held") e
+                    WHERE e.key <> ${holder}::text AND (e.value->>1)::float8 > cur.t - ${HOLD_EXPIRES_MS}), 0) AS others_held,
+         GREATEST(0, COALESCE((cur."held"->(${holder}::text)->>0)::float8, 0) - ${request.released ?? 0}::float8)
+           + ${request.held ?? 0}::float8 AS own_held,
          CASE WHEN cur.cap IS NULL THEN ${request.firstWave?.slots ?? null}::float8
               ELSE GREATEST(1, cur.cap - ${request.headroom}::float8) END AS ceiling,
          COALESCE(cur.rate, ${request.firstWave?.perSecond ?? null}::float8) AS pace
@@ -77,16 +86,23 @@ lvl AS (
 dec AS (
   SELECT lvl.*,
          CASE WHEN lvl.ceiling IS NULL OR lvl.pace IS NULL OR COALESCE(lvl.blocked, 0) > lvl.t THEN 0
-              ELSE LEAST(${want}::int, GREATEST(0, FLOOR(lvl.ceiling - lvl.now_level)))::int END AS granted
+              ELSE LEAST(${want}::int, GREATEST(0, FLOOR(lvl.ceiling - lvl.now_level - lvl.others_held - lvl.own_held)))::int
+         END AS granted
   FROM lvl
 ),
 upd AS (
   UPDATE "ServiceRateBudget" b
-  SET "capacity" = dec.cap, "perSecond" = dec.rate, "level" = dec.now_level + dec.granted, "atMs" = dec.t,
-      "blockedUntilMs" = dec.blocked
+  SET "capacity" = dec.cap, "perSecond" = dec.rate, "atMs" = dec.t, "blockedUntilMs" = dec.blocked,
+      "level" = dec.now_level + CASE WHEN ${hold}::boolean THEN 0 ELSE dec.granted END,
+      "held" = (SELECT COALESCE(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(dec."held") e
+                 WHERE e.key <> ${holder}::text AND (e.value->>1)::float8 > dec.t - ${HOLD_EXPIRES_MS})
+               || CASE WHEN dec.own_held + CASE WHEN ${hold}::boolean THEN dec.granted ELSE 0 END > 0
+                       THEN jsonb_build_object(${holder}::text, jsonb_build_array(
+                              dec.own_held + CASE WHEN ${hold}::boolean THEN dec.granted ELSE 0 END, dec.t))
+                       ELSE '{}'::jsonb END
   FROM dec WHERE b."clientKey" = dec."clientKey"
-  RETURNING dec.granted, dec.cap, dec.rate, dec.pace, dec.now_level + dec.granted AS level, dec.ceiling, dec.blocked,
-            dec.t
+  RETURNING dec.granted, dec.cap, dec.rate, dec.pace,
+            dec.now_level + dec.granted + dec.others_held + dec.own_held AS level, dec.ceiling, dec.blocked, dec.t
 )
 SELECT upd.granted, upd.cap AS "capacity", upd.rate AS "perSecond", upd.level,
        GREATEST(COALESCE(upd.blocked, 0) - upd.t,
