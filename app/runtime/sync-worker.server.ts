@@ -9,6 +9,7 @@ import { housekeepingTask } from "../privacy/housekeeping.server";
 import { Pace } from "../sync/pace.server";
 import { serviceScheduler } from "../service/client.server";
 import { startWorker, type RunningWorker, type WorkerOptions } from "../sync/job-runner.server";
+import { boundHeapGrowth } from "./heap.server";
 import { createSyncDeps } from "./worker-deps.server";
 
 /** The worker's pace on `db`: at least `min` jobs at once, at most what memory and the database pool allow. */
@@ -22,6 +23,7 @@ export function startSyncWorker(
   db: Database,
   options: Omit<WorkerOptions, "periodic" | "concurrency"> & { concurrency?: number } = {},
 ): RunningWorker {
+  boundHeapGrowth(); // a bulk backfill's file read allocates for minutes (heap.server.ts)
   const pace = workerPace(db, options.concurrency);
   return startWorker(createSyncDeps(db.prisma, { postgres: db.kind === "postgres", pace }), {
     ...options,
