@@ -219,6 +219,7 @@ export async function createCustomerAccountPages(options: CustomerAccountOptions
       return;
     }
     if (req.method !== "GET") return send(res, 405, "Method not allowed", "text/plain");
+    if (p === "/favicon.ico") return send(res, 204, "", "image/x-icon"); // the store has none (a browser asks anyway)
     // Nobody signed in yet: the first customer is, on the account pages and the store alike (one sign-in, as with
     // new customer accounts), until another signs in at <root>/login.
     const implicit = !/(?:^|;\s*)account_customer=/.test(req.headers.cookie ?? "");
