@@ -26,6 +26,8 @@ export interface LeaseRequest {
    * points in flight counted in it leaked away while the bucket was full and the query was on its way).
    */
   hold?: boolean;
+  /** Nothing granted unless all of `want` fits (a waiter never holds part of what it needs). */
+  whole?: boolean;
   /** Points held without a check (a query sent while nobody knows the bucket's size). */
   held?: number;
   /** Held points given back (the query answered, refused or never sent). */

@@ -26,6 +26,7 @@ export interface CostLedger {
       policy?: { capacity: number; perSecond: number };
       floorLevel?: number;
       hold?: boolean;
+      whole?: boolean;
       held?: number;
       released?: number;
       arrived?: number;
@@ -71,10 +72,14 @@ export class AdminCostBudget {
   }
 
   /**
-   * Takes `cost` points of the shop's bucket from the shared ledger, waiting for them as they restore (at most
-   * `maxWaitMs`: then the points taken are given back and the wait is returned). Returns the points taken (while no answer
-   * has said the bucket's size, the single-query maximum, counted without waiting), or undefined without a shared
-   * ledger or with the database away (the caller goes by this process's view).
+   * Takes `cost` points of the shop's bucket from the shared ledger, all at once when they are there, waiting for
+   * them as they restore (at most `maxWaitMs` a wait: then the wait is returned). Returns the points taken, or
+   * undefined without a shared ledger or with the database away (the caller goes by this process's view).
+   *
+   * A query whose cost is not known yet (none of its kind answered in this process), and any query while no answer
+   * has said the bucket's size, goes at once, held at the single-query maximum until its answer (settle): it learns
+   * what the ledger needs. Sent uncounted, such a query reached Shopify late, after the other process had learned
+   * the size and spent the bucket to its floor, and was answered THROTTLED.
    */
   async reserve(
     shop: string,
@@ -84,47 +89,32 @@ export class AdminCostBudget {
   ): Promise<{ taken: number } | { busyMs: number } | undefined> {
     const store = this.shared;
     if (!store) return undefined;
-    let taken = 0;
-    let capacity = Number.POSITIVE_INFINITY;
-    // Read again after every wait: a query not seen yet asks for the whole bucket until a query sent meanwhile by
-    // this process answers with its real cost (three backfills starting together each held part of the bucket,
-    // waiting ten seconds for the rest, when their query costs a tenth of it).
-    const needNow = () => {
-      const c = typeof cost === "function" ? cost() : cost;
-      return Number.isFinite(c) ? Math.min(capacity, Math.max(1, Math.ceil(c))) : capacity;
+    const key = ledgerKey(shop);
+    const goHeld = async () => {
+      await store.lease(key, { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
+      return { taken: SINGLE_QUERY_MAX_COST };
     };
     try {
       for (;;) {
-        const need = needNow();
-        const want = Number.isFinite(need) ? Math.max(0, need - taken) : 0;
-        const lease = await store.lease(ledgerKey(shop), {
-          want,
-          headroom: 0,
-          hold: true,
-          released: taken > need ? taken - need : undefined,
-        });
-        if (taken > need) taken = need;
+        // Read again after every wait: a query sent meanwhile by this process may have answered with the cost.
+        const c = typeof cost === "function" ? cost() : cost;
+        if (!Number.isFinite(c)) return await goHeld();
+        // All or nothing: waiters each holding part of what they need could hold the whole bucket between them
+        // and wait for ever (held points do not restore).
+        const lease = await store.lease(key, { want: Math.max(1, Math.ceil(c)), headroom: 0, hold: true, whole: true });
         if (!lease.policy) {
-          // No answer has said the bucket's size yet: the query goes, held at the most any query may cost until
-          // its answer (settle). Sent uncounted, one that reached Shopify late, after the other process had
-          // learned the size and spent the bucket to its floor, was answered THROTTLED.
-          const first = await store.lease(ledgerKey(shop), { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
+          const first = await store.lease(key, { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
           if (!first.policy) return { taken: SINGLE_QUERY_MAX_COST };
           // Another process learned the size meanwhile: this query waits its turn like any other.
-          await store.lease(ledgerKey(shop), { want: 0, headroom: 0, released: SINGLE_QUERY_MAX_COST });
+          await store.lease(key, { want: 0, headroom: 0, released: SINGLE_QUERY_MAX_COST });
           continue;
         }
-        taken += lease.granted;
-        capacity = lease.policy.capacity;
-        if (taken >= needNow()) return { taken };
-        const waitMs = Math.max(
-          10,
-          ((lease.level + (needNow() - taken) - lease.policy.capacity) / Math.max(1, lease.policy.perSecond)) * 1000,
-        );
-        if (waitMs > maxWaitMs) {
-          if (taken > 0) await store.lease(ledgerKey(shop), { want: 0, headroom: 0, released: taken });
-          return { busyMs: Math.ceil(waitMs) };
-        }
+        if (lease.granted > 0) return { taken: lease.granted };
+        const { capacity, perSecond } = lease.policy;
+        const need = Math.min(capacity, Math.max(1, Math.ceil(c)));
+        if (need < Math.ceil(c)) return await goHeld(); // more than the bucket holds: Shopify's answer will say
+        const waitMs = Math.max(10, ((lease.level + need - capacity) / Math.max(1, perSecond)) * 1000);
+        if (waitMs > maxWaitMs) return { busyMs: Math.ceil(waitMs) };
         adminThrottleWaitSeconds.series().inc(waitMs / 1000);
         // Asked again within a second: the level falls faster than it restores when queries held in flight answer
         // (a query sent before anyone knew the size holds the single-query maximum: 11 s of waiting at 100 a second).
@@ -292,7 +282,10 @@ export async function budgetedQuery(
 
 /** A shopper is waiting: at most this long for the shop's bucket to hold what a query asks for. */
 const SHOPPER_MAX_WAIT_MS = 2_000;
-/** What a query not seen yet is taken to ask for (Shopify answers with its real cost, kept for next time). */
+/**
+ * What a query not seen yet is taken to ask for by this process's own view, with no shared ledger (Shopify answers
+ * with its real cost, kept for next time).
+ */
 const UNSEEN_QUERY_COST = 50;
 
 /**
@@ -313,7 +306,9 @@ export function forShopper(
     const key = costKey(query, variables);
     const known = budget.lastRequested(key);
     const cost = Number.isFinite(known) ? known : UNSEEN_QUERY_COST;
-    const reserved = await budget.reserve(shop, cost, sleep, SHOPPER_MAX_WAIT_MS);
+    // The ledger holds a query not seen yet at the single-query maximum (reserve); the guess is for this
+    // process's own view only.
+    const reserved = await budget.reserve(shop, known, sleep, SHOPPER_MAX_WAIT_MS);
     if (reserved && "busyMs" in reserved) throw new AdminApiBusy(reserved.busyMs);
     if (!reserved) {
       const wait = budget.waitMs(shop, cost, now());

@@ -86,6 +86,8 @@ lvl AS (
 dec AS (
   SELECT lvl.*,
          CASE WHEN lvl.ceiling IS NULL OR lvl.pace IS NULL OR COALESCE(lvl.blocked, 0) > lvl.t THEN 0
+              WHEN ${request.whole ?? false}::boolean
+                AND FLOOR(lvl.ceiling - lvl.now_level - lvl.others_held - lvl.own_held) < ${want}::int THEN 0
               ELSE LEAST(${want}::int, GREATEST(0, FLOOR(lvl.ceiling - lvl.now_level - lvl.others_held - lvl.own_held)))::int
          END AS granted
   FROM lvl

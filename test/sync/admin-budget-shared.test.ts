@@ -35,7 +35,7 @@ describe.runIf(usingPostgres())("Shopify's Admin API cost bucket shared through 
     };
   };
 
-  const spendTogether = async (shop: string, options: { webLateMs?: number } = {}) => {
+  const spendTogether = async (shop: string, options: { webLateMs?: number; backfills?: number } = {}) => {
     const limiter = new QueryCostLimiter();
     const answers: GraphqlAnswer[] = [];
     const adminGraphql = async (shop: string, query: string, variables: Record<string, unknown>) => {
@@ -72,7 +72,8 @@ describe.runIf(usingPostgres())("Shopify's Admin API cost bucket shared through 
         }
       }
     };
-    await Promise.all([backfill(), backfill(), backfill(), clicks(), clicks(), clicks()]);
+    const jobs = Array.from({ length: options.backfills ?? 3 }, () => backfill());
+    await Promise.all([...jobs, clicks(), clicks(), clicks()]);
     const seconds = (Date.now() - started) / 1000;
 
     // Each believing it held the whole bucket, the two would overdraw it and Shopify would refuse queries.
@@ -97,7 +98,13 @@ describe.runIf(usingPostgres())("Shopify's Admin API cost bucket shared through 
 
   // Before any answer has said the bucket's size, a query is in no ledger: one such query that reached Shopify after
   // the other process had learned the size and spent the bucket to its floor was answered THROTTLED (a CI run).
-  it("while nobody knows the bucket's size one query goes at a time, so a process answered late overdraws nothing", async () => {
+  it("a query sent before anyone knows the bucket's size is counted at the most it may cost, so a process answered late overdraws nothing", async () => {
     await spendTogether("shop-b.myshopify.com", { webLateMs: 800 }); // a bucket nobody has heard of yet
+  }, 30_000);
+
+  // Twelve jobs waiting on a drained bucket: had each held the part of its 102 points that had restored, ten of
+  // them could hold the whole bucket between them and wait for ever (points held do not restore).
+  it("many jobs waiting on a drained bucket take their points whole: none waits for ever", async () => {
+    await spendTogether("shop-c.myshopify.com", { backfills: 12 });
   }, 30_000);
 });
