@@ -9,10 +9,6 @@ import v8 from "node:v8";
 /** The old generation may grow to (1 + this / 100) times what survived the last full collection. */
 export const HEAP_GROWING_PERCENT = 50;
 
-let bounded = false;
-
 export function boundHeapGrowth(): void {
-  if (bounded) return;
-  bounded = true;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

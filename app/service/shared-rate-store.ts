@@ -18,8 +18,6 @@ export interface LeaseRequest {
   blockedForMs?: number;
   /** Slots this process spent ahead of this lease (a shopper's click): charged whatever the room. */
   spent?: number;
-  /** Slots granted earlier and not used after all: given back to the level. */
-  refunded?: number;
   /**
    * Grants are held by this process, apart from the level, until `released` (the Admin API's cost ledger: a query
    * holds its requested cost while in flight; the level, like Shopify's bucket, never restores below empty, so

@@ -90,29 +90,32 @@ export class AdminCostBudget {
     const store = this.shared;
     if (!store) return undefined;
     const key = ledgerKey(shop);
-    const goHeld = async () => {
-      await store.lease(key, { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
-      return { taken: SINGLE_QUERY_MAX_COST };
-    };
+    const holdMost = () => store.lease(key, { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
     try {
       for (;;) {
         // Read again after every wait: a query sent meanwhile by this process may have answered with the cost.
         const c = typeof cost === "function" ? cost() : cost;
-        if (!Number.isFinite(c)) return await goHeld();
+        if (!Number.isFinite(c)) {
+          await holdMost();
+          return { taken: SINGLE_QUERY_MAX_COST };
+        }
+        const need = Math.max(1, Math.ceil(c));
         // All or nothing: waiters each holding part of what they need could hold the whole bucket between them
         // and wait for ever (held points do not restore).
-        const lease = await store.lease(key, { want: Math.max(1, Math.ceil(c)), headroom: 0, hold: true, whole: true });
+        const lease = await store.lease(key, { want: need, headroom: 0, hold: true, whole: true });
         if (!lease.policy) {
-          const first = await store.lease(key, { want: 0, headroom: 0, held: SINGLE_QUERY_MAX_COST });
-          if (!first.policy) return { taken: SINGLE_QUERY_MAX_COST };
+          if (!(await holdMost()).policy) return { taken: SINGLE_QUERY_MAX_COST };
           // Another process learned the size meanwhile: this query waits its turn like any other.
           await store.lease(key, { want: 0, headroom: 0, released: SINGLE_QUERY_MAX_COST });
           continue;
         }
         if (lease.granted > 0) return { taken: lease.granted };
         const { capacity, perSecond } = lease.policy;
-        const need = Math.min(capacity, Math.max(1, Math.ceil(c)));
-        if (need < Math.ceil(c)) return await goHeld(); // more than the bucket holds: Shopify's answer will say
+        // More than the bucket holds can never be granted: it goes held, and Shopify's answer will say.
+        if (need > capacity) {
+          await holdMost();
+          return { taken: SINGLE_QUERY_MAX_COST };
+        }
         const waitMs = Math.max(10, ((lease.level + need - capacity) / Math.max(1, perSecond)) * 1000);
         if (waitMs > maxWaitMs) return { busyMs: Math.ceil(waitMs) };
         adminThrottleWaitSeconds.series().inc(waitMs / 1000);

@@ -71,7 +71,7 @@ lvl AS (
   SELECT cur.*,
          GREATEST(COALESCE(${request.floorLevel ?? null}::float8, 0),
                   GREATEST(0, cur."level" - (cur.t - cur."atMs") / 1000 * COALESCE(cur.rate, ${request.firstWave?.perSecond ?? null}::float8, 0))
-                    - ${request.refunded ?? 0}::float8 + ${request.arrived ?? 0}::float8)
+                    + ${request.arrived ?? 0}::float8)
            + ${request.spent ?? 0}::float8 AS now_level,
          -- Held by other processes (a process gone for a minute holds nothing), and by this one after what it gives back.
          COALESCE((SELECT sum((e.value->>0)::float8) FROM jsonb_each(cur."held") e
@@ -92,19 +92,22 @@ dec AS (
          END AS granted
   FROM lvl
 ),
+holds AS (
+  SELECT dec.*, dec.own_held + CASE WHEN ${hold}::boolean THEN dec.granted ELSE 0 END AS own_after FROM dec
+),
 upd AS (
   UPDATE "ServiceRateBudget" b
-  SET "capacity" = dec.cap, "perSecond" = dec.rate, "atMs" = dec.t, "blockedUntilMs" = dec.blocked,
-      "level" = dec.now_level + CASE WHEN ${hold}::boolean THEN 0 ELSE dec.granted END,
-      "held" = (SELECT COALESCE(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(dec."held") e
-                 WHERE e.key <> ${holder}::text AND (e.value->>1)::float8 > dec.t - ${HOLD_EXPIRES_MS})
-               || CASE WHEN dec.own_held + CASE WHEN ${hold}::boolean THEN dec.granted ELSE 0 END > 0
-                       THEN jsonb_build_object(${holder}::text, jsonb_build_array(
-                              dec.own_held + CASE WHEN ${hold}::boolean THEN dec.granted ELSE 0 END, dec.t))
+  SET "capacity" = holds.cap, "perSecond" = holds.rate, "atMs" = holds.t, "blockedUntilMs" = holds.blocked,
+      "level" = holds.now_level + CASE WHEN ${hold}::boolean THEN 0 ELSE holds.granted END,
+      "held" = (SELECT COALESCE(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(holds."held") e
+                 WHERE e.key <> ${holder}::text AND (e.value->>1)::float8 > holds.t - ${HOLD_EXPIRES_MS})
+               || CASE WHEN holds.own_after > 0
+                       THEN jsonb_build_object(${holder}::text, jsonb_build_array(holds.own_after, holds.t))
                        ELSE '{}'::jsonb END
-  FROM dec WHERE b."clientKey" = dec."clientKey"
-  RETURNING dec.granted, dec.cap, dec.rate, dec.pace,
-            dec.now_level + dec.granted + dec.others_held + dec.own_held AS level, dec.ceiling, dec.blocked, dec.t
+  FROM holds WHERE b."clientKey" = holds."clientKey"
+  RETURNING holds.granted, holds.cap, holds.rate, holds.pace,
+            holds.now_level + holds.granted + holds.others_held + holds.own_held AS level, holds.ceiling, holds.blocked,
+            holds.t
 )
 SELECT upd.granted, upd.cap AS "capacity", upd.rate AS "perSecond", upd.level,
        GREATEST(COALESCE(upd.blocked, 0) - upd.t,
